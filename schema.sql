@@ -1,0 +1,321 @@
+-- Crew schema, version 1 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
+-- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
+-- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
+-- processes starting on one fresh database cannot trip over each other.
+
+CREATE TABLE IF NOT EXISTS schema_meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE IF NOT EXISTS organizations (
+  id         TEXT PRIMARY KEY,
+  name       TEXT NOT NULL,
+  time_zone  TEXT NOT NULL,
+  is_default INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX IF NOT EXISTS organizations_one_default ON organizations (is_default) WHERE is_default = 1;
+
+CREATE TABLE IF NOT EXISTS users (
+  id            TEXT PRIMARY KEY,
+  org_id        TEXT NOT NULL REFERENCES organizations (id),
+  email         TEXT NOT NULL UNIQUE,          -- normalized: trimmed, lower-case
+  name          TEXT NOT NULL,
+  password_hash TEXT NOT NULL,
+  plan          TEXT NOT NULL DEFAULT 'lite',
+  time_zone     TEXT,                          -- null: the organization's
+  created_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS users_org ON users (org_id);
+
+CREATE TABLE IF NOT EXISTS api_keys (
+  hash         TEXT PRIMARY KEY,               -- SHA-256 of the whole key string
+  user_id      TEXT NOT NULL REFERENCES users (id),
+  name         TEXT NOT NULL,
+  scopes       TEXT NOT NULL,                  -- JSON array of key scopes
+  created_at   INTEGER NOT NULL,
+  last_used_at INTEGER,
+  revoked_at   INTEGER
+) STRICT;
+CREATE INDEX IF NOT EXISTS api_keys_user ON api_keys (user_id, created_at);
+
+-- Hourly request quota per user: fixed windows aligned to the hour.
+CREATE TABLE IF NOT EXISTS quota_windows (
+  user_id      TEXT NOT NULL,
+  window_start INTEGER NOT NULL,
+  used         INTEGER NOT NULL,
+  PRIMARY KEY (user_id, window_start)
+) STRICT, WITHOUT ROWID;
+
+-- Browser sessions (Lucia's scheme: only SHA-256 of the token is stored).
+CREATE TABLE IF NOT EXISTS sessions (
+  id         TEXT PRIMARY KEY,                 -- SHA-256 of the session token
+  user_id    TEXT NOT NULL REFERENCES users (id),
+  csrf_token TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions (user_id);
+
+-- Failed sign-ins, for throttling (10 per email per 15 minutes).
+CREATE TABLE IF NOT EXISTS sign_in_failures (
+  email     TEXT NOT NULL,
+  failed_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS sign_in_failures_email ON sign_in_failures (email, failed_at);
+
+-- One-time first-run setup tokens.
+CREATE TABLE IF NOT EXISTS setup_tokens (
+  token_hash TEXT PRIMARY KEY,
+  created_at INTEGER NOT NULL,
+  used_at    INTEGER
+) STRICT;
+
+-- OAuth 2.1 authorization server.
+CREATE TABLE IF NOT EXISTS oauth_clients (
+  id                 TEXT PRIMARY KEY,         -- client_id
+  secret_hash        TEXT,                     -- confidential clients only
+  metadata           TEXT NOT NULL,            -- JSON: the registered metadata as echoed
+  registered_from    TEXT,                     -- client address, for the registration limit
+  created_at         INTEGER NOT NULL,
+  first_used_at      INTEGER                   -- first grant; unused registrations are purged
+) STRICT;
+CREATE INDEX IF NOT EXISTS oauth_clients_unused ON oauth_clients (created_at) WHERE first_used_at IS NULL;
+
+CREATE TABLE IF NOT EXISTS oauth_grants (
+  id           TEXT PRIMARY KEY,
+  client_id    TEXT NOT NULL,
+  user_id      TEXT NOT NULL REFERENCES users (id),
+  scopes       TEXT NOT NULL,                  -- space-separated OAuth scopes
+  resource     TEXT NOT NULL,
+  redirect_uri TEXT NOT NULL,
+  created_at   INTEGER NOT NULL,
+  last_used_at INTEGER,
+  revoked_at   INTEGER
+) STRICT;
+CREATE INDEX IF NOT EXISTS oauth_grants_user ON oauth_grants (user_id);
+
+CREATE TABLE IF NOT EXISTS oauth_codes (
+  code_hash      TEXT PRIMARY KEY,
+  grant_id       TEXT NOT NULL,
+  client_id      TEXT NOT NULL,
+  redirect_uri   TEXT NOT NULL,
+  code_challenge TEXT NOT NULL,
+  resource       TEXT NOT NULL,
+  scopes         TEXT NOT NULL,
+  expires_at     INTEGER NOT NULL,
+  used_at        INTEGER
+) STRICT;
+
+CREATE TABLE IF NOT EXISTS oauth_tokens (
+  token_hash   TEXT PRIMARY KEY,
+  grant_id     TEXT NOT NULL,
+  kind         TEXT NOT NULL CHECK (kind IN ('access', 'refresh')),
+  scopes       TEXT NOT NULL,
+  resource     TEXT NOT NULL,
+  created_at   INTEGER NOT NULL,
+  expires_at   INTEGER NOT NULL,
+  used_at      INTEGER,                        -- refresh: when its successor was issued
+  revoked_at   INTEGER,
+  parent_hash  TEXT                            -- refresh: the token this one replaced
+) STRICT;
+CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens (grant_id);
+
+-- The 17 agents, per organization (schedules are editable per agent).
+CREATE TABLE IF NOT EXISTS agents (
+  org_id   TEXT NOT NULL REFERENCES organizations (id),
+  id       TEXT NOT NULL,
+  name     TEXT NOT NULL,
+  category TEXT NOT NULL,
+  schedule TEXT,                               -- cron expression in the organization's time zone
+  position INTEGER NOT NULL,
+  PRIMARY KEY (org_id, id)
+) STRICT;
+
+CREATE TABLE IF NOT EXISTS agent_runs (
+  id          TEXT PRIMARY KEY,                -- run_…
+  org_id      TEXT NOT NULL,
+  agent_id    TEXT NOT NULL,
+  status      TEXT NOT NULL CHECK (status IN ('running', 'ok', 'error')),
+  summary     TEXT,
+  error       TEXT,
+  output      TEXT,                            -- JSON
+  metrics     TEXT,                            -- JSON {dau, wau, mrr}, pulse runs
+  has_data    INTEGER NOT NULL DEFAULT 0,
+  started_at  INTEGER NOT NULL,
+  finished_at INTEGER
+) STRICT;
+CREATE INDEX IF NOT EXISTS agent_runs_agent ON agent_runs (org_id, agent_id, finished_at);
+
+CREATE TABLE IF NOT EXISTS integration_alerts (
+  id          TEXT PRIMARY KEY,
+  org_id      TEXT NOT NULL,
+  user_id     TEXT,
+  service     TEXT NOT NULL,
+  severity    TEXT NOT NULL CHECK (severity IN ('critical', 'warning')),
+  message     TEXT NOT NULL,
+  flagged_at  INTEGER NOT NULL,
+  resolved_at INTEGER
+) STRICT;
+CREATE INDEX IF NOT EXISTS integration_alerts_open ON integration_alerts (org_id) WHERE resolved_at IS NULL;
+
+CREATE TABLE IF NOT EXISTS standups (
+  id           TEXT PRIMARY KEY,               -- std_…
+  org_id       TEXT NOT NULL,
+  mode         TEXT NOT NULL CHECK (mode IN ('morning', 'evening')),
+  generated_at INTEGER NOT NULL,
+  body         TEXT NOT NULL                   -- JSON {briefing, agentStatuses, metrics, interventions}
+) STRICT;
+CREATE INDEX IF NOT EXISTS standups_latest ON standups (org_id, mode, generated_at);
+
+CREATE TABLE IF NOT EXISTS briefings (
+  id           TEXT PRIMARY KEY,               -- brf_…
+  org_id       TEXT NOT NULL,
+  user_id      TEXT NOT NULL,
+  generated_at INTEGER NOT NULL,
+  body         TEXT NOT NULL                   -- JSON {briefing, recommendations, pendingActions}
+) STRICT;
+CREATE INDEX IF NOT EXISTS briefings_latest ON briefings (user_id, generated_at);
+
+CREATE TABLE IF NOT EXISTS suggestions (
+  id            TEXT PRIMARY KEY,              -- sug_…
+  org_id        TEXT NOT NULL,
+  agent_id      TEXT NOT NULL,
+  run_id        TEXT,
+  title         TEXT NOT NULL,
+  detail        TEXT NOT NULL,
+  priority      TEXT NOT NULL,
+  priority_rank INTEGER NOT NULL,              -- 0 critical … 3 low
+  status        TEXT NOT NULL DEFAULT 'open',
+  created_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS suggestions_order ON suggestions (org_id, priority_rank, created_at);
+
+CREATE TABLE IF NOT EXISTS profiles (
+  id           TEXT PRIMARY KEY,
+  org_id       TEXT NOT NULL,
+  run_id       TEXT,
+  generated_at INTEGER NOT NULL,
+  body         TEXT NOT NULL                   -- JSON {archetype, strengths, weaknesses, patterns, pipeline}
+) STRICT;
+CREATE INDEX IF NOT EXISTS profiles_latest ON profiles (org_id, generated_at);
+
+CREATE TABLE IF NOT EXISTS actions (
+  id            TEXT PRIMARY KEY,              -- act_…
+  org_id        TEXT NOT NULL,
+  title         TEXT NOT NULL,
+  description   TEXT,
+  priority      TEXT NOT NULL,
+  priority_rank INTEGER NOT NULL,              -- 0 critical … 3 low; the queue's sort key
+  category      TEXT,
+  status        TEXT NOT NULL,
+  source        TEXT NOT NULL,
+  type          TEXT NOT NULL,
+  lane          TEXT NOT NULL,
+  contact_id    TEXT,
+  deal_id       TEXT,
+  created_by    TEXT NOT NULL,
+  created_at    INTEGER NOT NULL,
+  updated_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS actions_queue ON actions (org_id, priority_rank, id);
+
+CREATE TABLE IF NOT EXISTS contacts (
+  id           TEXT PRIMARY KEY,               -- con_…
+  org_id       TEXT NOT NULL,
+  name         TEXT NOT NULL,
+  name_key     TEXT NOT NULL,                  -- trimmed, lower-case name
+  email        TEXT,                           -- trimmed, lower-case
+  company      TEXT,
+  role         TEXT,
+  relationship TEXT NOT NULL,
+  notes        TEXT,
+  created_by   TEXT NOT NULL,
+  created_at   INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL
+) STRICT;
+-- Upsert targets: by email, and by name among contacts without an email.
+CREATE UNIQUE INDEX IF NOT EXISTS contacts_email ON contacts (org_id, email) WHERE email IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS contacts_name ON contacts (org_id, name_key) WHERE email IS NULL;
+
+CREATE TABLE IF NOT EXISTS handoffs (
+  id            TEXT PRIMARY KEY,              -- hof_…
+  org_id        TEXT NOT NULL,
+  from_agent    TEXT NOT NULL,
+  to_agent      TEXT NOT NULL,
+  title         TEXT NOT NULL,
+  context       TEXT,
+  priority      TEXT NOT NULL,
+  priority_rank INTEGER NOT NULL,
+  type          TEXT,
+  status        TEXT NOT NULL CHECK (status IN ('queued', 'claimed', 'done', 'failed')),
+  run_id        TEXT,                          -- the run that claimed it
+  created_by    TEXT NOT NULL,
+  created_at    INTEGER NOT NULL,
+  updated_at    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS handoffs_queue ON handoffs (org_id, to_agent, status, priority_rank);
+
+CREATE TABLE IF NOT EXISTS insights (
+  id         TEXT PRIMARY KEY,                 -- ins_…
+  org_id     TEXT NOT NULL,
+  agent      TEXT NOT NULL,
+  title      TEXT NOT NULL,
+  detail     TEXT,
+  type       TEXT NOT NULL,
+  impact     TEXT NOT NULL,
+  created_by TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS insights_feed ON insights (org_id, created_at);
+
+-- Scheduler leadership across processes sharing the database.
+CREATE TABLE IF NOT EXISTS leases (
+  name       TEXT PRIMARY KEY,
+  holder     TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+
+-- Webhooks: subscriptions and the durable delivery outbox.
+CREATE TABLE IF NOT EXISTS webhooks (
+  id          TEXT PRIMARY KEY,                -- whk_…
+  org_id      TEXT NOT NULL,
+  url         TEXT NOT NULL,
+  events      TEXT NOT NULL,                   -- JSON array
+  description TEXT,
+  secret      TEXT NOT NULL,                   -- whsec_…, needed in clear to sign
+  created_by  TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,
+  deleted_at  INTEGER
+) STRICT;
+
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id              TEXT PRIMARY KEY,            -- evt_… + webhook
+  webhook_id      TEXT NOT NULL,
+  event_id        TEXT NOT NULL,
+  event           TEXT NOT NULL,
+  payload         TEXT NOT NULL,
+  status          TEXT NOT NULL CHECK (status IN ('pending', 'delivering', 'delivered', 'failed')),
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  locked_until    INTEGER,
+  last_status     INTEGER,
+  last_error      TEXT,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+
+-- Connected integrations (CalDAV calendar), credentials encrypted with CREW_SECRET.
+CREATE TABLE IF NOT EXISTS integrations (
+  user_id     TEXT NOT NULL,
+  kind        TEXT NOT NULL,
+  config      TEXT NOT NULL,                   -- JSON, secrets encrypted (AES-GCM)
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL,
+  PRIMARY KEY (user_id, kind)
+) STRICT;
+
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '1');

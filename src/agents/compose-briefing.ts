@@ -1,0 +1,61 @@
+/**
+ * The briefing agent's composition (SPEC §5): from stored data only, no model. Critical pending
+ * actions first, high-impact insights since the previous briefing first, recommendations are the
+ * open suggestions' titles, highest priority first.
+ */
+import { DAY, iso } from "../lib/clock.ts";
+import { newId } from "../lib/random.ts";
+import { listOpenActions } from "../store/actions.ts";
+import type { Db } from "../store/db.ts";
+import { listInsightsSince } from "../store/feed.ts";
+import { briefingInsertStatement, latestBriefing } from "../store/reports.ts";
+import { listOpenSuggestions } from "../store/suggestions.ts";
+
+export interface BriefingBody {
+  briefing: string;
+  recommendations: string[];
+  pendingActions: { title: string; priority: string; source: string }[];
+}
+
+export async function composeBriefing(db: Db, orgId: string, userName: string, since: number, now: number): Promise<BriefingBody> {
+  const [actions, insights, suggestions] = await Promise.all([
+    listOpenActions(db, orgId, 50),
+    listInsightsSince(db, orgId, since, 20),
+    listOpenSuggestions(db, orgId, undefined, 10),
+  ]);
+  const pendingActions = actions.map((a) => ({ title: a.title, priority: a.priority, source: a.source }));
+  const recommendations = suggestions.map((s) => s.title);
+
+  const lines: string[] = [`Good morning${userName ? `, ${userName}` : ""}. Here is your briefing for ${iso(now).slice(0, 10)}.`];
+  const critical = pendingActions.filter((a) => a.priority === "critical");
+  if (critical.length > 0) lines.push(`Critical: ${critical.map((a) => a.title).join("; ")}.`);
+  const rest = pendingActions.length - critical.length;
+  lines.push(
+    pendingActions.length === 0
+      ? "No actions are waiting for you."
+      : `${pendingActions.length} action${pendingActions.length === 1 ? "" : "s"} awaiting approval or completion${critical.length ? ` (${critical.length} critical, ${rest} other)` : ""}.`,
+  );
+  if (insights.length > 0) {
+    lines.push(
+      `New insights: ${insights
+        .slice(0, 5)
+        .map((i) => `${i.title}${i.impact === "high" ? " (high impact)" : ""}`)
+        .join("; ")}.`,
+    );
+  }
+  if (recommendations.length > 0) lines.push(`Recommended: ${recommendations.slice(0, 3).join("; ")}.`);
+  return { briefing: lines.join(" "), recommendations, pendingActions };
+}
+
+/** Composes and stores a briefing for one user; returns its id and body. */
+export async function generateBriefing(
+  db: Db,
+  user: { id: string; orgId: string; name: string },
+  now: number,
+): Promise<{ id: string; generatedAt: number; body: BriefingBody }> {
+  const previous = await latestBriefing<BriefingBody>(db, user.id);
+  const body = await composeBriefing(db, user.orgId, user.name, previous?.generatedAt ?? now - DAY, now);
+  const id = newId("brf", now);
+  await db.execute(briefingInsertStatement({ id, orgId: user.orgId, userId: user.id, generatedAt: now, body }));
+  return { id, generatedAt: now, body };
+}

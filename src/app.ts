@@ -1,0 +1,93 @@
+/**
+ * createApp(deps): the one Fetch handler. Every route of Crew is mounted here, in one place;
+ * the rest of the behaviour lives in the folder of its concern.
+ */
+import { Hono } from "hono";
+import { createEvents, type Events } from "./agents/events.ts";
+import type { Principal } from "./auth/access.ts";
+import { protect } from "./auth/protect.ts";
+import type { Config } from "./config.ts";
+import { docsRoutes } from "./docs/routes.ts";
+import { ApiError } from "./http/errors.ts";
+import { apiVersion, renderError, requestId } from "./http/middleware.ts";
+import { type Clock, systemClock } from "./lib/clock.ts";
+import { createLogger, type Logger } from "./lib/log.ts";
+import { mcpRoutes } from "./mcp/routes.ts";
+import { oauthRoutes } from "./oauth/routes.ts";
+import { operations } from "./operations/index.ts";
+import { restRouter } from "./rest/router.ts";
+import type { Db } from "./store/db.ts";
+import { webRoutes } from "./web/routes.ts";
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  events: Events;
+}
+
+export type AppEnv = {
+  Variables: {
+    deps: AppDeps;
+    requestId: string;
+    principal: Principal;
+  };
+};
+
+export type AppDepsInput = Pick<AppDeps, "db" | "config"> & Partial<AppDeps>;
+
+export function resolveDeps(input: AppDepsInput): AppDeps {
+  const log = input.log ?? createLogger(input.config.logLevel);
+  return {
+    clock: systemClock,
+    events: createEvents((error, event) => log.error("event listener failed", { event: event.type, error: String(error) })),
+    ...input,
+    log,
+  };
+}
+
+/** Paths under /api/mcp/ that take the signed-in session instead of a Bearer credential. */
+const SESSION_PATHS = new Set(["/api/mcp/keys"]);
+
+export function createApp(input: AppDepsInput): Hono<AppEnv> {
+  const deps = resolveDeps(input);
+  const app = new Hono<AppEnv>();
+
+  app.use("*", async function depsMiddleware(c, next) {
+    c.set("deps", deps);
+    await next();
+  });
+  app.use(
+    "*",
+    requestId(() => deps.clock.now()),
+  );
+  app.use("/api/mcp/*", apiVersion);
+  app.onError(renderError);
+  app.notFound(() => {
+    throw new ApiError(404, "not_found", "No such endpoint; see /docs for the API reference.");
+  });
+
+  // Process and database health: not protected, not quota-counted.
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  app.get("/readyz", async (c) => {
+    try {
+      await deps.db.execute("SELECT 1");
+      return c.json({ ok: true });
+    } catch {
+      return c.json({ ok: false }, 503);
+    }
+  });
+
+  const gate = protect();
+  app.use("/api/mcp/*", async function bearerGate(c, next) {
+    if (SESSION_PATHS.has(c.req.path)) return next();
+    return gate(c, next);
+  });
+  app.route("/", restRouter(deps, operations));
+  app.route("/", mcpRoutes(deps));
+  app.route("/", oauthRoutes(deps));
+  app.route("/", docsRoutes(deps));
+  app.route("/", webRoutes(deps));
+  return app;
+}

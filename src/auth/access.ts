@@ -1,0 +1,90 @@
+/**
+ * What an operation needs, and whether a principal has it (SPEC §3): the effective permission of
+ * a request is (credential scopes) ∩ (what the plan includes). Pure policy, no I/O.
+ */
+import { ApiError } from "../http/errors.ts";
+import { cheapestPlanFor, type KeyScope, type Plan, planIncludes } from "./plans.ts";
+
+export const OAUTH_SCOPES = ["crew:read", "crew:write", "crew:admin"] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+
+/** The requirement of one operation in one projection (REST or MCP). */
+export interface Access {
+  tier: "read" | "write";
+  /** Key scopes that pass, narrowest first (the first is named in `required_scope`). */
+  keyScopes: readonly KeyScope[];
+  oauthScope: "crew:read" | "crew:write";
+}
+
+/** Read tier: key scope `read` (or a narrower one given first) or `admin`; OAuth `crew:read`. */
+export function readAccess(narrowKeyScope?: "briefing" | "agents"): Access {
+  return {
+    tier: "read",
+    keyScopes: narrowKeyScope ? [narrowKeyScope, "read", "admin"] : ["read", "admin"],
+    oauthScope: "crew:read",
+  };
+}
+
+/** Write tier, and admin-only reads such as the action queue on REST: key `admin`, OAuth `crew:write`. */
+export function writeAccess(tier: "read" | "write" = "write"): Access {
+  return { tier, keyScopes: ["admin"], oauthScope: "crew:write" };
+}
+
+export type Credential =
+  | { type: "api_key"; id: string; scopes: readonly KeyScope[] }
+  | { type: "oauth"; id: string; grantId: string; clientId: string; scopes: readonly OAuthScope[] }
+  | { type: "session"; id: string };
+
+export interface Principal {
+  userId: string;
+  orgId: string;
+  email: string;
+  name: string;
+  plan: Plan;
+  credential: Credential;
+}
+
+/** `crew:write` includes `crew:read`; `crew:admin` grants exactly what `crew:write` grants. */
+export function oauthScopeSatisfies(held: readonly string[], needed: "crew:read" | "crew:write"): boolean {
+  const writes = held.includes("crew:write") || held.includes("crew:admin");
+  return needed === "crew:read" ? writes || held.includes("crew:read") : writes;
+}
+
+function credentialHas(credential: Credential, access: Access): boolean {
+  switch (credential.type) {
+    case "api_key":
+      return credential.scopes.some((s) => access.keyScopes.includes(s));
+    case "oauth":
+      return oauthScopeSatisfies(credential.scopes, access.oauthScope);
+    case "session":
+      return true;
+  }
+}
+
+export function requiredScopeName(credential: Credential, access: Access): string {
+  return credential.type === "oauth" ? access.oauthScope : (access.keyScopes[0] ?? "admin");
+}
+
+/** Why a principal may not run an operation, or null when it may. Plan first: no scope fixes a plan. */
+export function denial(principal: Principal, access: Access): ApiError | null {
+  if (!planIncludes(principal.plan, access.tier)) {
+    const plan = cheapestPlanFor(access.tier);
+    return new ApiError(
+      403,
+      "plan_upgrade_required",
+      `Your plan (${principal.plan}) does not include ${access.tier === "read" ? "read" : "write"} access over the API or MCP; the ${plan} plan does.`,
+    );
+  }
+  if (!credentialHas(principal.credential, access)) {
+    const scope = requiredScopeName(principal.credential, access);
+    return new ApiError(403, "insufficient_scope", `This credential lacks the scope this operation needs: ${scope}.`, {
+      required_scope: scope,
+    });
+  }
+  return null;
+}
+
+export function authorize(principal: Principal, access: Access): void {
+  const error = denial(principal, access);
+  if (error) throw error;
+}

@@ -1,0 +1,64 @@
+/**
+ * Bearer authentication (RFC 6750): API keys and OAuth access tokens. Verifying the credential is
+ * kept apart from rendering the challenge (http/errors.ts builds WWW-Authenticate).
+ */
+import type { Config } from "../config.ts";
+import { ApiError } from "../http/errors.ts";
+import { sha256Hex } from "../lib/random.ts";
+import { findActiveKeyOwner, touchApiKey } from "../store/api-keys.ts";
+import type { Db } from "../store/db.ts";
+import { findActiveAccessToken } from "../store/oauth-tokens.ts";
+import type { Principal } from "./access.ts";
+import { isApiKey } from "./api-keys.ts";
+
+/** RFC 6750 §2.1: `Bearer` (any case), one space, a b64token. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** last_used_at is written at most once a minute per key, keeping the hot path to reads. */
+const TOUCH_EVERY_MS = 60_000;
+
+export function extractBearer(header: string | undefined | null): string {
+  if (header === undefined || header === null || header.trim() === "") {
+    throw new ApiError(401, "unauthorized", "Authentication required: send Authorization: Bearer <API key or access token>.");
+  }
+  const match = BEARER.exec(header);
+  if (!match?.[1]) {
+    throw new ApiError(401, "invalid_token", "The Authorization header is malformed; expected: Bearer <token>.");
+  }
+  return match[1];
+}
+
+/** The audiences that name Crew (RFC 8707): `{base}`, `{base}/` and `{base}/mcp`. */
+export function isCrewResource(config: Config, resource: string): boolean {
+  return resource === config.baseUrl || resource === `${config.baseUrl}/` || resource === `${config.baseUrl}/mcp`;
+}
+
+export async function authenticateBearer(db: Db, config: Config, header: string | undefined | null, now: number): Promise<Principal> {
+  const token = extractBearer(header);
+  const hash = sha256Hex(token);
+  if (isApiKey(token)) {
+    const owner = await findActiveKeyOwner(db, hash);
+    if (!owner) throw new ApiError(401, "invalid_token", "The API key is unknown or revoked.");
+    if (owner.lastUsedAt === null || now - owner.lastUsedAt >= TOUCH_EVERY_MS) await touchApiKey(db, hash, now);
+    return {
+      userId: owner.userId,
+      orgId: owner.orgId,
+      email: owner.email,
+      name: owner.name,
+      plan: owner.plan,
+      credential: { type: "api_key", id: hash, scopes: owner.scopes },
+    };
+  }
+  const owner = await findActiveAccessToken(db, hash, now);
+  if (!owner || !isCrewResource(config, owner.resource)) {
+    throw new ApiError(401, "invalid_token", "The access token is unknown, expired or revoked.");
+  }
+  return {
+    userId: owner.userId,
+    orgId: owner.orgId,
+    email: owner.email,
+    name: owner.name,
+    plan: owner.plan,
+    credential: { type: "oauth", id: hash, grantId: owner.grantId, clientId: owner.clientId, scopes: owner.scopes },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Passwords: PBKDF2-HMAC-SHA256 through Web Crypto, 600,000 iterations, 16-byte random salt
+ * (SPEC §2, OWASP's figure for PBKDF2-SHA256). Stored as `pbkdf2_sha256$<iterations>$<salt>$<hash>`
+ * (base64), so the iteration count can rise later without breaking old hashes.
+ */
+
+import { constantTimeEqual } from "@oslojs/crypto/subtle";
+import { decodeBase64, encodeBase64 } from "@oslojs/encoding";
+import { randomBytes } from "../lib/random.ts";
+
+const ITERATIONS = 600_000;
+
+async function derive(password: string, salt: Uint8Array<ArrayBuffer>, iterations: number): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(password.normalize("NFKC")), "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, key, 256);
+  return new Uint8Array(bits);
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await derive(password, salt, ITERATIONS);
+  return `pbkdf2_sha256$${ITERATIONS}$${encodeBase64(salt)}$${encodeBase64(hash)}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, iterations, salt, hash] = stored.split("$");
+  if (scheme !== "pbkdf2_sha256" || !iterations || !salt || !hash) return false;
+  const expected = decodeBase64(hash);
+  const actual = await derive(password, new Uint8Array(decodeBase64(salt)), Number(iterations));
+  return constantTimeEqual(actual, expected);
+}
+
+/** A hash that matches no password, compared against when the email is unknown, so both take as long. */
+let dummyHash: Promise<string> | null = null;
+export function dummyPasswordHash(): Promise<string> {
+  dummyHash ??= hashPassword(crypto.randomUUID());
+  return dummyHash;
+}

@@ -1,0 +1,40 @@
+/**
+ * The hourly request quota per principal (SPEC §4): fixed windows aligned to the hour, counted in
+ * the database so several processes share one exact count. Every protected response carries the
+ * X-RateLimit-* headers; a refused one also Retry-After.
+ */
+import { HOUR } from "../lib/clock.ts";
+import type { Db } from "../store/db.ts";
+import { takeQuota } from "../store/quota.ts";
+
+export interface QuotaDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the window resets. */
+  reset: number;
+  retryAfter: number;
+}
+
+export async function consumeQuota(db: Db, userId: string, limit: number, now: number): Promise<QuotaDecision> {
+  const windowStart = Math.floor(now / HOUR) * HOUR;
+  const resetMs = windowStart + HOUR;
+  const used = await takeQuota(db, userId, windowStart, limit);
+  return {
+    allowed: used !== null,
+    limit,
+    remaining: used === null ? 0 : Math.max(0, limit - used),
+    reset: Math.ceil(resetMs / 1000),
+    retryAfter: Math.max(1, Math.ceil((resetMs - now) / 1000)),
+  };
+}
+
+export function quotaHeaders(q: QuotaDecision): Record<string, string> {
+  const headers: Record<string, string> = {
+    "X-RateLimit-Limit": String(q.limit),
+    "X-RateLimit-Remaining": String(q.remaining),
+    "X-RateLimit-Reset": String(q.reset),
+  };
+  if (!q.allowed) headers["Retry-After"] = String(q.retryAfter);
+  return headers;
+}

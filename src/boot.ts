@@ -1,0 +1,83 @@
+/**
+ * Start-up shared by the three runtime entries and the CLI: configuration, data folder and
+ * secret, database, schema, default organization and agents. It is the one module besides the
+ * entries that touches the file system, through `node:fs`, which Node, Deno and Bun all provide.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type AppDeps, createApp, resolveDeps } from "./app.ts";
+import { type Config, loadConfig } from "./config.ts";
+import type { Clock } from "./lib/clock.ts";
+import { createLogger, type Logger } from "./lib/log.ts";
+import { randomSecret } from "./lib/random.ts";
+import { type Db, openDb } from "./store/db.ts";
+import { migrate } from "./store/migrations.ts";
+import { ensureDefaultOrgAndAgents } from "./store/orgs.ts";
+
+export const SCHEMA_PATH = fileURLToPath(new URL("../schema.sql", import.meta.url));
+
+export function readSchema(): string {
+  return readFileSync(SCHEMA_PATH, "utf8");
+}
+
+/** The folder a `file:` database lives in, or null for a remote database. */
+export function dataFolder(databaseUrl: string): string | null {
+  if (!databaseUrl.startsWith("file:")) return null;
+  const path = databaseUrl.slice("file:".length).split("?")[0] ?? "";
+  return dirname(path.startsWith("//") ? path.slice(2) : path);
+}
+
+/**
+ * CREW_SECRET when set; otherwise the one generated into the data folder on first start
+ * (`crew-secret`, mode 0600). A remote database without CREW_SECRET keeps the secret beside the
+ * working directory's `data/` folder.
+ */
+function ensureSecret(config: Config): string {
+  if (config.secret) return config.secret;
+  const folder = dataFolder(config.databaseUrl) ?? "data";
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, "crew-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomSecret(32);
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+  return secret;
+}
+
+export interface Booted {
+  config: Config;
+  db: Db;
+  deps: AppDeps;
+  app: ReturnType<typeof createApp>;
+  close(): Promise<void>;
+}
+
+/** Opens and prepares the database; idempotent, safe for several processes at once. */
+export async function openStore(config: Config, log: Logger, now: number): Promise<Db> {
+  const folder = dataFolder(config.databaseUrl);
+  if (folder) mkdirSync(folder, { recursive: true });
+  const db = await openDb({ url: config.databaseUrl, authToken: config.databaseAuthToken });
+  const version = await migrate(db, readSchema());
+  await ensureDefaultOrgAndAgents(db, config.defaultTimeZone, now);
+  log.debug("database ready", { schema_version: version });
+  return db;
+}
+
+export async function boot(env: Record<string, string | undefined>, options: { clock?: Clock; log?: Logger } = {}): Promise<Booted> {
+  const config = loadConfig(env);
+  config.secret = ensureSecret(config);
+  const log = options.log ?? createLogger(config.logLevel);
+  const clock = options.clock ?? { now: () => Date.now() };
+  const db = await openStore(config, log, clock.now());
+  const deps = resolveDeps({ db, config, clock, log });
+  const app = createApp(deps);
+  return {
+    config,
+    db,
+    deps,
+    app,
+    async close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Environment → typed, validated configuration. Only entry files call `loadConfig(env)`;
+ * everything else receives the result. A bad value throws a ConfigError whose message is one
+ * line naming the variable, which the entries print before exiting.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  /** Public base URL, no trailing slash. Every absolute URL Crew emits is built from it. */
+  baseUrl: string;
+  databaseUrl: string;
+  databaseAuthToken: string | undefined;
+  rateLimitPerHour: number;
+  keyCreatePerHour: number;
+  defaultTimeZone: string;
+  /** Encrypts stored integration credentials; generated into the data folder when unset. */
+  secret: string | undefined;
+  webhookAllowPrivate: boolean;
+  /** Extra origins allowed to call /mcp from a browser (DNS-rebinding protection). */
+  allowedOrigins: string[];
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? "").trim().toLowerCase();
+  if (raw === "" || raw === "0" || raw === "false" || raw === "no" || raw === "off") return false;
+  if (raw === "1" || raw === "true" || raw === "yes" || raw === "on") return true;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function url(name: string, raw: string, schemes: string[]): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!schemes.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${schemes.join(" or ")}, got "${raw}"`);
+  }
+  return parsed;
+}
+
+export function isValidTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function loadConfig(env: Env): Config {
+  const port = integer(env, "PORT", 3000, 0, 65535);
+  const host = (env.HOST ?? "").trim() || "127.0.0.1";
+
+  const baseRaw = (env.BASE_URL ?? "").trim() || `http://localhost:${port}`;
+  const base = url("BASE_URL", baseRaw, ["http:", "https:"]);
+  if (base.search || base.hash) throw new ConfigError(`BASE_URL must not have a query or fragment, got "${baseRaw}"`);
+  const baseUrl = base.href.replace(/\/+$/, "");
+
+  const databaseUrl = (env.DATABASE_URL ?? "").trim() || "file:data/crew.db";
+  if (!/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with file:, libsql://, http(s):// or ws(s)://, got "${databaseUrl}"`);
+  }
+
+  const defaultTimeZone = (env.TZ_DEFAULT ?? "").trim() || "UTC";
+  if (!isValidTimeZone(defaultTimeZone)) {
+    throw new ConfigError(`TZ_DEFAULT must be an IANA time zone such as Europe/Paris, got "${defaultTimeZone}"`);
+  }
+
+  const secret = (env.CREW_SECRET ?? "").trim() || undefined;
+  if (secret !== undefined && secret.length < 32) {
+    throw new ConfigError("CREW_SECRET must be at least 32 characters");
+  }
+
+  const allowedOrigins = (env.ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean)
+    .map((o) => url("ALLOWED_ORIGINS", o, ["http:", "https:"]).origin);
+
+  const logLevel = ((env.LOG_LEVEL ?? "").trim() || "info") as Config["logLevel"];
+  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent, got "${env.LOG_LEVEL}"`);
+  }
+
+  return {
+    port,
+    host,
+    baseUrl,
+    databaseUrl,
+    databaseAuthToken: (env.DATABASE_AUTH_TOKEN ?? "").trim() || undefined,
+    rateLimitPerHour: integer(env, "RATE_LIMIT_PER_HOUR", 600, 1, 10_000_000),
+    keyCreatePerHour: integer(env, "KEY_CREATE_PER_HOUR", 10, 1, 1_000_000),
+    defaultTimeZone,
+    secret,
+    webhookAllowPrivate: flag(env, "WEBHOOK_ALLOW_PRIVATE"),
+    allowedOrigins,
+    logLevel,
+  };
+}

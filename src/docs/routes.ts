@@ -1,0 +1,7 @@
+import { Hono } from "hono";
+import type { AppDeps, AppEnv } from "../app.ts";
+
+export function docsRoutes(_deps: AppDeps): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+  return router;
+}

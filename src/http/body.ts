@@ -1,0 +1,66 @@
+/** Reading a JSON request body: media type (415), size (413, SPEC §4: 256 KiB), syntax (400). */
+import { ApiError } from "./errors.ts";
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** `application/json` or any `+json` type, parameters (charset) allowed. */
+export function isJsonMediaType(contentType: string | null | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+const tooLarge = () => new ApiError(413, "payload_too_large", `The request body is over ${MAX_BODY_BYTES / 1024} KiB.`);
+
+/** Reads at most `limit` bytes of the body, refusing early on a too-large Content-Length. */
+export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(all);
+  } catch {
+    throw new ApiError(400, "invalid_request", "The request body is not valid UTF-8.");
+  }
+}
+
+/** The body as a JSON object (SPEC §4: 415 for another media type, 400 for broken JSON or a non-object). */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  if (!isJsonMediaType(request.headers.get("content-type"))) {
+    throw new ApiError(415, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
+  }
+  const text = await readBodyText(request);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError(
+      400,
+      "invalid_request",
+      text.trim() === "" ? "The request body is empty; send a JSON object." : "The request body is not valid JSON.",
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError(400, "invalid_request", "The request body must be a JSON object.");
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,91 @@
+/**
+ * The REST error envelope (SPEC §4). Handlers throw `ApiError`; `renderApiError` is the one
+ * place that turns it into a response, with the RFC 6750 challenge on 401/403.
+ */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export interface ApiErrorExtra {
+  required_scope?: string;
+  issues?: FieldIssue[];
+  headers?: Record<string, string>;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extra: ApiErrorExtra = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export const notFound = (what: string) => new ApiError(404, "not_found", `${what} was not found.`);
+
+export const invalidRequest = (message: string, issues?: FieldIssue[]) =>
+  new ApiError(400, "invalid_request", message, issues ? { issues } : {});
+
+export interface ErrorEnvelope {
+  error: string;
+  message: string;
+  request_id: string;
+  docs_url: string;
+  auth_url?: string;
+  required_scope?: string;
+  issues?: FieldIssue[];
+}
+
+/** The protected-resource metadata a challenge points to: the /mcp variant for the MCP endpoint. */
+export function resourceMetadataUrl(baseUrl: string, path: string): string {
+  const mcp = path === "/mcp" || path.startsWith("/mcp/");
+  return `${baseUrl}/.well-known/oauth-protected-resource${mcp ? "/mcp" : ""}`;
+}
+
+const quote = (s: string) => `"${s.replace(/["\\]/g, "")}"`;
+
+/** RFC 6750 §3: the Bearer challenge for an authentication or scope failure. */
+export function bearerChallenge(error: ApiError, baseUrl: string, path: string): string | null {
+  const metadata = `resource_metadata=${quote(resourceMetadataUrl(baseUrl, path))}`;
+  if (error.status === 401) {
+    const parts = [`Bearer realm="crew"`];
+    if (error.code === "invalid_token") {
+      parts.push(`error="invalid_token"`, `error_description=${quote(error.message)}`);
+    }
+    parts.push(metadata);
+    return parts.join(", ");
+  }
+  if (error.status === 403 && error.code === "insufficient_scope") {
+    return `Bearer realm="crew", error="insufficient_scope", scope=${quote(error.extra.required_scope ?? "")}, ${metadata}`;
+  }
+  if (error.status === 403 && error.code === "plan_upgrade_required") {
+    return `Bearer realm="crew", ${metadata}`;
+  }
+  return null;
+}
+
+export function errorEnvelope(error: ApiError, requestId: string, baseUrl: string): ErrorEnvelope {
+  const body: ErrorEnvelope = {
+    error: error.code,
+    message: error.message,
+    request_id: requestId,
+    docs_url: `${baseUrl}/docs/errors#${error.code}`,
+  };
+  if (error.status === 401 || error.status === 403) {
+    body.auth_url = `${baseUrl}/.well-known/oauth-authorization-server`;
+  }
+  if (error.extra.required_scope) body.required_scope = error.extra.required_scope;
+  if (error.extra.issues) body.issues = error.extra.issues;
+  return body;
+}
+
+export function renderApiError(error: ApiError, requestId: string, baseUrl: string, path: string): Response {
+  const headers = new Headers({ "Content-Type": "application/json; charset=utf-8", ...error.extra.headers });
+  const challenge = bearerChallenge(error, baseUrl, path);
+  if (challenge) headers.set("WWW-Authenticate", challenge);
+  return new Response(JSON.stringify(errorEnvelope(error, requestId, baseUrl)), { status: error.status, headers });
+}

@@ -1,0 +1,223 @@
+/** The action queue (SPEC §5): list, add (one or a batch, all-or-nothing), update. */
+import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
+import * as v from "valibot";
+import { AGENT_IDS } from "../agents/catalog.ts";
+import { readAccess, writeAccess } from "../auth/access.ts";
+import { ApiError, type FieldIssue, notFound } from "../http/errors.ts";
+import { iso } from "../lib/clock.ts";
+import { newId } from "../lib/random.ts";
+import {
+  ACTION_LANES,
+  ACTION_STATUSES,
+  ACTION_TYPES,
+  type ActionCursor,
+  type ActionLane,
+  type ActionRecord,
+  insertActions,
+  listActions,
+  updateAction,
+} from "../store/actions.ts";
+import { existingContactIds } from "../store/contacts.ts";
+import { defineOperation } from "./registry.ts";
+import { DateTime, LongText, type Priority, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
+
+const Status = v.picklist(ACTION_STATUSES, `Must be one of ${ACTION_STATUSES.join(", ")}.`);
+const Lane = v.picklist(ACTION_LANES, `Must be one of ${ACTION_LANES.join(", ")}.`);
+const SOURCES = ["api", "mcp", ...AGENT_IDS] as const;
+
+export const Action = v.object({
+  id: v.string(),
+  title: v.string(),
+  description: v.nullable(v.string()),
+  priority: PrioritySchema,
+  category: v.nullable(v.string()),
+  status: Status,
+  source: v.pipe(v.string(), v.description("api (REST), mcp (MCP tool), or the id of the agent that created it.")),
+  type: v.picklist(ACTION_TYPES),
+  lane: Lane,
+  contactId: v.nullable(v.string()),
+  dealId: v.nullable(v.string()),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  createdBy: v.pipe(v.string(), v.description("The user, or agent, that created it.")),
+});
+
+export const toActionView = (a: ActionRecord): v.InferOutput<typeof Action> => ({
+  ...a,
+  createdAt: iso(a.createdAt),
+  updatedAt: iso(a.updatedAt),
+});
+
+export const NewAction = v.strictObject({
+  title: Title,
+  description: v.optional(LongText),
+  priority: v.optional(PrioritySchema, "medium"),
+  category: v.optional(
+    v.pipe(ShortText(50), v.minLength(1, "Must not be empty."), v.description("Free text; named: sales, product, ops, fundraising.")),
+  ),
+  type: v.optional(v.picklist(["task", "follow_up"], "Must be one of task, follow_up."), "task"),
+  lane: v.optional(v.pipe(Lane, v.description("Defaults by priority: today (critical, high), this_week (medium), later (low)."))),
+  contactId: v.optional(v.pipe(v.string("Must be a string."), v.description("An existing contact of the organization."))),
+  dealId: v.optional(
+    v.pipe(ShortText(100), v.minLength(1, "Must not be empty."), v.description("The deal's id in the organization's CRM.")),
+  ),
+});
+
+const ActionBatch = v.strictObject({
+  actions: v.pipe(
+    v.array(NewAction, "Must be an array of actions."),
+    v.minLength(1, "Must hold 1 to 100 actions."),
+    v.maxLength(100, "Must hold 1 to 100 actions."),
+  ),
+});
+
+const defaultLane = (p: Priority): ActionLane => (p === "critical" || p === "high" ? "today" : p === "medium" ? "this_week" : "later");
+
+const encodeCursor = (c: ActionCursor) => encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify([c.rank, c.id])));
+
+function decodeCursor(cursor: string): ActionCursor {
+  try {
+    const [rank, id] = JSON.parse(new TextDecoder().decode(decodeBase64urlIgnorePadding(cursor)));
+    if (Number.isInteger(rank) && typeof id === "string") return { rank, id };
+  } catch {}
+  throw new ApiError(400, "invalid_request", "The cursor is invalid; pass the nextCursor of a previous page.", {
+    issues: [{ path: "cursor", message: "Not a cursor returned by this endpoint." }],
+  });
+}
+
+export const listActionQueue = defineOperation({
+  id: "listActions",
+  summary: "Action queue",
+  description:
+    "The organization's action queue, critical first, then newest, filterable by status, source, type and lane, paginated with nextCursor. Use it to see what is waiting for approval or completion.",
+  input: v.strictObject({
+    status: v.optional(Status),
+    source: v.optional(v.picklist(SOURCES, "Must be api, mcp, or an agent id.")),
+    type: v.optional(v.picklist(ACTION_TYPES, `Must be one of ${ACTION_TYPES.join(", ")}.`)),
+    lane: v.optional(Lane),
+    limit: v.optional(
+      v.pipe(
+        v.number("Must be a whole number from 1 to 100."),
+        v.integer("Must be a whole number from 1 to 100."),
+        v.minValue(1, "Must be at least 1."),
+        v.maxValue(100, "Must be at most 100."),
+      ),
+      50,
+    ),
+    cursor: v.optional(v.pipe(v.string(), v.maxLength(200, "Not a cursor returned by this endpoint."))),
+  }),
+  output: v.object({ actions: v.array(Action), nextCursor: v.nullable(v.string()) }),
+  // REST lists the queue only for admin keys / crew:write; MCP treats it as a read-tier tool (SPEC §7).
+  rest: { method: "GET", path: "/api/mcp/actions", access: writeAccess("read"), from: "query", tags: ["Actions"] },
+  mcp: {
+    name: "crew_list_actions",
+    title: "List actions",
+    access: readAccess(),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  handler: async (ctx, input) => {
+    const after = input.cursor ? decodeCursor(input.cursor) : null;
+    const { limit, cursor: _cursor, ...filter } = input;
+    const page = await listActions(ctx.db, ctx.principal.orgId, filter, limit, after);
+    return { actions: page.actions.map(toActionView), nextCursor: page.next ? encodeCursor(page.next) : null };
+  },
+});
+
+type NewActionInput = v.InferOutput<typeof NewAction>;
+
+export const addActions = defineOperation({
+  id: "addActions",
+  summary: "Add action(s)",
+  description:
+    "Adds a task to the action queue, or a batch of 1–100 with {actions:[…]} (all stored or none). Actions surface in the daily briefing and the standup; critical ones at the top. Returns the new id(s) in input order.",
+  input: v.union([NewAction, ActionBatch]),
+  inputFor: (raw) => (typeof raw === "object" && raw !== null && "actions" in raw ? ActionBatch : NewAction),
+  output: v.union([
+    v.object({ ok: v.literal(true), actionId: v.string() }),
+    v.object({ ok: v.literal(true), actionIds: v.array(v.string()) }),
+  ]),
+  rest: { method: "POST", path: "/api/mcp/actions", access: writeAccess(), from: "body", tags: ["Actions"] },
+  mcp: {
+    name: "crew_add_action",
+    title: "Add action",
+    access: writeAccess(),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
+  handler: async (ctx, input) => {
+    const batch = "actions" in input;
+    const items: NewActionInput[] = batch ? input.actions : [input];
+    const now = ctx.clock.now();
+
+    const wanted = [...new Set(items.flatMap((a) => (a.contactId ? [a.contactId] : [])))];
+    const known = await existingContactIds(ctx.db, ctx.principal.orgId, wanted);
+    const issues: FieldIssue[] = items.flatMap((a, i) =>
+      a.contactId && !known.has(a.contactId)
+        ? [{ path: batch ? `actions[${i}].contactId` : "contactId", message: "No contact with this id." }]
+        : [],
+    );
+    if (issues.length > 0)
+      throw new ApiError(400, "invalid_request", `Unknown contact: ${issues.map((i) => i.path).join(", ")}.`, { issues });
+
+    const rows = items.map((a) => ({
+      id: newId("act", now),
+      orgId: ctx.principal.orgId,
+      title: a.title,
+      description: a.description ?? null,
+      priority: a.priority,
+      category: a.category ?? null,
+      status: "pending" as const,
+      source: ctx.via === "mcp" ? "mcp" : "api",
+      type: a.type,
+      lane: a.lane ?? defaultLane(a.priority),
+      contactId: a.contactId ?? null,
+      dealId: a.dealId ?? null,
+      createdBy: ctx.principal.userId,
+      createdAt: now,
+    }));
+    await insertActions(ctx.db, rows);
+    for (const r of rows) {
+      ctx.events.emit({
+        type: "action.created",
+        orgId: r.orgId,
+        actionId: r.id,
+        priority: r.priority,
+        contactId: r.contactId,
+        dealId: r.dealId,
+        at: now,
+      });
+    }
+    return batch ? { ok: true as const, actionIds: rows.map((r) => r.id) } : { ok: true as const, actionId: rows[0]?.id ?? "" };
+  },
+});
+
+export const updateActionOp = defineOperation({
+  id: "updateAction",
+  summary: "Update an action",
+  description: "Changes an action's status (pending, approved, in_progress, done, dismissed), priority or lane. Returns the stored action.",
+  input: v.pipe(
+    v.strictObject({
+      id: v.pipe(v.string(), v.description("The action id (act_…).")),
+      status: v.optional(Status),
+      priority: v.optional(PrioritySchema),
+      lane: v.optional(Lane),
+    }),
+    v.check(
+      (i) => i.status !== undefined || i.priority !== undefined || i.lane !== undefined,
+      "Send at least one of status, priority, lane.",
+    ),
+  ),
+  output: Action,
+  rest: { method: "PATCH", path: "/api/mcp/actions/{id}", access: writeAccess(), from: "body", tags: ["Actions"] },
+  mcp: {
+    name: "crew_update_action",
+    title: "Update action",
+    access: writeAccess(),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  handler: async (ctx, input) => {
+    const { id, ...changes } = input;
+    const updated = await updateAction(ctx.db, ctx.principal.orgId, id, changes, ctx.clock.now());
+    if (!updated) throw notFound(`Action ${id}`);
+    return toActionView(updated);
+  },
+});

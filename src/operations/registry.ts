@@ -1,0 +1,75 @@
+/**
+ * The operation registry: every operation is defined once — input and output schemas, what it
+ * needs in each projection, one handler — and REST routes, MCP tools and the documents are
+ * derived from it (ARCHITECTURE.md).
+ */
+import type * as v from "valibot";
+import type { Events } from "../agents/events.ts";
+import type { Access, Principal } from "../auth/access.ts";
+import type { Config } from "../config.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import type { Db } from "../store/db.ts";
+
+export type AnySchema = v.GenericSchema;
+
+/** What a handler may use. Built per request by the projection that calls it. */
+export interface OperationContext {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+  events: Events;
+  principal: Principal;
+  /** Which projection called: stored as an action's `source`. */
+  via: "rest" | "mcp";
+  requestId: string;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface RestProjection {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** OpenAPI-style path, e.g. `/api/mcp/actions/{id}`. Path parameters are input fields. */
+  path: string;
+  access: Access;
+  /** Where the non-path input comes from. */
+  from: "query" | "body" | "none";
+  tags: string[];
+}
+
+export interface McpProjection {
+  name: string;
+  title: string;
+  access: Access;
+  annotations: ToolAnnotations;
+}
+
+export interface Operation<I extends AnySchema = AnySchema, O extends AnySchema = AnySchema> {
+  /** camelCase operationId. */
+  id: string;
+  summary: string;
+  /** Written for people and models alike: what it returns and when to use it. */
+  description: string;
+  input: I;
+  /** When the input has alternative forms, the schema that judges this raw value (clearer issues than a union's). */
+  inputFor?: (raw: unknown) => AnySchema;
+  output: O;
+  rest?: RestProjection;
+  mcp?: McpProjection;
+  handler: (ctx: OperationContext, input: v.InferOutput<I>) => Promise<v.InferOutput<O>>;
+}
+
+/** Identity function that keeps the input/output types tied to the handler. */
+export function defineOperation<I extends AnySchema, O extends AnySchema>(op: Operation<I, O>): Operation<I, O> {
+  return op;
+}
+
+export function inputSchemaFor(op: Operation, raw: unknown): AnySchema {
+  return op.inputFor ? op.inputFor(raw) : op.input;
+}

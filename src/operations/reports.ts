@@ -1,0 +1,149 @@
+/** Read operations over stored agent output: standup, briefing, suggestions, company profile. */
+import * as v from "valibot";
+import { SUGGESTION_AGENTS } from "../agents/catalog.ts";
+import { type BriefingBody, generateBriefing } from "../agents/compose-briefing.ts";
+import { readAccess } from "../auth/access.ts";
+import { notFound } from "../http/errors.ts";
+import { iso } from "../lib/clock.ts";
+import { latestBriefing, latestProfile, latestStandup } from "../store/reports.ts";
+import { listOpenSuggestions } from "../store/suggestions.ts";
+import { defineOperation } from "./registry.ts";
+import { DateTime, Priority } from "./schemas.ts";
+
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+export const Metrics = v.object({
+  dau: v.pipe(v.number(), v.description("Daily active users.")),
+  wau: v.pipe(v.number(), v.description("Weekly active users.")),
+  mrr: v.pipe(v.number(), v.description("Monthly recurring revenue in dollars.")),
+});
+
+export const Standup = v.object({
+  id: v.string(),
+  mode: v.pipe(v.picklist(["morning", "evening"]), v.description("The snapshot's mode (for mode=latest, whichever ran last).")),
+  generatedAt: DateTime,
+  briefing: v.string(),
+  agentStatuses: v.array(v.object({ name: v.string(), status: v.string(), headline: v.string() })),
+  metrics: Metrics,
+  interventions: v.array(v.object({ title: v.string(), priority: Priority, agent: v.string() })),
+});
+type StandupBody = Omit<v.InferOutput<typeof Standup>, "id" | "mode" | "generatedAt">;
+
+export const getStandup = defineOperation({
+  id: "getStandup",
+  summary: "Standup",
+  description:
+    "The crew's standup: a briefing across all domains, a per-agent roll-up, metrics (DAU, WAU, MRR) and the interventions that need a person, most urgent first. mode=morning is the 08:00 snapshot, evening the 18:00 one, latest (default) whichever is newer. 404 until the first snapshot of that mode exists.",
+  input: v.strictObject({
+    mode: v.optional(v.picklist(["morning", "evening", "latest"], "Must be one of morning, evening, latest."), "latest"),
+  }),
+  output: Standup,
+  rest: { method: "GET", path: "/api/mcp/standup", access: readAccess(), from: "query", tags: ["Reports"] },
+  mcp: { name: "crew_standup", title: "Standup", access: readAccess(), annotations: readOnly },
+  handler: async (ctx, input) => {
+    const found = await latestStandup<StandupBody>(ctx.db, ctx.principal.orgId, input.mode);
+    if (!found) {
+      throw notFound(
+        input.mode === "latest"
+          ? "No standup has been generated yet; a standup"
+          : `No ${input.mode} standup has been generated yet; a ${input.mode} standup`,
+      );
+    }
+    return { id: found.id, mode: found.mode, generatedAt: iso(found.generatedAt), ...found.body };
+  },
+});
+
+export const Briefing = v.object({
+  id: v.string(),
+  briefing: v.string(),
+  recommendations: v.pipe(v.array(v.string()), v.description("Open suggestions' titles, highest priority first.")),
+  pendingActions: v.array(v.object({ title: v.string(), priority: Priority, source: v.string() })),
+  generatedAt: DateTime,
+});
+
+export const getBriefing = defineOperation({
+  id: "getBriefing",
+  summary: "Daily briefing",
+  description:
+    "The signed-in user's daily briefing: full text, recommendations, and the actions awaiting approval or completion (critical first). Made daily at 07:30 and after important writes; composed on the spot on first use. Use it to answer 'what should I focus on today'.",
+  input: v.strictObject({}),
+  output: Briefing,
+  rest: { method: "GET", path: "/api/mcp/briefing", access: readAccess("briefing"), from: "query", tags: ["Reports"] },
+  mcp: { name: "crew_briefing", title: "Daily briefing", access: readAccess("briefing"), annotations: readOnly },
+  handler: async (ctx) => {
+    const { userId, orgId, name } = ctx.principal;
+    const stored =
+      (await latestBriefing<BriefingBody>(ctx.db, userId)) ??
+      (await generateBriefing(ctx.db, { id: userId, orgId, name }, ctx.clock.now()));
+    const body = stored.body;
+    return {
+      id: stored.id,
+      briefing: body.briefing,
+      recommendations: body.recommendations,
+      pendingActions: body.pendingActions as v.InferOutput<typeof Briefing>["pendingActions"],
+      generatedAt: iso(stored.generatedAt),
+    };
+  },
+});
+
+export const Suggestion = v.object({
+  agent: v.string(),
+  title: v.string(),
+  detail: v.string(),
+  priority: Priority,
+  createdAt: DateTime,
+});
+
+export const getSuggestions = defineOperation({
+  id: "getSuggestions",
+  summary: "Agent suggestions",
+  description:
+    "Open suggestions from the agents, critical first, then newest. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse). Use it to find what the crew recommends doing next.",
+  input: v.strictObject({
+    agent: v.optional(v.picklist(SUGGESTION_AGENTS, `Must be one of ${SUGGESTION_AGENTS.join(", ")}.`)),
+  }),
+  output: v.object({ suggestions: v.array(Suggestion) }),
+  rest: { method: "GET", path: "/api/mcp/suggestions", access: readAccess(), from: "query", tags: ["Reports"] },
+  mcp: { name: "crew_suggestions", title: "Agent suggestions", access: readAccess(), annotations: readOnly },
+  handler: async (ctx, input) => {
+    const rows = await listOpenSuggestions(ctx.db, ctx.principal.orgId, input.agent);
+    return {
+      suggestions: rows.map((s) => ({
+        agent: s.agent,
+        title: s.title,
+        detail: s.detail,
+        priority: s.priority,
+        createdAt: iso(s.createdAt),
+      })),
+    };
+  },
+});
+
+export const PIPELINE_STAGES = ["lead", "qualified", "proposal", "negotiation", "closed"] as const;
+
+export const CompanyProfile = v.object({
+  archetype: v.pipe(v.string(), v.description('Company archetype; "unknown" before the dna agent first runs.')),
+  strengths: v.array(v.string()),
+  weaknesses: v.array(v.string()),
+  patterns: v.array(v.object({ name: v.string(), insight: v.string() })),
+  pipeline: v.array(v.object({ company: v.string(), stage: v.picklist(PIPELINE_STAGES), value: v.number() })),
+  generatedAt: v.pipe(v.nullable(DateTime), v.description("When the profile was written; null before the first run.")),
+});
+type ProfileBody = Omit<v.InferOutput<typeof CompanyProfile>, "generatedAt">;
+
+export const EMPTY_PROFILE: ProfileBody = { archetype: "unknown", strengths: [], weaknesses: [], patterns: [], pipeline: [] };
+
+export const getCompanyProfile = defineOperation({
+  id: "getCompanyProfile",
+  summary: "Company profile (DNA)",
+  description:
+    "The organization's profile written by the dna agent: archetype, strengths, weaknesses, behavioural patterns across email, calendar and chat, and the B2B deal pipeline (stage and value in dollars). Before the first run: archetype unknown and empty lists.",
+  input: v.strictObject({}),
+  output: CompanyProfile,
+  rest: { method: "GET", path: "/api/mcp/dna", access: readAccess(), from: "query", tags: ["Reports"] },
+  mcp: { name: "crew_company_profile", title: "Company profile", access: readAccess(), annotations: readOnly },
+  handler: async (ctx) => {
+    const found = await latestProfile<ProfileBody>(ctx.db, ctx.principal.orgId);
+    return found ? { ...EMPTY_PROFILE, ...found.body, generatedAt: iso(found.generatedAt) } : { ...EMPTY_PROFILE, generatedAt: null };
+  },
+});

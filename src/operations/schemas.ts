@@ -1,0 +1,35 @@
+/** Field schemas shared by the operations: one definition per limit of SPEC §4 and enum of §5. */
+import * as v from "valibot";
+import { AGENT_IDS } from "../agents/catalog.ts";
+
+export const PRIORITIES = ["critical", "high", "medium", "low"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+export const priorityRank = (p: Priority): number => PRIORITIES.indexOf(p);
+
+export const Priority = v.picklist(PRIORITIES, "Must be one of critical, high, medium, low.");
+
+/** Titles and names: 1–200 characters after trimming. */
+export const Title = v.pipe(
+  v.string("Must be a string."),
+  v.trim(),
+  v.minLength(1, "Must not be empty."),
+  v.maxLength(200, "Must be at most 200 characters."),
+);
+
+/** description, detail, context, notes: up to 5,000 characters. */
+export const LongText = v.pipe(v.string("Must be a string."), v.maxLength(5000, "Must be at most 5000 characters."));
+
+export const ShortText = (max: number) =>
+  v.pipe(v.string("Must be a string."), v.trim(), v.maxLength(max, `Must be at most ${max} characters.`));
+
+export const Email = v.pipe(
+  v.string("Must be a string."),
+  v.trim(),
+  v.toLowerCase(),
+  v.maxLength(254, "Must be at most 254 characters."),
+  v.email("Must be a valid email address."),
+);
+
+export const DateTime = v.pipe(v.string(), v.isoTimestamp());
+
+export const AgentId = v.picklist(AGENT_IDS, "Must be one of the 17 agent ids.");

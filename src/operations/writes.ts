@@ -1,0 +1,122 @@
+/** The write side besides the action queue: contacts (upsert), handoffs between agents, the insight feed. */
+import * as v from "valibot";
+import { AGENT_IDS } from "../agents/catalog.ts";
+import { writeAccess } from "../auth/access.ts";
+import { newId } from "../lib/random.ts";
+import { upsertContact } from "../store/contacts.ts";
+import { insertHandoff, insertInsight } from "../store/feed.ts";
+import { defineOperation, type ToolAnnotations } from "./registry.ts";
+import { Email, LongText, Priority, ShortText, Title } from "./schemas.ts";
+
+const writes: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+const Optional200 = v.pipe(ShortText(200), v.minLength(1, "Must not be empty."));
+
+export const RELATIONSHIPS = ["contact", "active", "warm", "cold", "key"] as const;
+
+export const addContact = defineOperation({
+  id: "upsertContact",
+  summary: "Create or update a contact",
+  description:
+    "Creates a CRM contact or updates the matching one: matched by email (case-insensitive), or by name among contacts without an email. An update changes only the fields sent. Returns the contact id and whether it was created or updated.",
+  input: v.strictObject({
+    name: Title,
+    email: v.optional(Email),
+    company: v.optional(Optional200),
+    role: v.optional(Optional200),
+    relationship: v.optional(v.picklist(RELATIONSHIPS, `Must be one of ${RELATIONSHIPS.join(", ")}.`)),
+    notes: v.optional(LongText),
+  }),
+  output: v.object({ ok: v.literal(true), contactId: v.string(), action: v.picklist(["created", "updated"]) }),
+  rest: { method: "POST", path: "/api/mcp/contacts", access: writeAccess(), from: "body", tags: ["Contacts"] },
+  mcp: {
+    name: "crew_add_contact",
+    title: "Add or update contact",
+    access: writeAccess(),
+    annotations: { ...writes, idempotentHint: true },
+  },
+  handler: async (ctx, input) => {
+    const now = ctx.clock.now();
+    const result = await upsertContact(ctx.db, ctx.principal.orgId, newId("con", now), input, ctx.principal.userId, now);
+    return { ok: true as const, contactId: result.id, action: result.created ? ("created" as const) : ("updated" as const) };
+  },
+});
+
+export const createHandoff = defineOperation({
+  id: "createHandoff",
+  summary: "Create a handoff",
+  description:
+    "Queues work from one agent (or manual) to another. The destination agent receives it on its next run; a critical handoff starts that run at once. Types named: research, draft, review, action.",
+  input: v.strictObject({
+    from: v.picklist(["manual", ...AGENT_IDS], "Must be an agent id or manual."),
+    to: v.picklist(AGENT_IDS, "Must be one of the 17 agent ids."),
+    title: Title,
+    context: v.optional(LongText),
+    priority: v.optional(Priority, "medium"),
+    type: v.optional(
+      v.pipe(
+        ShortText(50),
+        v.minLength(1, "Must not be empty."),
+        v.description("research, draft, review, action, or another classification."),
+      ),
+    ),
+  }),
+  output: v.object({ ok: v.literal(true), handoffId: v.string() }),
+  rest: { method: "POST", path: "/api/mcp/handoffs", access: writeAccess(), from: "body", tags: ["Handoffs"] },
+  mcp: { name: "crew_create_handoff", title: "Create handoff", access: writeAccess(), annotations: writes },
+  handler: async (ctx, input) => {
+    const now = ctx.clock.now();
+    const id = newId("hof", now);
+    const orgId = ctx.principal.orgId;
+    await insertHandoff(ctx.db, {
+      id,
+      orgId,
+      from: input.from,
+      to: input.to,
+      title: input.title,
+      context: input.context ?? null,
+      priority: input.priority,
+      type: input.type ?? null,
+      createdBy: ctx.principal.userId,
+      createdAt: now,
+    });
+    ctx.events.emit({ type: "handoff.created", orgId, handoffId: id, to: input.to, priority: input.priority, at: now });
+    return { ok: true as const, handoffId: id };
+  },
+});
+
+export const INSIGHT_TYPES = ["insight", "connection", "learning", "alert", "action"] as const;
+
+export const postInsight = defineOperation({
+  id: "postInsight",
+  summary: "Post an insight to the feed",
+  description:
+    "Posts an insight to the shared intelligence feed; every agent reads the insights posted since its previous run. High-impact insights surface first in briefings.",
+  input: v.strictObject({
+    title: Title,
+    detail: v.optional(LongText),
+    agent: v.optional(v.picklist(["manual", ...AGENT_IDS], "Must be an agent id or manual."), "manual"),
+    type: v.optional(v.picklist(INSIGHT_TYPES, `Must be one of ${INSIGHT_TYPES.join(", ")}.`), "insight"),
+    impact: v.optional(v.picklist(["low", "medium", "high"], "Must be one of low, medium, high."), "medium"),
+  }),
+  output: v.object({ ok: v.literal(true), insightId: v.string() }),
+  rest: { method: "POST", path: "/api/mcp/feed", access: writeAccess(), from: "body", tags: ["Feed"] },
+  mcp: { name: "crew_post_insight", title: "Post insight", access: writeAccess(), annotations: writes },
+  handler: async (ctx, input) => {
+    const now = ctx.clock.now();
+    const id = newId("ins", now);
+    const orgId = ctx.principal.orgId;
+    await insertInsight(ctx.db, {
+      id,
+      orgId,
+      agent: input.agent,
+      title: input.title,
+      detail: input.detail ?? null,
+      type: input.type,
+      impact: input.impact,
+      createdBy: ctx.principal.userId,
+      createdAt: now,
+    });
+    ctx.events.emit({ type: "insight.created", orgId, insightId: id, impact: input.impact, at: now });
+    return { ok: true as const, insightId: id };
+  },
+});

@@ -1,0 +1,192 @@
+import { type Priority, priorityRank } from "../operations/schemas.ts";
+import { all, type Db, one } from "./db.ts";
+
+export const ACTION_STATUSES = ["pending", "approved", "in_progress", "done", "dismissed"] as const;
+export const ACTION_TYPES = ["task", "approval", "follow_up"] as const;
+export const ACTION_LANES = ["today", "this_week", "later"] as const;
+export type ActionStatus = (typeof ACTION_STATUSES)[number];
+export type ActionType = (typeof ACTION_TYPES)[number];
+export type ActionLane = (typeof ACTION_LANES)[number];
+
+export interface ActionRecord {
+  id: string;
+  title: string;
+  description: string | null;
+  priority: Priority;
+  category: string | null;
+  status: ActionStatus;
+  source: string;
+  type: ActionType;
+  lane: ActionLane;
+  contactId: string | null;
+  dealId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  createdBy: string;
+}
+
+interface Row {
+  id: string;
+  title: string;
+  description: string | null;
+  priority: Priority;
+  priority_rank: number;
+  category: string | null;
+  status: ActionStatus;
+  source: string;
+  type: ActionType;
+  lane: ActionLane;
+  contact_id: string | null;
+  deal_id: string | null;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS =
+  "id, title, description, priority, priority_rank, category, status, source, type, lane, contact_id, deal_id, created_by, created_at, updated_at";
+
+const toAction = (r: Row): ActionRecord => ({
+  id: r.id,
+  title: r.title,
+  description: r.description,
+  priority: r.priority,
+  category: r.category,
+  status: r.status,
+  source: r.source,
+  type: r.type,
+  lane: r.lane,
+  contactId: r.contact_id,
+  dealId: r.deal_id,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  createdBy: r.created_by,
+});
+
+export type ActionInsert = Omit<ActionRecord, "updatedAt"> & { orgId: string };
+
+export function actionInsertStatement(a: ActionInsert) {
+  return {
+    sql: `INSERT INTO actions (${COLUMNS}, org_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    args: [
+      a.id,
+      a.title,
+      a.description,
+      a.priority,
+      priorityRank(a.priority),
+      a.category,
+      a.status,
+      a.source,
+      a.type,
+      a.lane,
+      a.contactId,
+      a.dealId,
+      a.createdBy,
+      a.createdAt,
+      a.createdAt,
+      a.orgId,
+    ],
+  };
+}
+
+/** All-or-nothing: the batch is one transaction. */
+export async function insertActions(db: Db, actions: ActionInsert[]): Promise<void> {
+  await db.batch(actions.map(actionInsertStatement), "write");
+}
+
+export interface ActionFilter {
+  status?: ActionStatus;
+  source?: string;
+  type?: ActionType;
+  lane?: ActionLane;
+}
+
+/** The cursor is the sort key of the last row returned: (priority rank, id). */
+export interface ActionCursor {
+  rank: number;
+  id: string;
+}
+
+/** Priority order, then newest first (ids are ULIDs, so id order is creation order). */
+export async function listActions(
+  db: Db,
+  orgId: string,
+  filter: ActionFilter,
+  limit: number,
+  after: ActionCursor | null,
+): Promise<{ actions: ActionRecord[]; next: ActionCursor | null }> {
+  const where = ["org_id = ?"];
+  const args: (string | number)[] = [orgId];
+  for (const [column, value] of [
+    ["status", filter.status],
+    ["source", filter.source],
+    ["type", filter.type],
+    ["lane", filter.lane],
+  ] as const) {
+    if (value !== undefined) {
+      where.push(`${column} = ?`);
+      args.push(value);
+    }
+  }
+  if (after) {
+    where.push("(priority_rank > ? OR (priority_rank = ? AND id < ?))");
+    args.push(after.rank, after.rank, after.id);
+  }
+  const rows = await all<Row>(db, `SELECT ${COLUMNS} FROM actions WHERE ${where.join(" AND ")} ORDER BY priority_rank, id DESC LIMIT ?`, [
+    ...args,
+    limit + 1,
+  ]);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    actions: page.map(toAction),
+    next: rows.length > limit && last ? { rank: last.priority_rank, id: last.id } : null,
+  };
+}
+
+export async function getAction(db: Db, orgId: string, id: string): Promise<ActionRecord | null> {
+  const row = await one<Row>(db, `SELECT ${COLUMNS} FROM actions WHERE org_id = ? AND id = ?`, [orgId, id]);
+  return row ? toAction(row) : null;
+}
+
+/** Changes only the given fields; returns the stored action, or null when it does not exist. */
+export async function updateAction(
+  db: Db,
+  orgId: string,
+  id: string,
+  changes: { status?: ActionStatus; priority?: Priority; lane?: ActionLane },
+  now: number,
+): Promise<ActionRecord | null> {
+  const row = await one<Row>(
+    db,
+    `UPDATE actions SET
+        status = coalesce(?, status),
+        priority = coalesce(?, priority),
+        priority_rank = coalesce(?, priority_rank),
+        lane = coalesce(?, lane),
+        updated_at = ?
+      WHERE org_id = ? AND id = ?
+      RETURNING ${COLUMNS}`,
+    [
+      changes.status ?? null,
+      changes.priority ?? null,
+      changes.priority ? priorityRank(changes.priority) : null,
+      changes.lane ?? null,
+      now,
+      orgId,
+      id,
+    ],
+  );
+  return row ? toAction(row) : null;
+}
+
+/** Actions still awaiting approval or completion, critical first, then newest. */
+export async function listOpenActions(db: Db, orgId: string, limit: number): Promise<ActionRecord[]> {
+  const rows = await all<Row>(
+    db,
+    `SELECT ${COLUMNS} FROM actions WHERE org_id = ? AND status IN ('pending', 'approved', 'in_progress')
+      ORDER BY priority_rank, id DESC LIMIT ?`,
+    [orgId, limit],
+  );
+  return rows.map(toAction);
+}

@@ -1,0 +1,112 @@
+import { all, type Db } from "./db.ts";
+
+/** One agent with what the dashboard derives its health from. */
+export interface AgentRunSummary {
+  id: string;
+  name: string;
+  category: string;
+  schedule: string | null;
+  /** Latest finished run (any status). */
+  lastStatus: "ok" | "error" | null;
+  lastFinishedAt: number | null;
+  lastSummary: string | null;
+  lastError: string | null;
+  /** Latest successful run. */
+  okFinishedAt: number | null;
+  okSummary: string | null;
+  okHasData: boolean;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  category: string;
+  schedule: string | null;
+  last_status: "ok" | "error" | null;
+  last_at: number | null;
+  last_summary: string | null;
+  last_error: string | null;
+  ok_at: number | null;
+  ok_summary: string | null;
+  ok_has_data: number | null;
+}
+
+/** The 17 agents of an organization in catalog order, each with its latest run and latest successful run. */
+export async function listAgentsWithRuns(db: Db, orgId: string): Promise<AgentRunSummary[]> {
+  const rows = await all<Row>(
+    db,
+    `SELECT a.id, a.name, a.category, a.schedule,
+            lr.status AS last_status, lr.finished_at AS last_at, lr.summary AS last_summary, lr.error AS last_error,
+            ok.finished_at AS ok_at, ok.summary AS ok_summary, ok.has_data AS ok_has_data
+       FROM agents a
+       LEFT JOIN agent_runs lr ON lr.id = (
+         SELECT r.id FROM agent_runs r
+          WHERE r.org_id = a.org_id AND r.agent_id = a.id AND r.finished_at IS NOT NULL
+          ORDER BY r.finished_at DESC, r.id DESC LIMIT 1)
+       LEFT JOIN agent_runs ok ON ok.id = (
+         SELECT r.id FROM agent_runs r
+          WHERE r.org_id = a.org_id AND r.agent_id = a.id AND r.finished_at IS NOT NULL AND r.status = 'ok'
+          ORDER BY r.finished_at DESC, r.id DESC LIMIT 1)
+      WHERE a.org_id = ?
+      ORDER BY a.position`,
+    [orgId],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    category: r.category,
+    schedule: r.schedule,
+    lastStatus: r.last_status,
+    lastFinishedAt: r.last_at,
+    lastSummary: r.last_summary,
+    lastError: r.last_error,
+    okFinishedAt: r.ok_at,
+    okSummary: r.ok_summary,
+    okHasData: r.ok_has_data === 1,
+  }));
+}
+
+export interface RunInsert {
+  id: string;
+  orgId: string;
+  agentId: string;
+  status: "running" | "ok" | "error";
+  summary?: string | null;
+  error?: string | null;
+  output?: unknown;
+  metrics?: { dau: number; wau: number; mrr: number } | null;
+  hasData?: boolean;
+  startedAt: number;
+  finishedAt?: number | null;
+}
+
+export function runInsertStatement(r: RunInsert) {
+  return {
+    sql: `INSERT INTO agent_runs (id, org_id, agent_id, status, summary, error, output, metrics, has_data, started_at, finished_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    args: [
+      r.id,
+      r.orgId,
+      r.agentId,
+      r.status,
+      r.summary ?? null,
+      r.error ?? null,
+      r.output === undefined ? null : JSON.stringify(r.output),
+      r.metrics ? JSON.stringify(r.metrics) : null,
+      r.hasData ? 1 : 0,
+      r.startedAt,
+      r.finishedAt ?? null,
+    ],
+  };
+}
+
+/** Metrics of the latest successful pulse run that reported them. */
+export async function latestMetrics(db: Db, orgId: string): Promise<{ dau: number; wau: number; mrr: number } | null> {
+  const rows = await all<{ metrics: string }>(
+    db,
+    `SELECT metrics FROM agent_runs WHERE org_id = ? AND agent_id = 'pulse' AND status = 'ok' AND metrics IS NOT NULL
+      ORDER BY finished_at DESC, id DESC LIMIT 1`,
+    [orgId],
+  );
+  return rows[0] ? JSON.parse(rows[0].metrics) : null;
+}

@@ -1,0 +1,106 @@
+import type { KeyScope, Plan } from "../auth/plans.ts";
+import { all, type Db, one, parseJson, run } from "./db.ts";
+
+export interface ApiKeyRecord {
+  hash: string;
+  name: string;
+  scopes: KeyScope[];
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+interface KeyRow {
+  hash: string;
+  name: string;
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+const toKey = (r: KeyRow): ApiKeyRecord => ({
+  hash: r.hash,
+  name: r.name,
+  scopes: parseJson<KeyScope[]>(r.scopes, []),
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+});
+
+export async function insertApiKey(
+  db: Db,
+  key: { hash: string; userId: string; name: string; scopes: KeyScope[] },
+  now: number,
+): Promise<void> {
+  await run(db, "INSERT INTO api_keys (hash, user_id, name, scopes, created_at) VALUES (?, ?, ?, ?, ?)", [
+    key.hash,
+    key.userId,
+    key.name,
+    JSON.stringify(key.scopes),
+    now,
+  ]);
+}
+
+/** Active keys of one user, newest first. */
+export async function listActiveApiKeys(db: Db, userId: string): Promise<ApiKeyRecord[]> {
+  const rows = await all<KeyRow>(
+    db,
+    "SELECT hash, name, scopes, created_at, last_used_at FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, rowid DESC",
+    [userId],
+  );
+  return rows.map(toKey);
+}
+
+/** Revokes an active key of this user; false when it is not one (unknown, revoked, or another user's). */
+export async function revokeApiKey(db: Db, userId: string, hash: string, now: number): Promise<boolean> {
+  return (
+    (await run(db, "UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND user_id = ? AND revoked_at IS NULL", [now, hash, userId])) === 1
+  );
+}
+
+/** Keys created by a user since a time, revoked ones included: the creation rate limit. */
+export async function countKeysCreatedSince(db: Db, userId: string, since: number): Promise<number> {
+  const row = await one<{ n: number }>(db, "SELECT count(*) AS n FROM api_keys WHERE user_id = ? AND created_at > ?", [userId, since]);
+  return row?.n ?? 0;
+}
+
+export interface KeyOwner {
+  userId: string;
+  orgId: string;
+  email: string;
+  name: string;
+  plan: Plan;
+  scopes: KeyScope[];
+  lastUsedAt: number | null;
+}
+
+/** The owner of an active key, read fresh on every request (revocation and plan changes are immediate). */
+export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner | null> {
+  const row = await one<{
+    user_id: string;
+    org_id: string;
+    email: string;
+    name: string;
+    plan: string;
+    scopes: string;
+    last_used_at: number | null;
+  }>(
+    db,
+    `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, k.scopes, k.last_used_at
+       FROM api_keys k JOIN users u ON u.id = k.user_id
+      WHERE k.hash = ? AND k.revoked_at IS NULL`,
+    [hash],
+  );
+  if (!row) return null;
+  return {
+    userId: row.user_id,
+    orgId: row.org_id,
+    email: row.email,
+    name: row.name,
+    plan: row.plan as Plan,
+    scopes: parseJson<KeyScope[]>(row.scopes, []),
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+export async function touchApiKey(db: Db, hash: string, now: number): Promise<void> {
+  await run(db, "UPDATE api_keys SET last_used_at = ? WHERE hash = ?", [now, hash]);
+}

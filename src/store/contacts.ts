@@ -1,0 +1,77 @@
+import { type Db, one } from "./db.ts";
+
+export interface ContactFields {
+  name: string;
+  email?: string;
+  company?: string;
+  role?: string;
+  relationship?: string;
+  notes?: string;
+}
+
+/**
+ * Creates or updates a contact in one atomic statement (SPEC §5): matched on the normalized email,
+ * or, without an email, on the normalized name among contacts that have none. An update changes
+ * only the fields sent. Concurrent upserts of one email make one contact: the unique partial
+ * indexes decide, not a read-then-write.
+ */
+export async function upsertContact(
+  db: Db,
+  orgId: string,
+  newId: string,
+  fields: ContactFields,
+  createdBy: string,
+  now: number,
+): Promise<{ id: string; created: boolean }> {
+  const email = fields.email?.trim().toLowerCase() || null;
+  const nameKey = fields.name.trim().toLowerCase();
+  const target = email ? "(org_id, email) WHERE email IS NOT NULL" : "(org_id, name_key) WHERE email IS NULL";
+  const row = await one<{ id: string }>(
+    db,
+    `INSERT INTO contacts (id, org_id, name, name_key, email, company, role, relationship, notes, created_by, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, coalesce(?, 'contact'), ?, ?, ?, ?)
+     ON CONFLICT ${target} DO UPDATE SET
+       name = excluded.name,
+       name_key = excluded.name_key,
+       company = coalesce(?, company),
+       role = coalesce(?, role),
+       relationship = coalesce(?, relationship),
+       notes = coalesce(?, notes),
+       updated_at = excluded.updated_at
+     RETURNING id`,
+    [
+      newId,
+      orgId,
+      fields.name,
+      nameKey,
+      email,
+      fields.company ?? null,
+      fields.role ?? null,
+      fields.relationship ?? null,
+      fields.notes ?? null,
+      createdBy,
+      now,
+      now,
+      fields.company ?? null,
+      fields.role ?? null,
+      fields.relationship ?? null,
+      fields.notes ?? null,
+    ],
+  );
+  if (!row) throw new Error("contact upsert returned no row");
+  return { id: row.id, created: row.id === newId };
+}
+
+/** Which of these contact ids exist in the organization. */
+export async function existingContactIds(db: Db, orgId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const result = await db.execute({
+    sql: `SELECT id FROM contacts WHERE org_id = ? AND id IN (${ids.map(() => "?").join(", ")})`,
+    args: [orgId, ...ids],
+  });
+  return new Set(result.rows.map((r) => String(r.id)));
+}
+
+export async function countContacts(db: Db, orgId: string): Promise<number> {
+  return (await one<{ n: number }>(db, "SELECT count(*) AS n FROM contacts WHERE org_id = ?", [orgId]))?.n ?? 0;
+}

@@ -1,0 +1,60 @@
+/**
+ * Schema versions. A fresh database gets `schema.sql` (the current schema, which records its own
+ * version); an existing one is brought forward by the ordered steps below, each applied in one
+ * batch (a transaction) together with its version bump. To change the schema: edit schema.sql,
+ * bump its version line, and append a step here that takes version N-1 to N.
+ */
+import type { InStatement } from "@libsql/client";
+import { type Db, one } from "./db.ts";
+
+export interface Migration {
+  /** The version this step produces. */
+  version: number;
+  statements: string[];
+}
+
+/** Steps from version 1 onwards; empty while version 1 is the only schema that ever shipped. */
+export const migrations: Migration[] = [];
+
+export const SCHEMA_VERSION = 1;
+
+/** Splits schema.sql into statements (it holds no triggers, so `;` at a line end ends one). */
+export function splitSql(sql: string): string[] {
+  return sql
+    .split(/;\s*(?:\n|$)/)
+    .map((s) =>
+      s
+        .split("\n")
+        .filter((line) => !line.trim().startsWith("--"))
+        .join("\n")
+        .trim(),
+    )
+    .filter(Boolean);
+}
+
+async function currentVersion(db: Db): Promise<number> {
+  const table = await one<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'");
+  if (!table) return 0;
+  const row = await one<{ value: string }>(db, "SELECT value FROM schema_meta WHERE key = 'version'");
+  return row ? Number(row.value) : 0;
+}
+
+/** Applies the schema or the pending migrations; returns the version the database is now at. */
+export async function migrate(db: Db, schemaSql: string, steps: Migration[] = migrations): Promise<number> {
+  const version = await currentVersion(db);
+  if (version === 0) {
+    await db.batch(splitSql(schemaSql), "write");
+    return currentVersion(db);
+  }
+  let at = version;
+  for (const step of steps) {
+    if (step.version <= at) continue;
+    const statements: InStatement[] = [
+      ...step.statements,
+      { sql: "UPDATE schema_meta SET value = ? WHERE key = 'version'", args: [String(step.version)] },
+    ];
+    await db.batch(statements, "write");
+    at = step.version;
+  }
+  return at;
+}

@@ -1,0 +1,140 @@
+/**
+ * A real Crew on loopback for tests: a fresh database file in a temp dir, the schema, the default
+ * organization, and an HTTP server on an ephemeral port serving createApp's fetch.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { serve } from "@hono/node-server";
+import { type AppDeps, createApp, resolveDeps } from "../../src/app.ts";
+import { generateApiKey } from "../../src/auth/api-keys.ts";
+import { hashPassword } from "../../src/auth/passwords.ts";
+import type { KeyScope, Plan } from "../../src/auth/plans.ts";
+import { readSchema } from "../../src/boot.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import { ManualClock } from "../../src/lib/clock.ts";
+import { silentLogger } from "../../src/lib/log.ts";
+import { insertApiKey } from "../../src/store/api-keys.ts";
+import { type Db, openDb } from "../../src/store/db.ts";
+import { migrate } from "../../src/store/migrations.ts";
+import { ensureDefaultOrgAndAgents, type Organization } from "../../src/store/orgs.ts";
+import { createUser, type User } from "../../src/store/users.ts";
+
+export const TEST_PASSWORD = "correct horse battery staple";
+let passwordHash: Promise<string> | null = null;
+/** Hashing at 600,000 iterations is slow by design: tests share one hash of TEST_PASSWORD. */
+export const testPasswordHash = () => (passwordHash ??= hashPassword(TEST_PASSWORD));
+
+export function tempDir(prefix = "crew-test-"): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function prepareDatabase(url: string, config: Config, now: number): Promise<{ db: Db; org: Organization }> {
+  const db = await openDb({ url });
+  await migrate(db, readSchema());
+  const org = await ensureDefaultOrgAndAgents(db, config.defaultTimeZone, now);
+  return { db, org };
+}
+
+export interface TestServer {
+  url: string;
+  db: Db;
+  deps: AppDeps;
+  org: Organization;
+  clock: ManualClock;
+  config: Config;
+  dir: string;
+  createUser(plan?: Plan, email?: string): Promise<User>;
+  createKey(user: User, scopes: KeyScope[], name?: string): Promise<string>;
+  /** A user on `plan` with one key of `scopes`: the usual start of a test. */
+  userWithKey(plan: Plan, scopes: KeyScope[]): Promise<{ user: User; key: string }>;
+  close(): Promise<void>;
+}
+
+let emailCounter = 0;
+
+export async function startServer(options: { env?: Record<string, string>; clock?: ManualClock } = {}): Promise<TestServer> {
+  const { dir, cleanup } = tempDir();
+  const clock = options.clock ?? new ManualClock();
+  const dbUrl = `file:${join(dir, "crew.db")}`;
+  // Bind first to learn the port, so BASE_URL can name it.
+  let app: ReturnType<typeof createApp> | null = null;
+  const server = serve({
+    fetch: (req) => (app ? app.fetch(req) : new Response("starting", { status: 503 })),
+    port: 0,
+    hostname: "127.0.0.1",
+  });
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  const config = loadConfig({
+    BASE_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: dbUrl,
+    CREW_SECRET: "test-secret-test-secret-test-secret-00",
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    LOG_LEVEL: "silent",
+    ...options.env,
+  });
+  const { db, org } = await prepareDatabase(dbUrl, config, clock.now());
+  const deps = resolveDeps({ db, config, clock, log: silentLogger });
+  app = createApp(deps);
+
+  const make = async (plan: Plan = "operator", email?: string) =>
+    createUser(
+      db,
+      {
+        orgId: org.id,
+        email: email ?? `user${++emailCounter}-${port}@example.com`,
+        name: `Test User ${emailCounter}`,
+        passwordHash: await testPasswordHash(),
+        plan,
+      },
+      clock.now(),
+    );
+  const createKey = async (user: User, scopes: KeyScope[], name = "test key") => {
+    const { key, hash } = generateApiKey();
+    await insertApiKey(db, { hash, userId: user.id, name, scopes }, clock.now());
+    return key;
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    deps,
+    org,
+    clock,
+    config,
+    dir,
+    createUser: make,
+    createKey,
+    async userWithKey(plan, scopes) {
+      const user = await make(plan);
+      return { user, key: await createKey(user, scopes) };
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      db.close();
+      cleanup();
+    },
+  };
+}
+
+/** fetch with a Bearer credential and, for objects, a JSON body. */
+export function api(base: string, key?: string) {
+  return async (path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    if (key) headers.Authorization = `Bearer ${key}`;
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+      headers["Content-Type"] ??= "application/json";
+    }
+    const res = await fetch(base + path, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+    const text = await res.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: res.status, headers: res.headers, json, text };
+  };
+}
