@@ -15,7 +15,7 @@ import { createLogger, type Logger } from "./lib/log.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { operations } from "./operations/index.ts";
-import { restRouter } from "./rest/router.ts";
+import { restRouter, sessionPaths } from "./rest/router.ts";
 import type { Db } from "./store/db.ts";
 import { webRoutes } from "./web/routes.ts";
 
@@ -47,9 +47,6 @@ export function resolveDeps(input: AppDepsInput): AppDeps {
   };
 }
 
-/** Paths under /api/mcp/ that take the signed-in session instead of a Bearer credential. */
-const SESSION_PATHS = new Set(["/api/mcp/keys"]);
-
 export function createApp(input: AppDepsInput): Hono<AppEnv> {
   const deps = resolveDeps(input);
   const app = new Hono<AppEnv>();
@@ -80,8 +77,9 @@ export function createApp(input: AppDepsInput): Hono<AppEnv> {
   });
 
   const gate = protect();
+  const sessionOnly = sessionPaths(operations);
   app.use("/api/mcp/*", async function bearerGate(c, next) {
-    if (SESSION_PATHS.has(c.req.path)) return next();
+    if (sessionOnly.has(c.req.path)) return next();
     return gate(c, next);
   });
   app.route("/", restRouter(deps, operations));

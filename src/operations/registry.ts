@@ -37,7 +37,10 @@ export interface RestProjection {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   /** OpenAPI-style path, e.g. `/api/mcp/actions/{id}`. Path parameters are input fields. */
   path: string;
-  access: Access;
+  /** Bearer (API key or OAuth token, quota-counted; the default) or the browser session (no quota, CSRF-checked). */
+  auth?: "bearer" | "session";
+  /** What a bearer credential needs; session endpoints check what they need in the handler. */
+  access: Access | null;
   /** Where the non-path input comes from. */
   from: "query" | "body" | "none";
   tags: string[];

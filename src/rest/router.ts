@@ -7,6 +7,7 @@ import { type Context, Hono } from "hono";
 import type * as v from "valibot";
 import type { AppDeps, AppEnv } from "../app.ts";
 import { authorize } from "../auth/access.ts";
+import { sessionPrincipal } from "../auth/session-principal.ts";
 import { readJsonObject } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
@@ -65,6 +66,11 @@ async function rawInput(c: Context<AppEnv>, op: Operation): Promise<Record<strin
   return { ...input, ...params };
 }
 
+/** Paths whose operations take the session: the Bearer gate and quota skip them. */
+export function sessionPaths(ops: Operation[]): Set<string> {
+  return new Set(ops.filter((op) => op.rest?.auth === "session").map((op) => op.rest?.path ?? ""));
+}
+
 export function restRouter(deps: AppDeps, ops: Operation[]): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   const methodsByPath = new Map<string, string[]>();
@@ -74,8 +80,8 @@ export function restRouter(deps: AppDeps, ops: Operation[]): Hono<AppEnv> {
     const path = toHonoPath(rest.path);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), rest.method]);
     router.on(rest.method, path, async (c) => {
-      const principal = c.get("principal");
-      authorize(principal, rest.access);
+      const principal = rest.auth === "session" ? await sessionPrincipal(c) : c.get("principal");
+      if (rest.access) authorize(principal, rest.access);
       const raw = await rawInput(c, op);
       const input = parseOrThrow(inputSchemaFor(op, raw), raw, rest.from === "query" ? "query" : "request body");
       const result = await op.handler({ ...deps, principal, via: "rest", requestId: c.get("requestId") }, input);

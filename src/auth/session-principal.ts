@@ -1,0 +1,25 @@
+/** The principal of an endpoint that takes the signed-in session instead of a Bearer credential. */
+import type { Context } from "hono";
+import type { AppEnv } from "../app.ts";
+import { assertSameOrigin } from "../http/csrf.ts";
+import { ApiError } from "../http/errors.ts";
+import type { Principal } from "./access.ts";
+import { readSession } from "./sessions.ts";
+
+export async function sessionPrincipal(c: Context<AppEnv>): Promise<Principal> {
+  if (c.req.header("authorization")) {
+    throw new ApiError(401, "unauthorized", "This endpoint needs a signed-in session (sign in at /sign-in), not a Bearer credential.");
+  }
+  const found = await readSession(c);
+  if (!found) throw new ApiError(401, "unauthorized", "Sign in first: this endpoint needs a signed-in session (/sign-in).");
+  assertSameOrigin(c.req.raw, c.get("deps").config.baseUrl);
+  const { user, session } = found;
+  return {
+    userId: user.id,
+    orgId: user.orgId,
+    email: user.email,
+    name: user.name,
+    plan: user.plan,
+    credential: { type: "session", id: session.id },
+  };
+}
