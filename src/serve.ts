@@ -1,10 +1,14 @@
-/** Node entry: `npm start`. Serves app.fetch with @hono/node-server; graceful shutdown on SIGINT/SIGTERM. */
+/**
+ * Node entry: `npm start` (and `crew serve`, which imports serveNode). Serves app.fetch with
+ * @hono/node-server; graceful shutdown on SIGINT/SIGTERM.
+ */
+import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
 import { boot } from "./boot.ts";
 import { ConfigError } from "./config.ts";
 
-async function main(): Promise<void> {
-  const booted = await boot(process.env);
+export async function serveNode(env: Record<string, string | undefined> = process.env): Promise<void> {
+  const booted = await boot(env);
   const { config } = booted;
   const server = serve({ fetch: booted.app.fetch, port: config.port, hostname: config.host }, (info) => {
     console.log(`Crew is listening on http://${config.host}:${info.port} (public URL ${config.baseUrl})`);
@@ -26,7 +30,10 @@ async function main(): Promise<void> {
   process.on("SIGTERM", stop);
 }
 
-main().catch((error) => {
-  console.error(error instanceof ConfigError ? `crew: ${error.message}` : error);
-  process.exit(1);
-});
+// Started as the entry (`node --import tsx src/serve.ts`), not imported by the CLI.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  serveNode(process.env).catch((error) => {
+    console.error(error instanceof ConfigError ? `crew: ${error.message}` : error);
+    process.exit(1);
+  });
+}

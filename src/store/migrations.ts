@@ -4,7 +4,6 @@
  * batch (a transaction) together with its version bump. To change the schema: edit schema.sql,
  * bump its version line, and append a step here that takes version N-1 to N.
  */
-import type { InStatement } from "@libsql/client";
 import { type Db, one } from "./db.ts";
 
 export interface Migration {
@@ -39,22 +38,32 @@ async function currentVersion(db: Db): Promise<number> {
   return row ? Number(row.value) : 0;
 }
 
-/** Applies the schema or the pending migrations; returns the version the database is now at. */
+/**
+ * Applies the schema or the pending migrations; returns the version the database is now at.
+ * Each step is one batch (a transaction) that first records `migration:N` in schema_meta: when
+ * two processes upgrade one database at once, the second's record collides, its batch rolls
+ * back whole, and the step runs exactly once. (Batches, not interactive transactions: the local
+ * driver runs statements synchronously, so an open transaction in one process stalls every other
+ * connection of that process until the busy timeout.)
+ */
 export async function migrate(db: Db, schemaSql: string, steps: Migration[] = migrations): Promise<number> {
-  const version = await currentVersion(db);
-  if (version === 0) {
+  if ((await currentVersion(db)) === 0) {
     await db.batch(splitSql(schemaSql), "write");
-    return currentVersion(db);
   }
-  let at = version;
   for (const step of steps) {
-    if (step.version <= at) continue;
-    const statements: InStatement[] = [
-      ...step.statements,
-      { sql: "UPDATE schema_meta SET value = ? WHERE key = 'version'", args: [String(step.version)] },
-    ];
-    await db.batch(statements, "write");
-    at = step.version;
+    if (step.version <= (await currentVersion(db))) continue;
+    try {
+      await db.batch(
+        [
+          { sql: "INSERT INTO schema_meta (key, value) VALUES (?, ?)", args: [`migration:${step.version}`, new Date().toISOString()] },
+          ...step.statements,
+          { sql: "UPDATE schema_meta SET value = ? WHERE key = 'version'", args: [String(step.version)] },
+        ],
+        "write",
+      );
+    } catch (error) {
+      if (!String(error).includes("UNIQUE constraint failed: schema_meta.key")) throw error;
+    }
   }
-  return at;
+  return currentVersion(db);
 }
