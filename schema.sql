@@ -318,4 +318,11 @@ CREATE TABLE IF NOT EXISTS integrations (
   PRIMARY KEY (user_id, kind)
 ) STRICT;
 
+-- Rows that `crew seed --demo` inserted (table, id), so running it again replaces exactly those.
+CREATE TABLE IF NOT EXISTS demo_rows (
+  table_name TEXT NOT NULL,
+  row_id     TEXT NOT NULL,
+  PRIMARY KEY (table_name, row_id)
+) STRICT, WITHOUT ROWID;
+
 INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '1');

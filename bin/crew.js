@@ -3,4 +3,10 @@
 import { register } from "tsx/esm/api";
 
 register();
-await import("../src/cli.ts");
+const { runCli } = await import("../src/cli.ts");
+const code = await runCli(process.argv.slice(2), process.env, {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+});
+// "running": `serve` keeps the process alive until SIGINT/SIGTERM.
+if (code !== "running") process.exitCode = code;

@@ -61,9 +61,9 @@ export function createApp(input: AppDepsInput): Hono<AppEnv> {
   );
   app.use("/api/mcp/*", apiVersion);
   app.onError(renderError);
-  app.notFound(() => {
-    throw new ApiError(404, "not_found", "No such endpoint; see /docs for the API reference.");
-  });
+  // Returned, not thrown: Hono calls the not-found handler outside the error boundary of the
+  // middleware around it, and a thrown error would skip their after-work (X-RateLimit-* headers).
+  app.notFound((c) => renderError(new ApiError(404, "not_found", "No such endpoint; see /docs for the API reference."), c));
 
   // Process and database health: not protected, not quota-counted.
   app.get("/healthz", (c) => c.json({ ok: true }));

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type AppDeps, createApp, resolveDeps } from "./app.ts";
+import type { AppDeps, createApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
 import type { Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
@@ -69,8 +69,13 @@ export async function boot(env: Record<string, string | undefined>, options: { c
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? { now: () => Date.now() };
   const db = await openStore(config, log, clock.now());
+  // The app loads here rather than at the top, so the CLI's store commands (openStore) start
+  // without compiling the whole service.
+  const [{ createApp, resolveDeps }, { ensureSetupLink }] = await Promise.all([import("./app.ts"), import("./web/setup.ts")]);
   const deps = resolveDeps({ db, config, clock, log });
   const app = createApp(deps);
+  const setupLink = await ensureSetupLink(db, config, clock.now());
+  if (setupLink) console.log(`No user yet: create the owner account at ${setupLink} (the link works once)`);
   return {
     config,
     db,

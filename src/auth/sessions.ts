@@ -1,7 +1,7 @@
 /**
- * Browser sessions, the scheme Lucia documents: a token of 20+ random bytes (base32) goes to
- * the cookie; only its SHA-256 is stored as the session id. 30-day lifetime, extended when used
- * in its last 15 days (one write at most per 15 days). Absence is `null`, not an exception.
+ * Browser sessions, the scheme Lucia documents: a token of 20 random bytes (base32) goes to the
+ * cookie; only its SHA-256 is stored as the session id. 30-day lifetime, extended when used in
+ * its last 15 days (so at most one write per 15 days per session). Absence is `null`, not an exception.
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -9,18 +9,26 @@ import type { AppEnv } from "../app.ts";
 import { DAY } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
-import { deleteSession, extendSession, findSession, insertSession } from "../store/sessions.ts";
+import { deleteExpiredSessions, deleteSession, extendSession, findSession, insertSession } from "../store/sessions.ts";
 import { getUserById, type User } from "../store/users.ts";
 
 export const SESSION_COOKIE = "crew_session";
-const LIFETIME = 30 * DAY;
-const RENEW_WITHIN = 15 * DAY;
+export const SESSION_LIFETIME = 30 * DAY;
+export const SESSION_RENEW_WITHIN = 15 * DAY;
 
 export interface Session {
   id: string;
   userId: string;
+  /** Carried by every form of the session (hidden field `csrf`), checked beside the Origin. */
   csrfToken: string;
   expiresAt: number;
+}
+
+export interface ValidSession {
+  session: Session;
+  user: User;
+  /** The expiry moved: the cookie must be sent again with the new date. */
+  renewed: boolean;
 }
 
 export function generateSessionToken(): string {
@@ -28,53 +36,81 @@ export function generateSessionToken(): string {
 }
 
 export async function createSession(db: Db, token: string, userId: string, now: number): Promise<Session> {
-  const session: Session = { id: sha256Hex(token), userId, csrfToken: randomSecret(20), expiresAt: now + LIFETIME };
+  const session: Session = { id: sha256Hex(token), userId, csrfToken: randomSecret(20), expiresAt: now + SESSION_LIFETIME };
   await insertSession(db, session, now);
   return session;
 }
 
 /** The session and its user, or null when the token is unknown or expired. Renews in the last 15 days. */
-export async function validateSessionToken(db: Db, token: string, now: number): Promise<{ session: Session; user: User } | null> {
+export async function validateSessionToken(db: Db, token: string, now: number): Promise<ValidSession | null> {
   const session = await findSession(db, sha256Hex(token));
   if (!session) return null;
   if (now >= session.expiresAt) {
     await deleteSession(db, session.id);
     return null;
   }
-  if (now >= session.expiresAt - RENEW_WITHIN) {
-    session.expiresAt = now + LIFETIME;
+  let renewed = false;
+  if (now >= session.expiresAt - SESSION_RENEW_WITHIN) {
+    session.expiresAt = now + SESSION_LIFETIME;
     await extendSession(db, session.id, session.expiresAt);
+    renewed = true;
   }
   const user = await getUserById(db, session.userId);
-  return user ? { session, user } : null;
+  return user ? { session, user, renewed } : null;
 }
 
 export async function invalidateSession(db: Db, sessionId: string): Promise<void> {
   await deleteSession(db, sessionId);
 }
 
+const secureCookies = (c: Context<AppEnv>) => c.get("deps").config.baseUrl.startsWith("https:");
+
+/** HttpOnly (no script reads it), SameSite=Lax (not sent on cross-site POSTs), Path=/, Secure on https. */
 export function setSessionCookie(c: Context<AppEnv>, token: string, expiresAt: number): void {
-  const { config } = c.get("deps");
+  const now = c.get("deps").clock.now();
   setCookie(c, SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: "Lax",
     path: "/",
-    secure: config.baseUrl.startsWith("https:"),
+    secure: secureCookies(c),
     expires: new Date(expiresAt),
+    maxAge: Math.max(0, Math.floor((expiresAt - now) / 1000)),
   });
 }
 
 export function clearSessionCookie(c: Context<AppEnv>): void {
-  const { config } = c.get("deps");
-  deleteCookie(c, SESSION_COOKIE, { path: "/", secure: config.baseUrl.startsWith("https:") });
+  deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Lax", secure: secureCookies(c) });
 }
 
-/** The signed-in user of this request, or null. Refreshes the cookie when the session was renewed. */
-export async function readSession(c: Context<AppEnv>): Promise<{ session: Session; user: User } | null> {
+/**
+ * Signs a user in: a new token every time (never reuse the one the browser brought, which closes
+ * session fixation), the previous session of this browser ended, the cookie set.
+ */
+export async function startSession(c: Context<AppEnv>, userId: string): Promise<Session> {
+  const { db, clock } = c.get("deps");
+  const previous = getCookie(c, SESSION_COOKIE);
+  if (previous) await invalidateSession(db, sha256Hex(previous));
+  await deleteExpiredSessions(db, clock.now());
+  const token = generateSessionToken();
+  const session = await createSession(db, token, userId, clock.now());
+  setSessionCookie(c, token, session.expiresAt);
+  return session;
+}
+
+/** Signs out: the session is deleted server-side (the token stops working everywhere) and the cookie cleared. */
+export async function endSession(c: Context<AppEnv>): Promise<void> {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (token) await invalidateSession(c.get("deps").db, sha256Hex(token));
+  clearSessionCookie(c);
+}
+
+/** The signed-in user of this request, or null. Sends the cookie again when the session was renewed. */
+export async function readSession(c: Context<AppEnv>): Promise<ValidSession | null> {
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return null;
   const { db, clock } = c.get("deps");
-  const before = await validateSessionToken(db, token, clock.now());
-  if (before && before.session.expiresAt > clock.now() + LIFETIME - 1000) setSessionCookie(c, token, before.session.expiresAt);
-  return before;
+  const found = await validateSessionToken(db, token, clock.now());
+  if (!found) return null;
+  if (found.renewed) setSessionCookie(c, token, found.session.expiresAt);
+  return found;
 }

@@ -1,7 +1,48 @@
+/**
+ * Discovery and documentation (SPEC §11): /openapi.json, /docs, /docs/errors, the stylesheet,
+ * /.well-known/mcp.json, /llms.txt, /llms-full.txt. Public, not quota-counted. Built once per app
+ * from the registry (it does not change while the process runs).
+ */
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../app.ts";
+import { operations } from "../operations/index.ts";
+import type { Operation } from "../operations/registry.ts";
+import { llmsText, serverCard } from "./discovery.ts";
+import { buildOpenApi } from "./openapi.ts";
+import { errorsPage, referencePage } from "./pages.ts";
+import { DOCS_CSS } from "./style.ts";
 
-export function docsRoutes(_deps: AppDeps): Hono<AppEnv> {
+function lazy<T>(make: () => T): () => T {
+  let value: { v: T } | null = null;
+  return () => {
+    if (!value) value = { v: make() };
+    return value.v;
+  };
+}
+
+/** Machine-readable documents may be fetched from any origin (no cookie is involved). */
+const PUBLIC = { "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=300" };
+
+export function docsRoutes(deps: AppDeps, ops: Operation[] = operations): Hono<AppEnv> {
+  const settings = { baseUrl: deps.config.baseUrl, rateLimitPerHour: deps.config.rateLimitPerHour };
+  const openapi = lazy(() => buildOpenApi(settings, ops));
+  const reference = lazy(async () => String(await referencePage(openapi(), ops)));
+  const errors = lazy(async () => String(await errorsPage()));
+  const card = lazy(() => serverCard(settings, ops));
+  const llms = lazy(() => llmsText(settings, ops, false));
+  const llmsFull = lazy(() => llmsText(settings, ops, true));
+  const text = "text/plain; charset=utf-8";
+
   const router = new Hono<AppEnv>();
+  router.get("/openapi.json", (c) => c.json(openapi(), 200, PUBLIC));
+  router.get("/docs", async (c) => c.html(await reference()));
+  router.get("/docs/", (c) => c.redirect("/docs", 301));
+  router.get("/docs/errors", async (c) => c.html(await errors()));
+  router.get("/docs/assets/docs.css", (c) =>
+    c.body(DOCS_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=3600" }),
+  );
+  router.get("/.well-known/mcp.json", (c) => c.json(card(), 200, PUBLIC));
+  router.get("/llms.txt", (c) => c.body(llms(), 200, { ...PUBLIC, "Content-Type": text }));
+  router.get("/llms-full.txt", (c) => c.body(llmsFull(), 200, { ...PUBLIC, "Content-Type": text }));
   return router;
 }

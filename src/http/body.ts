@@ -10,7 +10,17 @@ export function isJsonMediaType(contentType: string | null | undefined): boolean
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
 
-const tooLarge = () => new ApiError(413, "payload_too_large", `The request body is over ${MAX_BODY_BYTES / 1024} KiB.`);
+/**
+ * `Connection: close`: the rest of an oversized body is never read, so the connection cannot carry
+ * another request; saying so keeps clients from reusing a socket the server is about to drop.
+ */
+const tooLarge = () =>
+  new ApiError(413, "payload_too_large", `The request body is over ${MAX_BODY_BYTES / 1024} KiB.`, {
+    headers: { Connection: "close" },
+  });
+
+/** A 400 about the body as a whole: `issues` names it as `(body)`, as validation does. */
+const bodyInvalid = (message: string) => new ApiError(400, "invalid_request", message, { issues: [{ path: "(body)", message }] });
 
 /** Reads at most `limit` bytes of the body, refusing early on a too-large Content-Length. */
 export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
@@ -39,7 +49,7 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(all);
   } catch {
-    throw new ApiError(400, "invalid_request", "The request body is not valid UTF-8.");
+    throw bodyInvalid("The request body is not valid UTF-8.");
   }
 }
 
@@ -53,14 +63,10 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError(
-      400,
-      "invalid_request",
-      text.trim() === "" ? "The request body is empty; send a JSON object." : "The request body is not valid JSON.",
-    );
+    throw bodyInvalid(text.trim() === "" ? "The request body is empty; send a JSON object." : "The request body is not valid JSON.");
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError(400, "invalid_request", "The request body must be a JSON object.");
+    throw bodyInvalid("The request body must be a JSON object.");
   }
   return value as Record<string, unknown>;
 }

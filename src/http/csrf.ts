@@ -1,22 +1,35 @@
 /**
- * CSRF protection for cookie-authenticated state changes (SPEC §2): a non-GET request that
- * carries the session cookie must come from Crew's own origin. Browsers send Origin on every
- * cross-origin POST; when it is absent, Sec-Fetch-Site (if sent) must say same-origin. Forms
- * carry a token as well (web/), checked by the page handlers.
+ * CSRF protection for cookie-authenticated state changes (SPEC §2), two layers:
+ * 1. Origin: a non-GET request must come from Crew's own origin (BASE_URL). Browsers send Origin
+ *    on every cross-origin POST; when it is absent, Sec-Fetch-Site (if sent) must say same-origin.
+ *    Requests with neither are not from a browser page (curl, scripts) and carry no ambient cookie risk.
+ * 2. Forms carry the session's csrf token in a hidden field `csrf`, compared in constant time.
  */
+import { constantTimeEqual } from "@oslojs/crypto/subtle";
 import { ApiError } from "./errors.ts";
 
-export function assertSameOrigin(request: Request, baseUrl: string): void {
+export const CSRF_FIELD = "csrf";
+
+/** Null when the request may change state for this origin, else why not. */
+export function crossSiteReason(request: Request, baseUrl: string): string | null {
   const method = request.method.toUpperCase();
-  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return;
+  if (method === "GET" || method === "HEAD" || method === "OPTIONS") return null;
   const expected = new URL(baseUrl).origin;
   const origin = request.headers.get("origin");
-  if (origin !== null) {
-    if (origin !== expected) throw new ApiError(403, "forbidden", "Cross-site request refused: the Origin is not this server's.");
-    return;
-  }
+  if (origin !== null) return origin === expected ? null : "Cross-site request refused: the Origin is not this server's.";
   const site = request.headers.get("sec-fetch-site");
-  if (site !== null && site !== "same-origin" && site !== "none") {
-    throw new ApiError(403, "forbidden", "Cross-site request refused.");
-  }
+  if (site !== null && site !== "same-origin" && site !== "none") return "Cross-site request refused.";
+  return null;
+}
+
+export function assertSameOrigin(request: Request, baseUrl: string): void {
+  const reason = crossSiteReason(request, baseUrl);
+  if (reason) throw new ApiError(403, "forbidden", reason);
+}
+
+/** Constant-time comparison of the form's token with the session's. */
+export function csrfTokenMatches(expected: string, given: unknown): boolean {
+  if (typeof given !== "string" || given.length !== expected.length) return false;
+  const enc = new TextEncoder();
+  return constantTimeEqual(enc.encode(expected), enc.encode(given));
 }

@@ -42,9 +42,13 @@ export interface ErrorEnvelope {
 
 /** The protected-resource metadata a challenge points to: the /mcp variant for the MCP endpoint. */
 export function resourceMetadataUrl(baseUrl: string, path: string): string {
-  const mcp = path === "/mcp" || path.startsWith("/mcp/");
-  return `${baseUrl}/.well-known/oauth-protected-resource${mcp ? "/mcp" : ""}`;
+  return `${baseUrl}/.well-known/oauth-protected-resource${isMcpPath(path) ? "/mcp" : ""}`;
 }
+
+const isMcpPath = (path: string) => path === "/mcp" || path.startsWith("/mcp/");
+
+/** The scopes an MCP client should ask for (SPEC §7): write too, since the consent page caps them by plan. */
+export const MCP_CHALLENGE_SCOPE = "crew:read crew:write";
 
 const quote = (s: string) => `"${s.replace(/["\\]/g, "")}"`;
 
@@ -56,6 +60,7 @@ export function bearerChallenge(error: ApiError, baseUrl: string, path: string):
     if (error.code === "invalid_token") {
       parts.push(`error="invalid_token"`, `error_description=${quote(error.message)}`);
     }
+    if (isMcpPath(path)) parts.push(`scope="${MCP_CHALLENGE_SCOPE}"`);
     parts.push(metadata);
     return parts.join(", ");
   }
@@ -80,6 +85,8 @@ export function errorEnvelope(error: ApiError, requestId: string, baseUrl: strin
   }
   if (error.extra.required_scope) body.required_scope = error.extra.required_scope;
   if (error.extra.issues) body.issues = error.extra.issues;
+  // Clients can always read `issues` on a 400; a 400 thrown without them names the request as a whole.
+  else if (error.status === 400) body.issues = [{ path: "(request)", message: error.message }];
   return body;
 }
 

@@ -1,7 +1,100 @@
-import { Hono } from "hono";
+/**
+ * `{base}/mcp`: Streamable HTTP on the SDK's web-standard transport, stateless (a new server and
+ * transport per request, JSON responses, no session id). Guards in the order they apply:
+ *
+ *   CORS (every response; preflight answered here) → Origin (403, DNS rebinding) → method (405)
+ *   → credential (401) → quota (429) → MCP-Protocol-Version (400) → transport (406/415/…) → tools.
+ *
+ * CORS and the Origin check combine as follows: a preflight is answered for any origin (it grants
+ * nothing by itself), and every response carries CORS headers so a browser client can read errors,
+ * but a request that carries an Origin must come from BASE_URL's origin or one in ALLOWED_ORIGINS.
+ * Browser clients such as MCP Inspector (http://localhost:6274) therefore work once their origin is
+ * listed in ALLOWED_ORIGINS; server-side clients send no Origin and are not affected.
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../app.ts";
+import { protect } from "../auth/protect.ts";
+import { ApiError } from "../http/errors.ts";
+import { methodNotAllowed } from "../http/middleware.ts";
+import { operations } from "../operations/index.ts";
+import { buildMcpServer, isSupportedProtocolVersion, PROTOCOL_VERSIONS } from "./server.ts";
+import { buildToolCatalog } from "./tools.ts";
 
-export function mcpRoutes(_deps: AppDeps): Hono<AppEnv> {
+/** Both spellings answer the same: a redirect between them breaks clients (FIELD-NOTES). */
+const PATHS = ["/mcp", "/mcp/"];
+
+/** The transport's own limit, matching the REST body limit (SPEC §4). */
+const MAX_BODY_BYTES = 256 * 1024;
+
+const CORS_HEADERS = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers":
+    "WWW-Authenticate, Mcp-Session-Id, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
+};
+
+const PREFLIGHT_HEADERS = {
+  ...CORS_HEADERS,
+  // GET and DELETE are allowed through the preflight so a browser client sees our 405, not a CORS failure.
+  "Access-Control-Allow-Methods": "POST, GET, DELETE, OPTIONS",
+  "Access-Control-Allow-Headers": "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+  "Access-Control-Max-Age": "86400",
+};
+
+/** CORS for any origin: /mcp authenticates by Bearer header only, never by cookie, so `*` grants nothing. */
+const mcpCors: MiddlewareHandler<AppEnv> = async function mcpCors(c, next) {
+  if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
+  await next();
+  for (const [name, value] of Object.entries(CORS_HEADERS)) c.res.headers.set(name, value);
+};
+
+function originGuard(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  const allowed = new Set([new URL(deps.config.baseUrl).origin, ...deps.config.allowedOrigins]);
+  return async function mcpOriginGuard(c, next) {
+    const origin = c.req.header("origin");
+    // No Origin: a server-side client (or a same-origin GET); a DNS-rebinding page always sends one.
+    if (origin !== undefined && !allowed.has(origin)) {
+      throw new ApiError(
+        403,
+        "forbidden",
+        `Requests from origin ${origin} are not allowed; the server operator can add it to ALLOWED_ORIGINS.`,
+      );
+    }
+    await next();
+  };
+}
+
+/** JSON-RPC error body, as the transport writes its own protocol-level refusals. */
+const jsonRpcError = (status: number, message: string) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), {
+    status,
+    headers: { "Content-Type": "application/json" },
+  });
+
+export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
+  const catalog = buildToolCatalog(operations);
+  const gate = protect();
+
+  for (const path of PATHS) {
+    router.use(path, mcpCors, originGuard(deps));
+    router.post(path, gate, async function mcpEndpoint(c) {
+      const version = c.req.header("mcp-protocol-version");
+      if (version !== undefined && !isSupportedProtocolVersion(version)) {
+        return jsonRpcError(400, `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${PROTOCOL_VERSIONS.join(", ")}).`);
+      }
+      const principal = c.get("principal");
+      const requestId = c.get("requestId");
+      const server = buildMcpServer(deps, catalog, { principal: async () => principal, requestId: () => requestId });
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+      await server.connect(transport);
+      // No close(): with JSON responses nothing stays open (no stream, no timer), and closing would
+      // abort the request's bookkeeping still settling after the response (measurably slower);
+      // server and transport are garbage once the response is sent.
+      return transport.handleRequest(c.req.raw);
+    });
+    // GET would open an SSE stream that never ends, DELETE ends a session that stateless mode never has.
+    router.all(path, methodNotAllowed(["POST", "OPTIONS"]));
+  }
   return router;
 }

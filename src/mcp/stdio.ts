@@ -1,4 +1,75 @@
-/** `npx crew mcp`: the MCP tools over stdio, acting as the user of CREW_API_KEY. (Issue 4 fills this in.) */
-export async function runStdioServer(_env: Record<string, string | undefined>): Promise<void> {
-  throw new Error("The stdio MCP server is not implemented yet.");
+/**
+ * `npx crew mcp`: the same MCP tools over stdio for local clients (Claude Desktop, …), acting as
+ * the user of CREW_API_KEY. Each tools request re-checks the key (revocation, plan changes) and
+ * takes one unit of that user's quota, as an HTTP request to /mcp would. stdout carries JSON-RPC
+ * only; logs go to stderr.
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Principal } from "../auth/access.ts";
+import { authenticateBearer } from "../auth/bearer.ts";
+import { consumeQuota } from "../auth/quota.ts";
+import { boot } from "../boot.ts";
+import { ApiError } from "../http/errors.ts";
+import { newId } from "../lib/random.ts";
+import { operations } from "../operations/index.ts";
+import { buildMcpServer, type McpSession } from "./server.ts";
+import { buildToolCatalog } from "./tools.ts";
+
+type Readable = NonNullable<ConstructorParameters<typeof StdioServerTransport>[0]>;
+type Writable = NonNullable<ConstructorParameters<typeof StdioServerTransport>[1]>;
+
+/**
+ * Serves MCP on stdin/stdout until stdin ends. Throws, with a message meant for the person at the
+ * terminal, when CREW_API_KEY is missing or refused or the configuration is invalid.
+ */
+export async function runStdioServer(
+  env: Record<string, string | undefined>,
+  io: { stdin?: Readable; stdout?: Writable } = {},
+): Promise<void> {
+  const key = (env.CREW_API_KEY ?? "").trim();
+  if (key === "") {
+    throw new Error("CREW_API_KEY is not set: create an API key (dashboard or `npx crew key create`) and put it in the environment.");
+  }
+  const booted = await boot(env);
+  const { db, config, clock, log } = booted.deps;
+  const header = `Bearer ${key}`;
+
+  let principal: Principal;
+  try {
+    principal = await authenticateBearer(db, config, header, clock.now());
+  } catch (error) {
+    await booted.close();
+    if (error instanceof ApiError) throw new Error(`CREW_API_KEY was refused: ${error.message}`);
+    throw error;
+  }
+  if (principal.plan === "lite" || principal.plan === "team_starter") {
+    log.warn("this user's plan includes no MCP tools; tools/list will be empty", { plan: principal.plan });
+  }
+
+  const session: McpSession = {
+    async principal() {
+      const now = clock.now();
+      const current = await authenticateBearer(db, config, header, now);
+      const quota = await consumeQuota(db, current.userId, config.rateLimitPerHour, now);
+      if (!quota.allowed) {
+        throw new ApiError(429, "rate_limited", `Hourly request quota of ${quota.limit} spent; retry after ${quota.retryAfter} s.`);
+      }
+      return current;
+    },
+    requestId: () => newId("req", clock.now()),
+  };
+
+  const server = buildMcpServer(booted.deps, buildToolCatalog(operations), session);
+  // The stdio transport is Node's by nature (the SDK's, over process.stdin/stdout by default).
+  const stdin = io.stdin ?? process.stdin;
+  const transport = new StdioServerTransport(stdin, io.stdout ?? process.stdout);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = resolve;
+  });
+  // The transport does not watch for end of input: the client closing stdin ends the session.
+  stdin.once("end", () => void server.close());
+  await server.connect(transport);
+  log.info("crew MCP server on stdio", { user: principal.email, plan: principal.plan });
+  await closed;
+  await booted.close();
 }

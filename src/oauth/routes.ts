@@ -1,7 +1,69 @@
-import { Hono } from "hono";
+/**
+ * The authorization server's routes (SPEC §6). The JSON endpoints answer in the OAuth error
+ * format and with CORS for any origin; the pages (authorize, connected apps) use the session
+ * cookie and never answer CORS.
+ */
+import { type Context, Hono } from "hono";
 import type { AppDeps, AppEnv } from "../app.ts";
+import { methodNotAllowed } from "../http/middleware.ts";
+import { authorizeGet, authorizePost } from "./authorize.ts";
+import { connectedAppsRoutes } from "./connected-apps.ts";
+import { publicCors } from "./cors.ts";
+import { OAuthError, renderOAuthError } from "./errors.ts";
+import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata.ts";
+import { register } from "./register.ts";
+import { revoke } from "./revoke.ts";
+import { token } from "./token.ts";
 
-export function oauthRoutes(_deps: AppDeps): Hono<AppEnv> {
+type Handler = (c: Context<AppEnv>) => Promise<Response>;
+
+/** The one place OAuthError becomes a response; the detail is logged, never sent. */
+function oauthEndpoint(handler: Handler): Handler {
+  return async function oauthEndpointHandler(c) {
+    try {
+      return await handler(c);
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      c.get("deps").log.info("oauth request refused", {
+        request_id: c.get("requestId"),
+        path: c.req.path,
+        error: error.code,
+        detail: error.detail,
+      });
+      return renderOAuthError(error);
+    }
+  };
+}
+
+export function oauthRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
+  const { config } = deps;
+
+  /** One public JSON endpoint: CORS (preflight included), the handler, 405 for other methods. */
+  const endpoint = (paths: string[], method: "GET" | "POST", handler: Handler) => {
+    for (const path of paths) {
+      router.use(path, publicCors([method]));
+      router.on(method, path, oauthEndpoint(handler));
+      router.all(path, methodNotAllowed([method]));
+    }
+  };
+
+  endpoint(["/.well-known/oauth-authorization-server"], "GET", async (c) => c.json(authorizationServerMetadata(config)));
+  endpoint(["/.well-known/oauth-protected-resource"], "GET", async (c) => c.json(protectedResourceMetadata(config, config.baseUrl)));
+  endpoint(["/.well-known/oauth-protected-resource/mcp"], "GET", async (c) =>
+    c.json(protectedResourceMetadata(config, `${config.baseUrl}/mcp`)),
+  );
+  // The aliases serve clients that skip metadata and guess the paths (SPEC §6).
+  endpoint(["/oauth/register", "/register"], "POST", register);
+  endpoint(["/oauth/token", "/token"], "POST", token);
+  endpoint(["/oauth/revoke"], "POST", revoke);
+
+  for (const path of ["/oauth/authorize", "/authorize"]) {
+    router.get(path, authorizeGet);
+    router.post(path, authorizePost);
+    router.all(path, methodNotAllowed(["GET", "POST"]));
+  }
+
+  router.route("/", connectedAppsRoutes());
   return router;
 }

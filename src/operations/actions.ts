@@ -78,7 +78,8 @@ const encodeCursor = (c: ActionCursor) => encodeBase64urlNoPadding(new TextEncod
 function decodeCursor(cursor: string): ActionCursor {
   try {
     const [rank, id] = JSON.parse(new TextDecoder().decode(decodeBase64urlIgnorePadding(cursor)));
-    if (Number.isInteger(rank) && typeof id === "string") return { rank, id };
+    // Only the sort keys this endpoint hands out: a priority rank 0–3 and an action id.
+    if (Number.isInteger(rank) && rank >= 0 && rank <= 3 && typeof id === "string" && /^act_[0-9A-Z]{26}$/.test(id)) return { rank, id };
   } catch {}
   throw new ApiError(400, "invalid_request", "The cursor is invalid; pass the nextCursor of a previous page.", {
     issues: [{ path: "cursor", message: "Not a cursor returned by this endpoint." }],
@@ -104,7 +105,13 @@ export const listActionQueue = defineOperation({
       ),
       50,
     ),
-    cursor: v.optional(v.pipe(v.string(), v.maxLength(200, "Not a cursor returned by this endpoint."))),
+    cursor: v.optional(
+      v.pipe(
+        v.string("Not a cursor returned by this endpoint."),
+        v.minLength(1, "Not a cursor returned by this endpoint; omit it for the first page."),
+        v.maxLength(200, "Not a cursor returned by this endpoint."),
+      ),
+    ),
   }),
   output: v.object({ actions: v.array(Action), nextCursor: v.nullable(v.string()) }),
   // REST lists the queue only for admin keys / crew:write; MCP treats it as a read-tier tool (SPEC §7).
@@ -142,6 +149,14 @@ export const addActions = defineOperation({
     title: "Add action",
     access: writeAccess(),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    // One object for MCP: a single action's fields at the top level, or `actions` for a batch.
+    input: v.strictObject({
+      ...NewAction.entries,
+      title: v.optional(v.pipe(Title, v.description("Required unless `actions` is given."))),
+      actions: v.optional(
+        v.pipe(ActionBatch.entries.actions, v.description("A batch of 1–100 actions instead of one; stored all or none.")),
+      ),
+    }),
   },
   handler: async (ctx, input) => {
     const batch = "actions" in input;

@@ -1,6 +1,9 @@
 /** Every operation, in the order the documents list them. Projections iterate this list. */
 import { addActions, listActionQueue, updateActionOp } from "./actions.ts";
 import { getAgents } from "./agents.ts";
+import { createCalendarEvent, findTime } from "./calendar.ts";
+import { listOAuthGrants, revokeOAuthGrant } from "./grants.ts";
+import { createApiKey, deleteApiKey, listApiKeys } from "./keys.ts";
 import type { Operation } from "./registry.ts";
 import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "./reports.ts";
 import { addContact, createHandoff, postInsight } from "./writes.ts";
@@ -17,4 +20,11 @@ export const operations: Operation[] = [
   addContact,
   createHandoff,
   postInsight,
+  findTime,
+  createCalendarEvent,
+  listApiKeys,
+  createApiKey,
+  deleteApiKey,
+  listOAuthGrants,
+  revokeOAuthGrant,
 ] as unknown as Operation[];

@@ -51,6 +51,12 @@ export interface McpProjection {
   title: string;
   access: Access;
   annotations: ToolAnnotations;
+  /**
+   * The input schema the tool advertises, when the operation's own input is not a plain object
+   * (MCP requires an object; a top-level union is refused by some clients). Arguments are still
+   * judged by the operation's input (`inputSchemaFor`), so this only describes them.
+   */
+  input?: AnySchema;
 }
 
 export interface Operation<I extends AnySchema = AnySchema, O extends AnySchema = AnySchema> {

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { SUGGESTION_AGENTS } from "../agents/catalog.ts";
 import { type BriefingBody, generateBriefing } from "../agents/compose-briefing.ts";
 import { readAccess } from "../auth/access.ts";
-import { notFound } from "../http/errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { iso } from "../lib/clock.ts";
 import { latestBriefing, latestProfile, latestStandup } from "../store/reports.ts";
 import { listOpenSuggestions } from "../store/suggestions.ts";
@@ -43,10 +43,12 @@ export const getStandup = defineOperation({
   handler: async (ctx, input) => {
     const found = await latestStandup<StandupBody>(ctx.db, ctx.principal.orgId, input.mode);
     if (!found) {
-      throw notFound(
-        input.mode === "latest"
-          ? "No standup has been generated yet; a standup"
-          : `No ${input.mode} standup has been generated yet; a ${input.mode} standup`,
+      const which = input.mode === "latest" ? "standup" : `${input.mode} standup`;
+      const when = input.mode === "evening" ? "18:00" : input.mode === "morning" ? "08:00" : "08:00 and 18:00";
+      throw new ApiError(
+        404,
+        "not_found",
+        `No ${which} has been generated yet: the standup agent makes one at ${when} in the organization's time zone.`,
       );
     }
     return { id: found.id, mode: found.mode, generatedAt: iso(found.generatedAt), ...found.body };

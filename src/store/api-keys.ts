@@ -1,5 +1,5 @@
 import type { KeyScope, Plan } from "../auth/plans.ts";
-import { all, type Db, one, parseJson, run } from "./db.ts";
+import { all, allHot, type Db, one, parseJson, run } from "./db.ts";
 
 export interface ApiKeyRecord {
   hash: string;
@@ -62,6 +62,35 @@ export async function countKeysCreatedSince(db: Db, userId: string, since: numbe
   return row?.n ?? 0;
 }
 
+/**
+ * Inserts a key only while fewer than `limit` keys (revoked ones included) were created by the user
+ * after `since`: one statement, so concurrent creations cannot overshoot the limit.
+ */
+export async function insertApiKeyWithinLimit(
+  db: Db,
+  key: { hash: string; userId: string; name: string; scopes: KeyScope[] },
+  now: number,
+  limit: number,
+  since: number,
+): Promise<boolean> {
+  const inserted = await run(
+    db,
+    `INSERT INTO api_keys (hash, user_id, name, scopes, created_at)
+     SELECT ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM api_keys WHERE user_id = ? AND created_at > ?) < ?`,
+    [key.hash, key.userId, key.name, JSON.stringify(key.scopes), now, key.userId, since, limit],
+  );
+  return inserted === 1;
+}
+
+/** When the oldest creation after `since` was: the window frees a slot one hour after it. */
+export async function oldestKeyCreatedSince(db: Db, userId: string, since: number): Promise<number | null> {
+  const row = await one<{ t: number | null }>(db, "SELECT min(created_at) AS t FROM api_keys WHERE user_id = ? AND created_at > ?", [
+    userId,
+    since,
+  ]);
+  return row?.t ?? null;
+}
+
 export interface KeyOwner {
   userId: string;
   orgId: string;
@@ -74,7 +103,7 @@ export interface KeyOwner {
 
 /** The owner of an active key, read fresh on every request (revocation and plan changes are immediate). */
 export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner | null> {
-  const row = await one<{
+  const [row] = await allHot<{
     user_id: string;
     org_id: string;
     email: string;

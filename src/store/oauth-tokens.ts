@@ -1,5 +1,6 @@
 import type { OAuthScope } from "../auth/access.ts";
 import type { Plan } from "../auth/plans.ts";
+import { scopeString, scopesFromString } from "../oauth/scopes.ts";
 import { type Db, one } from "./db.ts";
 
 export interface AccessTokenOwner {
@@ -50,4 +51,144 @@ export async function findActiveAccessToken(db: Db, tokenHash: string, now: numb
     scopes: row.scopes.split(" ").filter(Boolean) as OAuthScope[],
     resource: row.resource,
   };
+}
+
+export interface IssuedToken {
+  hash: string;
+  scopes: readonly OAuthScope[];
+  expiresAt: number;
+}
+
+export interface TokenPair {
+  grantId: string;
+  resource: string;
+  access: IssuedToken;
+  refresh: IssuedToken;
+}
+
+const TOKEN_COLUMNS = "token_hash, grant_id, kind, scopes, resource, created_at, expires_at, parent_hash";
+
+function tokenArgs(grantId: string, kind: "access" | "refresh", t: IssuedToken, resource: string, now: number, parent: string | null) {
+  return [t.hash, grantId, kind, scopeString(t.scopes), resource, now, t.expiresAt, parent];
+}
+
+const insertToken = (...a: Parameters<typeof tokenArgs>) => ({
+  sql: `INSERT INTO oauth_tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  args: tokenArgs(...a),
+});
+
+/** The first tokens of a grant (code exchange), and the grant's last use, in one transaction. */
+export async function insertTokenPair(db: Db, pair: TokenPair, now: number): Promise<void> {
+  await db.batch(
+    [
+      insertToken(pair.grantId, "access", pair.access, pair.resource, now, null),
+      insertToken(pair.grantId, "refresh", pair.refresh, pair.resource, now, null),
+      { sql: "UPDATE oauth_grants SET last_used_at = ? WHERE id = ?", args: [now, pair.grantId] },
+    ],
+    "write",
+  );
+}
+
+export interface RefreshToken {
+  hash: string;
+  grantId: string;
+  clientId: string;
+  scopes: OAuthScope[];
+  resource: string;
+  expiresAt: number;
+  usedAt: number | null;
+  revokedAt: number | null;
+  grantRevokedAt: number | null;
+}
+
+export async function findRefreshToken(db: Db, hash: string): Promise<RefreshToken | null> {
+  const row = await one<{
+    token_hash: string;
+    grant_id: string;
+    client_id: string;
+    scopes: string;
+    resource: string;
+    expires_at: number;
+    used_at: number | null;
+    revoked_at: number | null;
+    grant_revoked_at: number | null;
+  }>(
+    db,
+    `SELECT t.token_hash, t.grant_id, g.client_id, t.scopes, t.resource, t.expires_at, t.used_at, t.revoked_at, g.revoked_at AS grant_revoked_at
+       FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+      WHERE t.token_hash = ? AND t.kind = 'refresh'`,
+    [hash],
+  );
+  if (!row) return null;
+  return {
+    hash: row.token_hash,
+    grantId: row.grant_id,
+    clientId: row.client_id,
+    scopes: scopesFromString(row.scopes),
+    resource: row.resource,
+    expiresAt: row.expires_at,
+    usedAt: row.used_at,
+    revokedAt: row.revoked_at,
+    grantRevokedAt: row.grant_revoked_at,
+  };
+}
+
+/**
+ * Refresh token rotation with a grace (SPEC §6). Presenting live refresh token P issues a new pair
+ * (refresh child C) and revokes every other refresh token of the grant except P and C — that is,
+ * P's predecessor, whose successor (P) has now been used, and any earlier child of P whose
+ * response was lost. P itself keeps working until C is first used. A revoked refresh token
+ * presented later is a replay: the caller revokes the grant.
+ *
+ * One transaction; every statement is conditioned on P and its grant being live at that moment,
+ * so two concurrent rotations cannot both revive a revoked token. Returns false when P was no
+ * longer live.
+ */
+export async function rotateRefreshToken(db: Db, presentedHash: string, pair: TokenPair, now: number): Promise<boolean> {
+  // INSERT … SELECT … WHERE: the new token exists only if the presented one is still live.
+  const insertIfLive = (...a: Parameters<typeof tokenArgs>) => ({
+    sql: `INSERT INTO oauth_tokens (${TOKEN_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?
+           WHERE EXISTS (SELECT 1 FROM oauth_tokens p JOIN oauth_grants g ON g.id = p.grant_id
+                          WHERE p.token_hash = ? AND p.revoked_at IS NULL AND p.expires_at > ? AND g.revoked_at IS NULL)`,
+    args: [...tokenArgs(...a), presentedHash, now],
+  });
+  const results = await db.batch(
+    [
+      insertIfLive(pair.grantId, "refresh", pair.refresh, pair.resource, now, presentedHash),
+      insertIfLive(pair.grantId, "access", pair.access, pair.resource, now, null),
+      {
+        sql: `UPDATE oauth_tokens SET revoked_at = ?
+               WHERE grant_id = ? AND kind = 'refresh' AND revoked_at IS NULL AND token_hash NOT IN (?, ?)
+                 AND EXISTS (SELECT 1 FROM oauth_tokens WHERE token_hash = ?)`,
+        args: [now, pair.grantId, presentedHash, pair.refresh.hash, pair.refresh.hash],
+      },
+      {
+        sql: `UPDATE oauth_tokens SET used_at = COALESCE(used_at, ?) WHERE token_hash = ? AND EXISTS (SELECT 1 FROM oauth_tokens WHERE token_hash = ?)`,
+        args: [now, presentedHash, pair.refresh.hash],
+      },
+      {
+        sql: "UPDATE oauth_grants SET last_used_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM oauth_tokens WHERE token_hash = ?)",
+        args: [now, pair.grantId, pair.refresh.hash],
+      },
+    ],
+    "write",
+  );
+  return (results[0]?.rowsAffected ?? 0) === 1;
+}
+
+/** What a token revocation (RFC 7009) needs to know: its kind, grant and client. */
+export async function findTokenForRevocation(
+  db: Db,
+  hash: string,
+): Promise<{ kind: "access" | "refresh"; grantId: string; clientId: string } | null> {
+  const row = await one<{ kind: "access" | "refresh"; grant_id: string; client_id: string }>(
+    db,
+    "SELECT t.kind, t.grant_id, g.client_id FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = ?",
+    [hash],
+  );
+  return row ? { kind: row.kind, grantId: row.grant_id, clientId: row.client_id } : null;
+}
+
+export async function revokeToken(db: Db, hash: string, now: number): Promise<void> {
+  await db.execute({ sql: "UPDATE oauth_tokens SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL", args: [now, hash] });
 }

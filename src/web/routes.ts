@@ -1,7 +1,30 @@
+/**
+ * The server-rendered web UI (SPEC §12): sign-in, first-run setup, dashboard, API keys, and the
+ * static stylesheet and script. Pages use the session cookie; forms are CSRF-checked (Origin and
+ * the session's token). Other pages (connected apps, consent) reuse layout.ts and pages.ts.
+ */
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../app.ts";
+import { dummyPasswordHash } from "../auth/passwords.ts";
+import { readSession } from "../auth/sessions.ts";
+import { assetRoutes } from "./assets.ts";
+import { authRoutes } from "./auth-routes.ts";
+import { dashboardRoutes } from "./dashboard.ts";
+import { keysPageRoutes } from "./keys-page.ts";
+import { seeOther } from "./layout.ts";
+import { setupRoutes } from "./setup.ts";
+
+export { ensureSetupLink } from "./setup.ts";
 
 export function webRoutes(_deps: AppDeps): Hono<AppEnv> {
+  // Computed once ahead, so the first sign-in with an unknown email takes no longer than the rest.
+  void dummyPasswordHash();
   const router = new Hono<AppEnv>();
+  router.get("/", async (c) => seeOther(c, (await readSession(c)) ? "/dashboard" : "/sign-in"));
+  router.route("/", assetRoutes());
+  router.route("/", authRoutes());
+  router.route("/", setupRoutes());
+  router.route("/", dashboardRoutes());
+  router.route("/", keysPageRoutes());
   return router;
 }

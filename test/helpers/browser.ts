@@ -25,8 +25,8 @@ export interface TestBrowser {
   context: BrowserContext;
   /** A new tab in the same context (cookies shared). */
   newPage(): Promise<Page>;
-  /** Write a full-page PNG under test/artifacts/ and return its path. */
-  screenshot(page: Page, name: string): Promise<string>;
+  /** Write a PNG (full page unless `fullPage: false`) under test/artifacts/ and return its path. */
+  screenshot(page: Page, name: string, options?: { fullPage?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -51,10 +51,10 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<TestBr
   return {
     context,
     newPage: () => context.newPage(),
-    async screenshot(page, name) {
+    async screenshot(page, name, options = {}) {
       await mkdir(ARTIFACTS_DIR, { recursive: true });
       const path = join(ARTIFACTS_DIR, name.endsWith(".png") ? name : `${name}.png`);
-      await page.screenshot({ path, fullPage: true });
+      await page.screenshot({ path, fullPage: options.fullPage ?? true });
       return path;
     },
     async close() {

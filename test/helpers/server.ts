@@ -20,6 +20,7 @@ import { type Db, openDb } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrations.ts";
 import { ensureDefaultOrgAndAgents, type Organization } from "../../src/store/orgs.ts";
 import { createUser, type User } from "../../src/store/users.ts";
+import { assertContract } from "./contract.ts";
 
 export const TEST_PASSWORD = "correct horse battery staple";
 let passwordHash: Promise<string> | null = null;
@@ -119,8 +120,12 @@ export async function startServer(options: { env?: Record<string, string>; clock
   };
 }
 
-/** fetch with a Bearer credential and, for objects, a JSON body. */
-export function api(base: string, key?: string) {
+/**
+ * fetch with a Bearer credential and, for objects, a JSON body. Every response is checked against
+ * the OpenAPI document (test/helpers/contract.ts): a mismatch fails the calling test. Pass
+ * `{ contract: false }` only for a response that is off-contract on purpose.
+ */
+export function api(base: string, key?: string, options: { contract?: boolean } = {}) {
   return async (path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     if (key) headers.Authorization = `Bearer ${key}`;
@@ -129,8 +134,10 @@ export function api(base: string, key?: string) {
       body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
       headers["Content-Type"] ??= "application/json";
     }
-    const res = await fetch(base + path, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+    const method = init.method ?? (body ? "POST" : "GET");
+    const res = await fetch(base + path, { method, headers, body });
     const text = await res.text();
+    if (options.contract !== false) assertContract(method, base + path, { status: res.status, headers: res.headers, text });
     let json: any = null;
     try {
       json = text ? JSON.parse(text) : null;

@@ -1,0 +1,326 @@
+/**
+ * `crew seed --demo` (SPEC §1): loads the content of demo-content.ts into an organization so every
+ * read endpoint shows real-looking data, all relative to `now`. The standups are composed from the
+ * demo runs, actions and alerts as they stood at each standup's time; the briefings are composed
+ * by the briefing agent's own code once everything else is stored.
+ *
+ * Running it again replaces the rows the previous run inserted (tracked in demo_rows) with fresh
+ * ones relative to the new `now`; rows anyone else wrote are left alone.
+ */
+import { HOUR, MINUTE } from "../lib/clock.ts";
+import { newId } from "../lib/random.ts";
+import { type Priority, priorityRank } from "../operations/schemas.ts";
+import { type ActionInsert, actionInsertStatement } from "../store/actions.ts";
+import { type AgentRunSummary, type RunInsert, runInsertStatement } from "../store/agents.ts";
+import { alertInsertStatement } from "../store/alerts.ts";
+import type { Db } from "../store/db.ts";
+import {
+  contactInsertStatement,
+  countDemoRows,
+  type DemoTable,
+  handoffInsertStatement,
+  insightInsertStatement,
+  recordDemoRows,
+  replaceDemoRows,
+} from "../store/demo.ts";
+import type { Organization } from "../store/orgs.ts";
+import { profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
+import { suggestionInsertStatement } from "../store/suggestions.ts";
+import { getUserById, listOrgUserIds } from "../store/users.ts";
+import { AGENTS } from "./catalog.ts";
+import { generateBriefing } from "./compose-briefing.ts";
+import {
+  DEMO_ACTIONS,
+  DEMO_ALERTS,
+  DEMO_CONTACTS,
+  DEMO_HANDOFFS,
+  DEMO_INSIGHTS,
+  DEMO_PROFILE,
+  DEMO_RUNS,
+  DEMO_SUGGESTIONS,
+  type DemoRun,
+  pulseRuns,
+} from "./demo-content.ts";
+import { type Health, healthOf, summaryOf } from "./health.ts";
+
+export interface DemoSummary {
+  health: Record<Health, number>;
+  rows: Record<DemoTable, number>;
+  /** Rows of an earlier demo run that this one replaced (0 the first time). */
+  replaced: number;
+}
+
+const DEMO_AUTHOR = "crew-demo";
+const RUN_DURATION = 40_000;
+
+/** The latest `hh:mm` local time in `timeZone` at or before `now` (searched in 15-minute steps). */
+export function latestLocalTime(now: number, timeZone: string, hour: number, minute: number): number {
+  const step = 15 * MINUTE;
+  const format = new Intl.DateTimeFormat("en-US", { timeZone, hour: "numeric", minute: "numeric", hourCycle: "h23" });
+  for (let t = Math.floor(now / step) * step; t > now - 49 * HOUR; t -= step) {
+    const parts = format.formatToParts(new Date(t));
+    const value = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+    if (value("hour") === hour && value("minute") === minute) return t;
+  }
+  return now - 24 * HOUR; // a time zone without that local time two days running: not a real one
+}
+
+interface StoredRun extends RunInsert {
+  finishedAt: number;
+}
+
+/** What the dashboard would have derived for each agent at time `at`. */
+function agentsAt(runs: StoredRun[], at: number): AgentRunSummary[] {
+  return AGENTS.map((agent) => {
+    const mine = runs.filter((r) => r.agentId === agent.id && r.finishedAt <= at).sort((a, b) => b.finishedAt - a.finishedAt);
+    const last = mine[0];
+    const ok = mine.find((r) => r.status === "ok");
+    return {
+      id: agent.id,
+      name: agent.name,
+      category: agent.category,
+      schedule: agent.schedule,
+      lastStatus: last ? (last.status as "ok" | "error") : null,
+      lastFinishedAt: last?.finishedAt ?? null,
+      lastSummary: last?.summary ?? null,
+      lastError: last?.error ?? null,
+      okFinishedAt: ok?.finishedAt ?? null,
+      okSummary: ok?.summary ?? null,
+      okHasData: ok?.hasData ?? false,
+    };
+  });
+}
+
+function countHealth(agents: AgentRunSummary[], at: number): Record<Health, number> {
+  const counts: Record<Health, number> = { green: 0, stale: 0, error: 0, never_ran: 0 };
+  for (const agent of agents) counts[healthOf(agent, at)] += 1;
+  return counts;
+}
+
+const money = (n: number) => `$${n.toLocaleString("en-US")}`;
+
+/** A standup body as src/operations/reports.ts `Standup` expects, from the demo as it stood at `at`. */
+function composeStandup(mode: "morning" | "evening", at: number, now: number, runs: StoredRun[], actions: ActionInsert[]) {
+  const agents = agentsAt(runs, at);
+  const health = countHealth(agents, at);
+  const pulse = runs.filter((r) => r.agentId === "pulse" && r.metrics && r.finishedAt <= at).sort((a, b) => b.finishedAt - a.finishedAt)[0];
+  const metrics = pulse?.metrics ?? { dau: 0, wau: 0, mrr: 0 };
+  const failing = agents.filter((a) => healthOf(a, at) === "error");
+  const interventions: { title: string; priority: Priority; agent: string; at: number }[] = [
+    ...actions
+      .filter((a) => a.createdAt <= at && ["pending", "approved", "in_progress"].includes(a.status))
+      .filter((a) => a.priority === "critical" || a.priority === "high")
+      .map((a) => ({ title: a.title, priority: a.priority, agent: a.source, at: a.createdAt })),
+    ...failing.map((a) => ({ title: `${a.name}: ${summaryOf(a)}`, priority: "high" as const, agent: a.id, at: a.lastFinishedAt ?? at })),
+    ...DEMO_ALERTS.filter((a) => a.severity === "critical" && now - a.ago <= at).map((a) => ({
+      title: a.message,
+      priority: "critical" as const,
+      agent: a.agent,
+      at: now - a.ago,
+    })),
+  ].sort((a, b) => priorityRank(a.priority) - priorityRank(b.priority) || b.at - a.at);
+  const opening = mode === "morning" ? "Good morning, crew." : "Evening wrap-up.";
+  const briefing = [
+    opening,
+    `${health.green} of ${agents.length} agents are healthy, ${health.stale} stale, ${health.error} failing` +
+      `${failing.length ? ` (${failing.map((a) => a.name).join(", ")})` : ""}, ${health.never_ran} not running yet.`,
+    `MRR ${money(metrics.mrr)}, ${metrics.dau.toLocaleString("en-US")} daily and ${metrics.wau.toLocaleString("en-US")} weekly actives.`,
+    interventions.length
+      ? `${interventions.length} item${interventions.length === 1 ? " needs" : "s need"} a person; first: ${interventions[0]?.title}`
+      : "Nothing needs a person right now.",
+  ].join(" ");
+  return {
+    briefing,
+    agentStatuses: agents.map((a) => ({ name: a.name, status: healthOf(a, at), headline: summaryOf(a) })),
+    metrics,
+    interventions: interventions.map(({ title, priority, agent }) => ({ title, priority, agent })),
+  };
+}
+
+/** ULIDs are monotonic within a process: assigning ids oldest first keeps id order = time order. */
+function oldestFirst<T extends { ago: number }>(items: T[]): T[] {
+  return [...items].sort((a, b) => b.ago - a.ago);
+}
+
+export async function seedDemo(db: Db, org: Organization, now: number): Promise<DemoSummary> {
+  const orgId = org.id;
+  const morningAt = latestLocalTime(now, org.timeZone, 8, 0);
+  const eveningAt = latestLocalTime(now, org.timeZone, 18, 0);
+  const briefingAt = latestLocalTime(now, org.timeZone, 7, 30);
+
+  const runSpecs: DemoRun[] = [
+    ...DEMO_RUNS,
+    ...pulseRuns(),
+    { agent: "briefing", ago: now - briefingAt, status: "ok", summary: "Composed the daily briefing for every member.", hasData: true },
+    ...[morningAt, eveningAt].map((t) => ({
+      agent: "standup",
+      ago: now - t,
+      status: "ok" as const,
+      summary: `${t === morningAt ? "Morning" : "Evening"} standup ready.`,
+      hasData: true,
+    })),
+  ];
+  const runs: StoredRun[] = oldestFirst(runSpecs).map((r) => {
+    const finishedAt = now - r.ago;
+    return {
+      id: newId("run", finishedAt),
+      orgId,
+      agentId: r.agent,
+      status: r.status,
+      summary: r.summary,
+      error: r.error ?? null,
+      output: r.status === "ok" ? { summary: r.summary } : undefined,
+      metrics: r.metrics ?? null,
+      hasData: r.hasData ?? false,
+      startedAt: finishedAt - RUN_DURATION,
+      finishedAt,
+    };
+  });
+  const latestOk = (agent: string) =>
+    runs.filter((r) => r.agentId === agent && r.status === "ok").sort((a, b) => b.finishedAt - a.finishedAt)[0] ?? null;
+
+  const contacts = oldestFirst(DEMO_CONTACTS).map((c) => ({
+    key: c.key,
+    row: {
+      id: newId("con", now - c.ago),
+      orgId,
+      name: c.name,
+      email: c.email,
+      company: c.company,
+      role: c.role,
+      relationship: c.relationship,
+      notes: c.notes,
+      createdBy: DEMO_AUTHOR,
+      createdAt: now - c.ago,
+    },
+  }));
+  const contactId = (key?: string) => contacts.find((c) => c.key === key)?.row.id ?? null;
+
+  const actions: ActionInsert[] = oldestFirst(DEMO_ACTIONS).map((a) => ({
+    id: newId("act", now - a.ago),
+    orgId,
+    title: a.title,
+    description: a.description,
+    priority: a.priority,
+    category: a.category,
+    status: a.status,
+    source: a.source,
+    type: a.type,
+    lane: a.lane,
+    contactId: contactId(a.contact),
+    dealId: a.dealId ?? null,
+    createdBy: a.source === "api" || a.source === "mcp" ? DEMO_AUTHOR : a.source,
+    createdAt: now - a.ago,
+  }));
+
+  const standups = [
+    { mode: "morning" as const, at: morningAt },
+    { mode: "evening" as const, at: eveningAt },
+  ]
+    .sort((a, b) => a.at - b.at)
+    .map((s) => ({
+      id: newId("std", s.at),
+      orgId,
+      mode: s.mode,
+      generatedAt: s.at,
+      body: composeStandup(s.mode, s.at, now, runs, actions),
+    }));
+
+  const dnaRun = latestOk("dna");
+  const profile = { id: newId("dna", dnaRun?.finishedAt ?? now), orgId, runId: dnaRun?.id ?? null, generatedAt: dnaRun?.finishedAt ?? now };
+
+  const suggestions = DEMO_SUGGESTIONS.map((s) => ({ s, run: latestOk(s.agent) }))
+    .sort((a, b) => (a.run?.finishedAt ?? now) - (b.run?.finishedAt ?? now))
+    .map(({ s, run }) => ({
+      id: newId("sug", run?.finishedAt ?? now),
+      orgId,
+      agentId: s.agent,
+      runId: run?.id ?? null,
+      title: s.title,
+      detail: s.detail,
+      priority: s.priority,
+      createdAt: run?.finishedAt ?? now,
+    }));
+
+  const handoffs = oldestFirst(DEMO_HANDOFFS).map((h) => ({
+    id: newId("hof", now - h.ago),
+    orgId,
+    from: h.from,
+    to: h.to,
+    title: h.title,
+    context: h.context,
+    priority: h.priority,
+    type: h.type,
+    status: h.status,
+    createdBy: DEMO_AUTHOR,
+    createdAt: now - h.ago,
+    updatedAt: h.status === "queued" ? now - h.ago : Math.min(now, now - h.ago + HOUR),
+  }));
+
+  const insights = oldestFirst(DEMO_INSIGHTS).map((i) => ({
+    id: newId("ins", now - i.ago),
+    orgId,
+    agent: i.agent,
+    title: i.title,
+    detail: i.detail,
+    type: i.type,
+    impact: i.impact,
+    createdBy: DEMO_AUTHOR,
+    createdAt: now - i.ago,
+  }));
+
+  const alerts = oldestFirst(DEMO_ALERTS).map((a) => ({
+    id: newId("alr", now - a.ago),
+    orgId,
+    service: a.service,
+    severity: a.severity,
+    message: a.message,
+    flaggedAt: now - a.ago,
+  }));
+
+  const rows: Record<Exclude<DemoTable, "briefings">, string[]> = {
+    agent_runs: runs.map((r) => r.id),
+    standups: standups.map((s) => s.id),
+    profiles: [profile.id],
+    suggestions: suggestions.map((s) => s.id),
+    actions: actions.map((a) => a.id),
+    contacts: contacts.map((c) => c.row.id),
+    handoffs: handoffs.map((h) => h.id),
+    insights: insights.map((i) => i.id),
+    integration_alerts: alerts.map((a) => a.id),
+  };
+  const replaced = await countDemoRows(db);
+  await replaceDemoRows(
+    db,
+    [
+      ...runs.map(runInsertStatement),
+      ...standups.map(standupInsertStatement),
+      profileInsertStatement({ ...profile, body: DEMO_PROFILE }),
+      ...suggestions.map(suggestionInsertStatement),
+      ...contacts.map((c) => contactInsertStatement(c.row)),
+      ...actions.map(actionInsertStatement),
+      ...handoffs.map(handoffInsertStatement),
+      ...insights.map(insightInsertStatement),
+      ...alerts.map(alertInsertStatement),
+    ],
+    rows,
+  );
+
+  // Briefings last: the briefing agent composes them from everything stored above.
+  const briefingIds: string[] = [];
+  for (const userId of await listOrgUserIds(db, orgId)) {
+    const user = await getUserById(db, userId);
+    if (!user) continue;
+    briefingIds.push((await generateBriefing(db, { id: user.id, orgId, name: user.name }, now)).id);
+  }
+  await recordDemoRows(db, { briefings: briefingIds });
+
+  return {
+    health: countHealth(agentsAt(runs, now), now),
+    rows: {
+      ...(Object.fromEntries(Object.entries(rows).map(([t, ids]) => [t, ids.length])) as Record<DemoTable, number>),
+      briefings: briefingIds.length,
+    },
+    replaced,
+  };
+}

@@ -1,0 +1,420 @@
+/**
+ * `crew <command>` (SPEC §1), run by bin/crew.js through tsx. Configuration comes from the
+ * environment exactly as for the server. Results go to stdout (`--json` for machine-readable
+ * records); every error is one line on stderr, with exit code 2 for usage errors (unknown
+ * command or option, missing or invalid flag value) and 1 for everything else.
+ */
+import { parseArgs } from "node:util";
+import * as v from "valibot";
+import type { DemoSummary } from "./agents/demo.ts";
+import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan } from "./auth/plans.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { iso, systemClock } from "./lib/clock.ts";
+import { Email, Title } from "./operations/schemas.ts";
+import type { Db } from "./store/db.ts";
+import type { Organization } from "./store/orgs.ts";
+
+// The store, the app and the MCP server load on demand (dynamic imports below): `--help` and
+// usage errors answer without compiling the whole service.
+
+type Env = Record<string, string | undefined>;
+type Flags = Record<string, string | boolean | undefined>;
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** A mistake in how the command was called: exit code 2. */
+class UsageError extends Error {}
+/** The command was well-formed but cannot be carried out: exit code 1. */
+class CommandError extends Error {}
+
+interface Option {
+  type: "string" | "boolean";
+  value?: string;
+  description: string;
+  required?: boolean;
+}
+
+interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  options: Record<string, Option>;
+  examples: string[];
+  notes?: string;
+  /** Resolves to an exit code, or to "running" for commands that keep the process alive. */
+  run(flags: Flags, env: Env, io: CliIo): Promise<number | "running">;
+}
+
+const jsonOption: Option = { type: "boolean", description: "Print the result as JSON." };
+
+async function withStore<T>(env: Env, work: (db: Db, org: Organization, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig(env);
+  const [{ openStore }, { createLogger }, { getDefaultOrg }] = await Promise.all([
+    import("./boot.ts"),
+    import("./lib/log.ts"),
+    import("./store/orgs.ts"),
+  ]);
+  const db = await openStore(config, createLogger(config.logLevel), systemClock.now());
+  try {
+    const org = await getDefaultOrg(db);
+    if (!org) throw new CommandError("the default organization is missing");
+    return await work(db, org, config);
+  } finally {
+    db.close();
+  }
+}
+
+/** The database location without a query string (which may carry an auth token). */
+const shownUrl = (url: string) => url.split("?")[0];
+
+function parsePlan(value: string): Plan {
+  if ((PLANS as readonly string[]).includes(value)) return value as Plan;
+  throw new UsageError(`unknown plan "${value}"; plans are ${PLANS.join(", ")}`);
+}
+
+function parseEmail(value: string): string {
+  const result = v.safeParse(Email, value);
+  if (!result.success) throw new UsageError(`--email "${value}" is not a valid email address`);
+  return result.output;
+}
+
+function parseTitle(flag: string, value: string, max: number): string {
+  const result = v.safeParse(Title, value);
+  if (!result.success || result.output.length > max) throw new UsageError(`--${flag} must be 1–${max} characters`);
+  return result.output;
+}
+
+function planSummary(plan: Plan): string {
+  const allowed = allowedKeyScopes(plan);
+  return allowed.length ? `allowed key scopes: ${allowed.join(", ")}` : "no API access";
+}
+
+function demoReport(summary: DemoSummary, org: Organization): string {
+  const { health, rows } = summary;
+  return [
+    `Loaded demo content into ${org.name}${summary.replaced ? ` (replacing ${summary.replaced} rows of the previous demo)` : ""}:`,
+    `  agents: ${health.green} green, ${health.stale} stale, ${health.error} error, ${health.never_ran} never ran (${rows.agent_runs} runs)`,
+    `  ${rows.standups} standups, ${rows.profiles} company profile, ${rows.suggestions} suggestions, ${rows.actions} actions`,
+    `  ${rows.contacts} contacts, ${rows.handoffs} handoffs, ${rows.insights} insights, ${rows.integration_alerts} integration alerts`,
+    `  ${rows.briefings} ${rows.briefings === 1 ? "briefing" : "briefings"} (one per user of the organization; users created later get theirs on first request)`,
+  ].join("\n");
+}
+
+const COMMANDS: Command[] = [
+  {
+    name: "serve",
+    summary: "Start the HTTP server (same as npm start).",
+    usage: "crew serve",
+    options: {},
+    examples: ["PORT=8080 npx crew serve"],
+    notes: "Applies the schema, seeds the 17 agents, serves until SIGINT/SIGTERM.",
+    async run(_flags, env) {
+      const { serveNode } = await import("./serve.ts");
+      await serveNode(env);
+      return "running";
+    },
+  },
+  {
+    name: "migrate",
+    summary: "Apply the schema or pending migrations, then exit.",
+    usage: "crew migrate",
+    options: {},
+    examples: ["DATABASE_URL=file:/var/lib/crew/crew.db npx crew migrate"],
+    async run(_flags, env, io) {
+      return withStore(env, async (db, _org, config) => {
+        const [{ migrate }, { readSchema }] = await Promise.all([import("./store/migrations.ts"), import("./boot.ts")]);
+        const version = await migrate(db, readSchema());
+        io.out(`Database ${shownUrl(config.databaseUrl)} is at schema version ${version}.\n`);
+        return 0;
+      });
+    },
+  },
+  {
+    name: "seed",
+    summary: "Ensure the default organization and its 17 agents; with --demo, load demo content.",
+    usage: "crew seed [--demo]",
+    options: {
+      demo: { type: "boolean", description: "Also load realistic demo content into the default organization." },
+    },
+    examples: ["npx crew seed", "npx crew seed --demo"],
+    notes:
+      "--demo writes agent runs in every health state, standups, a company profile, suggestions, actions,\n" +
+      "contacts, handoffs, insights, integration alerts, and a briefing for every user of the organization.\n" +
+      "Running it again replaces the previous demo rows with fresh ones; nothing else is touched.",
+    async run(flags, env, io) {
+      return withStore(env, async (db, org) => {
+        if (!flags.demo) {
+          io.out(`${org.name} and its 17 agents are in place (add --demo for demo content).\n`);
+          return 0;
+        }
+        const { seedDemo } = await import("./agents/demo.ts");
+        io.out(`${demoReport(await seedDemo(db, org, systemClock.now()), org)}\n`);
+        return 0;
+      });
+    },
+  },
+  {
+    name: "user create",
+    summary: "Create a user in the default organization.",
+    usage: "crew user create --email E --password P [--name N] [--plan PLAN] [--json]",
+    options: {
+      email: { type: "string", value: "E", description: "Email address (unique, case-insensitive).", required: true },
+      password: { type: "string", value: "P", description: "Password, at least 8 characters.", required: true },
+      name: { type: "string", value: "N", description: "Display name (default: the email's local part)." },
+      plan: { type: "string", value: "PLAN", description: `One of ${PLANS.join(", ")} (default: lite).` },
+      json: jsonOption,
+    },
+    examples: ["npx crew user create --email ada@example.com --password 'long secret' --plan operator"],
+    async run(flags, env, io) {
+      const email = parseEmail(String(flags.email));
+      const password = String(flags.password);
+      if (password.length < 8) throw new UsageError("--password must be at least 8 characters");
+      const name = parseTitle("name", typeof flags.name === "string" ? flags.name : (email.split("@")[0] ?? email), 200);
+      const plan = parsePlan(typeof flags.plan === "string" ? flags.plan : "lite");
+      return withStore(env, async (db, org) => {
+        const [{ hashPassword }, { createUser, EmailTakenError }] = await Promise.all([
+          import("./auth/passwords.ts"),
+          import("./store/users.ts"),
+        ]);
+        const passwordHash = await hashPassword(password);
+        let user: Awaited<ReturnType<typeof createUser>>;
+        try {
+          user = await createUser(db, { orgId: org.id, email, name, passwordHash, plan }, systemClock.now());
+        } catch (error) {
+          if (error instanceof EmailTakenError) throw new CommandError(`a user with email ${email} already exists`);
+          throw error;
+        }
+        if (flags.json) io.out(`${JSON.stringify({ ...user, createdAt: iso(user.createdAt) }, null, 2)}\n`);
+        else io.out(`Created user ${user.email} (${user.id}) on plan ${user.plan} in ${org.name}.\n`);
+        return 0;
+      });
+    },
+  },
+  {
+    name: "user set-plan",
+    summary: "Change a user's plan; it applies at once to their existing keys and tokens.",
+    usage: "crew user set-plan --email E --plan PLAN",
+    options: {
+      email: { type: "string", value: "E", description: "The user's email address.", required: true },
+      plan: { type: "string", value: "PLAN", description: `One of ${PLANS.join(", ")}.`, required: true },
+    },
+    examples: ["npx crew user set-plan --email ada@example.com --plan pro"],
+    async run(flags, env, io) {
+      const email = parseEmail(String(flags.email));
+      const plan = parsePlan(String(flags.plan));
+      return withStore(env, async (db) => {
+        const { setUserPlan } = await import("./store/users.ts");
+        if (!(await setUserPlan(db, email, plan))) throw new CommandError(`no user with email ${email}`);
+        io.out(`${email} is now on plan ${plan} (${planSummary(plan)}).\n`);
+        return 0;
+      });
+    },
+  },
+  {
+    name: "key create",
+    summary: "Create an API key for a user and print it (shown only once).",
+    usage: "crew key create --email E --name N --scopes a,b [--json]",
+    options: {
+      email: { type: "string", value: "E", description: "The key owner's email address.", required: true },
+      name: { type: "string", value: "N", description: "A label for the key, 1–100 characters.", required: true },
+      scopes: {
+        type: "string",
+        value: "a,b",
+        description: `Comma-separated scopes: ${KEY_SCOPES.join(", ")}; only those the user's plan allows.`,
+        required: true,
+      },
+      json: jsonOption,
+    },
+    examples: ["KEY=$(npx crew key create --email ada@example.com --name laptop --scopes admin)"],
+    notes: "Prints only the key on stdout (a note goes to stderr), so it can be captured by a script.",
+    async run(flags, env, io) {
+      const email = parseEmail(String(flags.email));
+      const name = parseTitle("name", String(flags.name), 100);
+      const scopes = [
+        ...new Set(
+          String(flags.scopes)
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
+        ),
+      ];
+      if (scopes.length === 0) throw new UsageError("--scopes needs at least one scope");
+      const unknown = scopes.filter((s) => !(KEY_SCOPES as readonly string[]).includes(s));
+      if (unknown.length) throw new UsageError(`unknown scope "${unknown[0]}"; scopes are ${KEY_SCOPES.join(", ")}`);
+      return withStore(env, async (db) => {
+        const [{ getUserByEmail }, { generateApiKey }, { insertApiKey }] = await Promise.all([
+          import("./store/users.ts"),
+          import("./auth/api-keys.ts"),
+          import("./store/api-keys.ts"),
+        ]);
+        const user = await getUserByEmail(db, email);
+        if (!user) throw new CommandError(`no user with email ${email}`);
+        const allowed = allowedKeyScopes(user.plan);
+        const refused = scopes.filter((s) => !allowed.includes(s as KeyScope));
+        if (allowed.length === 0) {
+          throw new CommandError(
+            `plan ${user.plan} includes no API access, so ${email} cannot have keys; upgrade to pro or operator (crew user set-plan)`,
+          );
+        }
+        if (refused.length) {
+          throw new CommandError(
+            `scope ${refused.join(", ")} is outside plan ${user.plan} (${planSummary(user.plan)}); it needs plan ${cheapestPlanFor("write")}`,
+          );
+        }
+        const now = systemClock.now();
+        const { key, hash } = generateApiKey();
+        await insertApiKey(db, { hash, userId: user.id, name, scopes: scopes as KeyScope[] }, now);
+        if (flags.json) io.out(`${JSON.stringify({ key, hash, name, scopes, createdAt: iso(now), email: user.email }, null, 2)}\n`);
+        else {
+          io.out(`${key}\n`);
+          io.err(`Created key "${name}" for ${user.email} with scopes ${scopes.join(", ")}. It is shown only once: store it now.\n`);
+        }
+        return 0;
+      });
+    },
+  },
+  {
+    name: "mcp",
+    summary: "Serve the MCP tools over stdio, acting as the user whose API key is in CREW_API_KEY.",
+    usage: "crew mcp",
+    options: {},
+    examples: ['{"command": "npx", "args": ["crew", "mcp"], "env": {"CREW_API_KEY": "crew_…"}}'],
+    notes: "For local MCP clients (Claude Desktop, Cursor, …); the same plan and scope rules as over HTTP.",
+    async run(_flags, env) {
+      const { runStdioServer } = await import("./mcp/stdio.ts");
+      await runStdioServer(env); // resolves when the client closes stdin
+      return 0;
+    },
+  },
+];
+
+const GROUPS = ["user", "key"];
+
+function topHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    "Crew: a self-hostable operations assistant service.",
+    "",
+    "Usage: crew <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Run crew <command> --help for its options. Configuration comes from the environment",
+    "(DATABASE_URL, PORT, …; see the README).",
+    "Exit codes: 0 success, 1 failure, 2 usage error.",
+    "",
+  ].join("\n");
+}
+
+function commandHelp(command: Command): string {
+  const entries = Object.entries(command.options).map(([name, o]) => [`--${name}${o.value ? ` ${o.value}` : ""}`, o.description]);
+  entries.push(["--help", "Show this help."]);
+  const width = Math.max(...entries.map(([flag]) => flag?.length ?? 0));
+  return [
+    `Usage: ${command.usage}`,
+    "",
+    command.summary,
+    ...(command.notes ? ["", command.notes] : []),
+    "",
+    "Options:",
+    ...entries.map(([flag, text]) => `  ${flag?.padEnd(width)}  ${text}`),
+    "",
+    "Example:",
+    ...command.examples.map((e) => `  ${e}`),
+    "",
+  ].join("\n");
+}
+
+/** node:util's parse errors, reworded to one short line naming the option. */
+function parseError(error: unknown, command: Command): UsageError {
+  const code = (error as { code?: string }).code;
+  const quoted = /'([^']+)'/.exec(String((error as Error).message))?.[1] ?? "";
+  const option = quoted.split(" ")[0];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return new UsageError(`unknown option ${option}`);
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    return command.options[option?.replace(/^--/, "") ?? ""]?.type === "boolean"
+      ? new UsageError(`${option} takes no value`)
+      : new UsageError(`${option} needs a value`);
+  }
+  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") return new UsageError(`unexpected argument "${quoted}"`);
+  return new UsageError(String((error as Error).message));
+}
+
+function findCommand(words: string[]): { command: Command; rest: number } {
+  const first = words[0] ?? "";
+  if (GROUPS.includes(first)) {
+    const sub = words[1];
+    const command = COMMANDS.find((c) => c.name === `${first} ${sub}`);
+    if (!sub)
+      throw new UsageError(
+        `missing subcommand: ${COMMANDS.filter((c) => c.name.startsWith(`${first} `))
+          .map((c) => c.name)
+          .join(" | ")}`,
+      );
+    if (!command) throw new UsageError(`unknown command "${first} ${sub}"`);
+    return { command, rest: 2 };
+  }
+  const command = COMMANDS.find((c) => c.name === first);
+  if (!command) throw new UsageError(`unknown command "${first}"`);
+  return { command, rest: 1 };
+}
+
+/** Runs one command line; resolves to the exit code, or "running" when the command keeps serving. */
+export async function runCli(argv: string[], env: Env, io: CliIo): Promise<number | "running"> {
+  let command: Command | null = null;
+  try {
+    if (argv.length === 0) throw new UsageError("missing command");
+    if (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
+      io.out(topHelp());
+      return 0;
+    }
+    const words = argv.slice(0, 2).filter((w) => !w.startsWith("-"));
+    if (GROUPS.includes(words[0] ?? "") && words.length === 1 && argv.some((a) => a === "--help" || a === "-h")) {
+      io.out(
+        `${COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `))
+          .map(commandHelp)
+          .join("\n")}`,
+      );
+      return 0;
+    }
+    const found = findCommand(words);
+    command = found.command;
+    const parsed = (() => {
+      try {
+        return parseArgs({
+          args: argv.slice(found.rest),
+          options: { ...command.options, help: { type: "boolean", short: "h" } },
+          strict: true,
+          allowPositionals: false,
+        }).values as Flags;
+      } catch (error) {
+        throw parseError(error, found.command);
+      }
+    })();
+    if (parsed.help) {
+      io.out(commandHelp(command));
+      return 0;
+    }
+    for (const [name, option] of Object.entries(command.options)) {
+      if (option.required && (parsed[name] === undefined || parsed[name] === "")) throw new UsageError(`missing --${name}`);
+    }
+    return await command.run(parsed, env, io);
+  } catch (error) {
+    const where = command ? `crew ${command.name}` : "crew";
+    if (error instanceof UsageError) {
+      io.err(`${where}: ${error.message} (see ${where} --help)\n`);
+      return 2;
+    }
+    if (error instanceof CommandError || error instanceof ConfigError) {
+      io.err(`${where}: ${error.message}\n`);
+      return 1;
+    }
+    io.err(`${where}: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (env.LOG_LEVEL === "debug") io.err(`${(error as Error)?.stack ?? ""}\n`);
+    return 1;
+  }
+}

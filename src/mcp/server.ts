@@ -1,0 +1,95 @@
+/**
+ * The MCP server shared by the HTTP endpoint (a fresh one per request: the transport is stateless)
+ * and `crew mcp` over stdio (one per process). Who the caller is comes from a `McpSession`, so each
+ * transport decides how the principal is resolved and counted against the quota.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { AppDeps } from "../app.ts";
+import type { Principal } from "../auth/access.ts";
+import { ApiError } from "../http/errors.ts";
+import { API_VERSION } from "../http/middleware.ts";
+import { callTool, type McpTool, toolError, visibleTools } from "./tools.ts";
+
+/** SPEC §7. The SDK also speaks 2024 versions; Crew does not, so they are refused or negotiated up. */
+export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
+export const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
+/** What a request without MCP-Protocol-Version means (Streamable HTTP, 2025-06-18 §2.7). */
+export const DEFAULT_PROTOCOL_VERSION = "2025-03-26";
+
+export const isSupportedProtocolVersion = (v: string): boolean => (PROTOCOL_VERSIONS as readonly string[]).includes(v);
+
+const SERVER_INFO = { name: "crew", title: "Crew", version: API_VERSION };
+
+/** `logging` costs nothing (the SDK answers logging/setLevel) and lets clients set a level without an error. */
+const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
+
+const INSTRUCTIONS =
+  "Crew holds what a crew of 17 operations agents found: start with crew_briefing (what to focus on today) or crew_standup, " +
+  "check freshness with crew_agent_status, and use the write tools (actions, contacts, handoffs, insights) to hand work back to the crew.";
+
+/**
+ * Building a Server otherwise makes a fresh Ajv instance, most of the cost of a stateless request
+ * (FIELD-NOTES): one validator serves every server of the process.
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
+
+export interface McpSession {
+  /** The caller, checked (and, on stdio, counted against the quota) for each tools request. */
+  principal(): Promise<Principal>;
+  requestId(): string;
+}
+
+export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, session: McpSession): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: CAPABILITIES,
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: sharedValidator,
+  });
+
+  // Same answer as the SDK's own handler, but negotiating only the versions Crew supports.
+  server.setRequestHandler(InitializeRequestSchema, (request) => {
+    const asked = request.params.protocolVersion;
+    return {
+      protocolVersion: isSupportedProtocolVersion(asked) ? asked : LATEST_PROTOCOL_VERSION,
+      capabilities: CAPABILITIES,
+      serverInfo: SERVER_INFO,
+      instructions: INSTRUCTIONS,
+    };
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    try {
+      return { tools: visibleTools(catalog, await session.principal()) };
+    } catch (error) {
+      if (error instanceof ApiError) throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
+      throw error;
+    }
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = catalog.get(request.params.name);
+    if (!tool)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list for the tools available.`);
+    const requestId = session.requestId();
+    let principal: Principal;
+    try {
+      principal = await session.principal();
+    } catch (error) {
+      // On stdio a revoked key or a spent quota shows up here, per call.
+      if (error instanceof ApiError) return toolError(error.code, error.message, { request_id: requestId });
+      throw error;
+    }
+    const { db, clock, config, log, events } = deps;
+    return callTool(tool, request.params.arguments, { db, clock, config, log, events, principal, requestId });
+  });
+
+  return server;
+}

@@ -1,0 +1,114 @@
+/**
+ * The MCP projection of the operation registry: one tool per operation with an `mcp` part. Tool
+ * definitions (JSON Schema from the valibot schemas) are built once; a call is authorized (plan ∩
+ * scope), validated, and run by the operation's own handler. Everything a caller can get wrong
+ * comes back as a tool error (`isError`), which a model can read and act on.
+ */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import { denial, type Principal } from "../auth/access.ts";
+import { ApiError, type FieldIssue } from "../http/errors.ts";
+import { toFieldIssues } from "../http/validate.ts";
+import { type AnySchema, inputSchemaFor, type McpProjection, type Operation, type OperationContext } from "../operations/registry.ts";
+
+export interface McpTool {
+  op: Operation;
+  mcp: McpProjection;
+  definition: Tool;
+}
+
+type JsonObjectSchema = Tool["inputSchema"];
+
+/** Draft 2020-12 JSON Schema; transforms and checks that JSON Schema cannot express are left out. */
+function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObjectSchema {
+  const { $schema: _drop, ...out } = toJsonSchema(schema, { target: "draft-2020-12", errorMode: "ignore", typeMode }) as Record<
+    string,
+    unknown
+  >;
+  // MCP wants an object schema at the top; a union of objects is still one (e.g. crew_add_action's output).
+  return (out.type === "object" ? out : { type: "object", ...out }) as JsonObjectSchema;
+}
+
+export function buildToolCatalog(operations: readonly Operation[]): Map<string, McpTool> {
+  const tools = new Map<string, McpTool>();
+  for (const op of operations) {
+    const mcp = op.mcp;
+    if (!mcp) continue;
+    tools.set(mcp.name, {
+      op,
+      mcp,
+      definition: {
+        name: mcp.name,
+        title: mcp.title,
+        description: op.description,
+        inputSchema: jsonSchema(mcp.input ?? op.input, "input"),
+        outputSchema: jsonSchema(op.output, "output"),
+        annotations: { title: mcp.title, ...mcp.annotations },
+      },
+    });
+  }
+  return tools;
+}
+
+/** The tools this principal may call: the rest are left out of tools/list (SPEC §7). */
+export function visibleTools(catalog: Map<string, McpTool>, principal: Principal): Tool[] {
+  const out: Tool[] = [];
+  for (const tool of catalog.values()) if (denial(principal, tool.mcp.access) === null) out.push(tool.definition);
+  return out;
+}
+
+/** A tool error: the message for people and models, then the same as JSON for programs. */
+export function toolError(
+  code: string,
+  message: string,
+  extra: { required_scope?: string; issues?: FieldIssue[]; request_id?: string } = {},
+) {
+  return {
+    isError: true,
+    content: [
+      { type: "text", text: message },
+      { type: "text", text: JSON.stringify({ error: code, message, ...extra }) },
+    ],
+  } satisfies CallToolResult;
+}
+
+function fromApiError(error: ApiError, requestId: string): CallToolResult {
+  const { required_scope, issues } = error.extra;
+  return toolError(error.code, error.message, {
+    request_id: requestId,
+    ...(required_scope && { required_scope }),
+    ...(issues && { issues }),
+  });
+}
+
+export type ToolContext = Omit<OperationContext, "via">;
+
+export async function callTool(tool: McpTool, args: Record<string, unknown> | undefined, ctx: ToolContext): Promise<CallToolResult> {
+  const { op, mcp } = tool;
+  const denied = denial(ctx.principal, mcp.access);
+  if (denied) return fromApiError(denied, ctx.requestId);
+
+  const raw = args ?? {};
+  const parsed = v.safeParse(inputSchemaFor(op, raw), raw, { abortEarly: false });
+  if (!parsed.success) {
+    const issues = toFieldIssues(parsed.issues);
+    const list = issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+    return toolError("invalid_request", `Invalid arguments for ${mcp.name} — ${list}`, { issues });
+  }
+
+  try {
+    const result = (await op.handler({ ...ctx, via: "mcp" }, parsed.output)) as Record<string, unknown>;
+    return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
+  } catch (error) {
+    if (error instanceof ApiError) return fromApiError(error, ctx.requestId);
+    ctx.log.error("tool failed", {
+      request_id: ctx.requestId,
+      tool: mcp.name,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    return toolError("internal_error", `Something went wrong on our side; quote request id ${ctx.requestId} if you report it.`, {
+      request_id: ctx.requestId,
+    });
+  }
+}

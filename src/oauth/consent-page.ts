@@ -1,0 +1,85 @@
+/**
+ * The consent page (SPEC §6): names the application, where it will send you, and what it may do
+ * (capped by the plan). Its Content-Security-Policy lets the form lead to the client's redirect
+ * URI: Chromium applies form-action to the redirect that follows the POST, so the layout's
+ * `form-action 'self'` alone would block the way back to the application.
+ */
+import type { Context } from "hono";
+import { html } from "hono/html";
+import type { AppEnv } from "../app.ts";
+import type { OAuthScope } from "../auth/access.ts";
+import { cheapestPlanFor, planTier } from "../auth/plans.ts";
+import type { ValidSession } from "../auth/sessions.ts";
+import { alertBox, CONTENT_SECURITY_POLICY, csrfField, type Html, renderPage } from "../web/layout.ts";
+import { accountOf } from "../web/pages.ts";
+import type { AuthorizeRequest } from "./authorize-request.ts";
+import { redirectHost } from "./redirect-uri.ts";
+import { capScopesToPlan } from "./scopes.ts";
+
+export const SCOPE_DESCRIPTIONS: Record<OAuthScope, string> = {
+  "crew:read": "Read your agents' status, standups, briefings, suggestions, company profile and action queue.",
+  "crew:write": "Also add and update actions, contacts, handoffs and insights, and use your connected calendar.",
+  "crew:admin": "The same as crew:write: add and update actions, contacts, handoffs and insights, and use your calendar.",
+};
+
+/** The CSP source for where the consent form's redirect goes: an origin, or a private-use scheme. */
+function redirectSource(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol;
+}
+
+export function consentCsp(redirectUri: string): string {
+  const others = CONTENT_SECURITY_POLICY.split(";")
+    .map((d) => d.trim())
+    .filter((d) => d !== "" && !d.startsWith("form-action"));
+  return [...others, `form-action 'self' ${redirectSource(redirectUri)}`].join("; ");
+}
+
+const hiddenFields = (params: URLSearchParams): Html[] =>
+  [...params.entries()].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+
+export function renderConsentPage(c: Context<AppEnv>, found: ValidSession, request: AuthorizeRequest, action: string): Promise<Response> {
+  const account = accountOf(found);
+  const plan = found.user.plan;
+  const granted = capScopesToPlan(request.scopes, plan);
+  const name = request.client.metadata.client_name ?? "An unnamed application";
+  const host = redirectHost(request.redirectUri);
+  const canApprove = granted.length > 0;
+
+  const capped = canApprove && granted.join(" ") !== request.scopes.join(" ");
+  const planNote = !canApprove
+    ? alertBox(
+        "error",
+        html`Your plan (<strong>${plan}</strong>) does not include API or MCP access, so no application can connect to your account. The <strong>${cheapestPlanFor("read")}</strong> plan includes read access; <strong>${cheapestPlanFor("write")}</strong> includes everything.`,
+      )
+    : capped
+      ? alertBox(
+          "info",
+          html`The application asked for ${request.scopes.join(", ")}; your plan (<strong>${plan}</strong>, ${planTier(plan)} access) allows what is listed below.`,
+        )
+      : "";
+  const scopeList = granted.map((s) => html`<li><strong>${s}</strong> — ${SCOPE_DESCRIPTIONS[s]}</li>`);
+
+  const body = html`<section class="card" aria-labelledby="consent-h">
+  <h1 id="consent-h">Connect ${name} to Crew?</h1>
+  ${planNote}
+  <dl class="facts">
+    <dt>Application</dt><dd><strong>${name}</strong> <span class="muted small mono">${request.client.id}</span></dd>
+    <dt>Returns you to</dt><dd class="mono">${host}</dd>
+    <dt>Acts as</dt><dd>${found.user.email}</dd>
+  </dl>
+  ${canApprove ? html`<p>If you approve, it may:</p><ul>${scopeList}</ul>` : ""}
+  <p class="muted small">Crew cannot verify the application's name. Approve only if you started this connection yourself. You can disconnect it at any time under Connected apps.</p>
+  <form method="post" action="${action}" class="stack">
+    ${csrfField(account)}
+    ${hiddenFields(request.params)}
+    <div>
+      ${canApprove ? html`<button type="submit" name="decision" value="approve" class="btn btn-primary">Approve</button>` : ""}
+      <button type="submit" name="decision" value="deny" class="btn">${canApprove ? "Deny" : "Cancel"}</button>
+    </div>
+  </form>
+</section>`;
+  return renderPage(c, { title: `Connect ${name}`, body, account, narrow: true }, 200, {
+    "Content-Security-Policy": consentCsp(request.redirectUri),
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * Dynamic client registration (RFC 7591). Clients re-register on every fresh connection, often
+ * from shared addresses (SPEC §6, FIELD-NOTES), so the per-address limit is generous, and
+ * registrations never used for a grant are purged after 24 hours.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../app.ts";
+import { readBodyText } from "../http/body.ts";
+import { DAY, HOUR } from "../lib/clock.ts";
+import { randomSecret, sha256Hex } from "../lib/random.ts";
+import { countRegistrationsSince, insertClient, purgeUnusedClients } from "../store/oauth-clients.ts";
+import { validateClientMetadata } from "./client-metadata.ts";
+import { OAuthError, oauthJson } from "./errors.ts";
+
+export const REGISTRATIONS_PER_HOUR = 600;
+const MAX_BODY = 64 * 1024;
+
+/**
+ * The peer address, from whichever server runs us (duck-typed: node-server puts the socket in
+ * `env.incoming`, Deno and Bun pass connection info). X-Forwarded-For is not trusted: anyone can
+ * set it. Behind a proxy every registration shares the proxy's bucket — hence the generous limit.
+ */
+export function peerAddress(c: Context<AppEnv>): string {
+  const env = c.env as
+    | {
+        incoming?: { socket?: { remoteAddress?: string } };
+        remoteAddr?: { hostname?: string };
+        requestIP?: (r: Request) => { address?: string } | null;
+      }
+    | undefined;
+  try {
+    return env?.incoming?.socket?.remoteAddress ?? env?.remoteAddr?.hostname ?? env?.requestIP?.(c.req.raw)?.address ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+async function readRegistrationBody(request: Request): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readBodyText(request, MAX_BODY);
+  } catch {
+    throw new OAuthError(400, "invalid_client_metadata", "The registration request must be a JSON object.", "body unreadable or too large");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new OAuthError(400, "invalid_client_metadata", "The registration request must be a JSON object.", "body is not JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new OAuthError(400, "invalid_client_metadata", "The registration request must be a JSON object.", "body is not an object");
+  }
+  return value as Record<string, unknown>;
+}
+
+export async function register(c: Context<AppEnv>): Promise<Response> {
+  const { db, clock } = c.get("deps");
+  const now = clock.now();
+  const address = peerAddress(c);
+  if ((await countRegistrationsSince(db, address, now - HOUR)) >= REGISTRATIONS_PER_HOUR) {
+    throw new OAuthError(429, "rate_limited", "Too many registrations from this address; retry later.", address, {
+      "Retry-After": "600",
+    });
+  }
+  // Content-Type is not insisted on: some clients send JSON as text/plain; the body must parse either way.
+  const body = await readRegistrationBody(c.req.raw);
+  const result = validateClientMetadata(body);
+  if (!result.ok) throw new OAuthError(400, result.error, result.description);
+
+  const { metadata } = result;
+  const confidential = metadata.token_endpoint_auth_method !== "none";
+  const clientId = `crewcl_${randomSecret(16)}`;
+  const secret = confidential ? `crewcs_${randomSecret(32)}` : null;
+  await purgeUnusedClients(db, now - DAY);
+  await insertClient(db, { id: clientId, secretHash: secret ? sha256Hex(secret) : null, metadata, registeredFrom: address }, now);
+
+  return oauthJson(
+    {
+      client_id: clientId,
+      client_id_issued_at: Math.floor(now / 1000),
+      ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+      ...metadata,
+    },
+    201,
+  );
+}

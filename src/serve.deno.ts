@@ -1,0 +1,44 @@
+/** Deno entry: `deno task start` (deno.json). Same boot as Node; Deno.serve instead of @hono/node-server. */
+import { boot } from "./boot.ts";
+import { ConfigError } from "./config.ts";
+
+// The few Deno APIs used here, so `tsc` (configured for Node) checks this file too.
+declare const Deno: {
+  env: { toObject(): Record<string, string> };
+  serve(
+    options: { port: number; hostname: string; onListen(addr: { port: number }): void },
+    handler: (request: Request, info: unknown) => Response | Promise<Response>,
+  ): { shutdown(): Promise<void> };
+  addSignalListener(signal: "SIGINT" | "SIGTERM", handler: () => void): void;
+  exit(code: number): never;
+};
+
+try {
+  const booted = await boot(Deno.env.toObject());
+  const { config } = booted;
+  const server = Deno.serve(
+    {
+      port: config.port,
+      hostname: config.host,
+      onListen: ({ port }) => {
+        console.log(`Crew is listening on http://${config.host}:${port} (public URL ${config.baseUrl})`);
+      },
+    },
+    booted.app.fetch,
+  );
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    // Stop accepting, let in-flight requests finish (up to 10 s), then close the database.
+    setTimeout(() => Deno.exit(0), 10_000);
+    await server.shutdown();
+    await booted.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+} catch (error) {
+  console.error(error instanceof ConfigError ? `crew: ${error.message}` : error);
+  Deno.exit(1);
+}

@@ -1,0 +1,147 @@
+/**
+ * Storage side of `crew seed --demo`: insert statements the other store modules do not have as
+ * builders (contacts, handoffs, insights), and the `demo_rows` bookkeeping that lets a second run
+ * replace exactly the rows the first one inserted, leaving everything else alone.
+ */
+import type { InStatement } from "@libsql/client";
+import { type Priority, priorityRank } from "../operations/schemas.ts";
+import { all, type Db } from "./db.ts";
+
+/** Every table the demo writes to; the names are constants, never input. */
+export const DEMO_TABLES = [
+  "agent_runs",
+  "standups",
+  "profiles",
+  "suggestions",
+  "actions",
+  "contacts",
+  "handoffs",
+  "insights",
+  "integration_alerts",
+  "briefings",
+] as const;
+export type DemoTable = (typeof DEMO_TABLES)[number];
+
+export interface ContactInsert {
+  id: string;
+  orgId: string;
+  name: string;
+  email: string | null;
+  company: string | null;
+  role: string | null;
+  relationship: string;
+  notes: string | null;
+  createdBy: string;
+  createdAt: number;
+}
+
+/** A contact that matches an existing one (same email, or same name without email) is skipped. */
+export function contactInsertStatement(c: ContactInsert): InStatement {
+  return {
+    sql: `INSERT INTO contacts (id, org_id, name, name_key, email, company, role, relationship, notes, created_by, created_at, updated_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    args: [
+      c.id,
+      c.orgId,
+      c.name,
+      c.name.trim().toLowerCase(),
+      c.email?.trim().toLowerCase() ?? null,
+      c.company,
+      c.role,
+      c.relationship,
+      c.notes,
+      c.createdBy,
+      c.createdAt,
+      c.createdAt,
+    ],
+  };
+}
+
+export interface HandoffRow {
+  id: string;
+  orgId: string;
+  from: string;
+  to: string;
+  title: string;
+  context: string | null;
+  priority: Priority;
+  type: string | null;
+  status: "queued" | "claimed" | "done" | "failed";
+  createdBy: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export function handoffInsertStatement(h: HandoffRow): InStatement {
+  return {
+    sql: `INSERT INTO handoffs (id, org_id, from_agent, to_agent, title, context, priority, priority_rank, type, status, created_by, created_at, updated_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    args: [
+      h.id,
+      h.orgId,
+      h.from,
+      h.to,
+      h.title,
+      h.context,
+      h.priority,
+      priorityRank(h.priority),
+      h.type,
+      h.status,
+      h.createdBy,
+      h.createdAt,
+      h.updatedAt,
+    ],
+  };
+}
+
+export interface InsightRow {
+  id: string;
+  orgId: string;
+  agent: string;
+  title: string;
+  detail: string | null;
+  type: string;
+  impact: "low" | "medium" | "high";
+  createdBy: string;
+  createdAt: number;
+}
+
+export function insightInsertStatement(i: InsightRow): InStatement {
+  return {
+    sql: "INSERT INTO insights (id, org_id, agent, title, detail, type, impact, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    args: [i.id, i.orgId, i.agent, i.title, i.detail, i.type, i.impact, i.createdBy, i.createdAt],
+  };
+}
+
+/** Deletes the rows a previous demo run inserted, then forgets them. */
+export function forgetDemoStatements(): InStatement[] {
+  return [
+    ...DEMO_TABLES.map((table) => `DELETE FROM ${table} WHERE id IN (SELECT row_id FROM demo_rows WHERE table_name = '${table}')`),
+    "DELETE FROM demo_rows",
+  ];
+}
+
+export function recordDemoRowsStatements(rows: Partial<Record<DemoTable, string[]>>): InStatement[] {
+  return Object.entries(rows).flatMap(([table, ids]) =>
+    (ids ?? []).map((id) => ({ sql: "INSERT OR IGNORE INTO demo_rows (table_name, row_id) VALUES (?, ?)", args: [table, id] })),
+  );
+}
+
+/** How many rows earlier demo runs left (all tables). */
+export async function countDemoRows(db: Db): Promise<number> {
+  const rows = await all<{ n: number }>(db, "SELECT count(*) AS n FROM demo_rows");
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * One transaction: the previous demo rows go, the new ones come in and are recorded. Either all
+ * of it happens or none (a failure leaves the earlier demo content as it was).
+ */
+export async function replaceDemoRows(db: Db, inserts: InStatement[], rows: Partial<Record<DemoTable, string[]>>): Promise<void> {
+  await db.batch([...forgetDemoStatements(), ...inserts, ...recordDemoRowsStatements(rows)], "write");
+}
+
+export async function recordDemoRows(db: Db, rows: Partial<Record<DemoTable, string[]>>): Promise<void> {
+  const statements = recordDemoRowsStatements(rows);
+  if (statements.length > 0) await db.batch(statements, "write");
+}

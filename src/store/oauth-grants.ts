@@ -1,0 +1,114 @@
+/**
+ * OAuth grants: one per approved authorization (user × client × scopes × resource). Codes and
+ * tokens hang off a grant; revoking the grant kills every token issued under it at once (the
+ * token lookup joins the grant).
+ */
+import type { OAuthScope } from "../auth/access.ts";
+import type { ClientMetadata } from "../oauth/client-metadata.ts";
+import { scopeString, scopesFromString } from "../oauth/scopes.ts";
+import { all, type Db, one, parseJson } from "./db.ts";
+
+export interface Grant {
+  id: string;
+  clientId: string;
+  userId: string;
+  scopes: OAuthScope[];
+  resource: string;
+  redirectUri: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface ConnectedApp extends Grant {
+  clientName: string | null;
+}
+
+interface GrantRow {
+  id: string;
+  client_id: string;
+  user_id: string;
+  scopes: string;
+  resource: string;
+  redirect_uri: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+const COLUMNS = "g.id, g.client_id, g.user_id, g.scopes, g.resource, g.redirect_uri, g.created_at, g.last_used_at, g.revoked_at";
+
+const toGrant = (r: GrantRow): Grant => ({
+  id: r.id,
+  clientId: r.client_id,
+  userId: r.user_id,
+  scopes: scopesFromString(r.scopes),
+  resource: r.resource,
+  redirectUri: r.redirect_uri,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+/** Inserts the grant and marks its client as used (so the unused-registration purge keeps it), in one transaction. */
+export async function insertGrant(db: Db, g: Omit<Grant, "createdAt" | "lastUsedAt" | "revokedAt">, now: number): Promise<void> {
+  await db.batch(
+    [
+      {
+        sql: "INSERT INTO oauth_grants (id, client_id, user_id, scopes, resource, redirect_uri, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        args: [g.id, g.clientId, g.userId, scopeString(g.scopes), g.resource, g.redirectUri, now],
+      },
+      { sql: "UPDATE oauth_clients SET first_used_at = ? WHERE id = ? AND first_used_at IS NULL", args: [now, g.clientId] },
+    ],
+    "write",
+  );
+}
+
+export async function findGrant(db: Db, id: string): Promise<Grant | null> {
+  const row = await one<GrantRow>(db, `SELECT ${COLUMNS} FROM oauth_grants g WHERE g.id = ?`, [id]);
+  return row ? toGrant(row) : null;
+}
+
+/** Revokes the grant and every token under it, in one transaction. Returns whether the grant was live. */
+export async function revokeGrant(db: Db, grantId: string, now: number, userId?: string): Promise<boolean> {
+  const owner = userId === undefined ? "" : " AND user_id = ?";
+  const args = userId === undefined ? [now, grantId] : [now, grantId, userId];
+  const [grant] = await db.batch(
+    [
+      { sql: `UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL${owner}`, args },
+      {
+        sql: `UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL
+                AND EXISTS (SELECT 1 FROM oauth_grants WHERE id = ? AND revoked_at IS NOT NULL${owner})`,
+        args: userId === undefined ? [now, grantId, grantId] : [now, grantId, grantId, userId],
+      },
+    ],
+    "write",
+  );
+  return (grant?.rowsAffected ?? 0) === 1;
+}
+
+export async function touchGrant(db: Db, grantId: string, now: number): Promise<void> {
+  await db.execute({ sql: "UPDATE oauth_grants SET last_used_at = ? WHERE id = ?", args: [now, grantId] });
+}
+
+/**
+ * The user's connected applications: live grants that still hold a live refresh token (a grant
+ * whose code was never exchanged, or whose tokens all expired, connects nothing). Newest first.
+ */
+export async function listConnectedApps(db: Db, userId: string, now: number): Promise<ConnectedApp[]> {
+  const rows = await all<GrantRow & { metadata: string | null }>(
+    db,
+    `SELECT ${COLUMNS}, c.metadata
+       FROM oauth_grants g
+       LEFT JOIN oauth_clients c ON c.id = g.client_id
+      WHERE g.user_id = ? AND g.revoked_at IS NULL
+        AND EXISTS (SELECT 1 FROM oauth_tokens t
+                     WHERE t.grant_id = g.id AND t.kind = 'refresh' AND t.revoked_at IS NULL AND t.expires_at > ?)
+      ORDER BY g.created_at DESC, g.id DESC`,
+    [userId, now],
+  );
+  return rows.map((r) => ({
+    ...toGrant(r),
+    clientName: parseJson<Partial<ClientMetadata>>(r.metadata, {}).client_name ?? null,
+  }));
+}

@@ -1,0 +1,194 @@
+/**
+ * The two static files of the web UI, served by Crew itself (no CDN, no build step): one
+ * stylesheet and one small script (the copy button). Kept as strings so `src/` needs no file
+ * system and runs unchanged on Node, Deno and Bun.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../app.ts";
+
+const CSS = `
+:root {
+  --bg: #f5f6f8; --fg: #1b1f24; --muted: #5d6670; --card: #fff; --line: #dde1e6;
+  --accent: #2f5bd3; --accent-fg: #fff; --accent-soft: #e8eefc;
+  --green: #1c7c43; --green-bg: #e3f4ea; --amber: #8a5a00; --amber-bg: #fdf1d8;
+  --red: #b3261e; --red-bg: #fbe6e4; --grey: #56606b; --grey-bg: #eceef1;
+  --radius: 10px; --shadow: 0 1px 2px rgba(16,24,40,.06), 0 1px 3px rgba(16,24,40,.08);
+  color-scheme: light;
+}
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+a { color: var(--accent); }
+h1 { font-size: 1.6rem; margin: 0 0 1rem; line-height: 1.25; }
+h2 { font-size: 1.1rem; margin: 0 0 .75rem; }
+p { margin: 0 0 .75rem; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .92em; }
+.muted { color: var(--muted); }
+.small { font-size: .85rem; }
+.nowrap { white-space: nowrap; }
+.lead { color: var(--muted); margin-bottom: 1.25rem; }
+.sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0,0,0,0); white-space: nowrap; border: 0; }
+.skip { position: absolute; left: -9999px; top: 0; background: var(--card); padding: .5rem 1rem; z-index: 10; }
+.skip:focus { left: .5rem; top: .5rem; }
+:focus-visible { outline: 3px solid #7aa2ff; outline-offset: 2px; }
+
+.topbar { background: #151a23; color: #e8ebf0; }
+.topbar-inner { max-width: 1160px; margin: 0 auto; padding: .6rem 1.25rem; display: flex; align-items: center; gap: 1.25rem; flex-wrap: wrap; }
+.brand { color: #fff; font-weight: 700; font-size: 1.15rem; text-decoration: none; letter-spacing: .01em; }
+.nav { list-style: none; display: flex; gap: .25rem; margin: 0; padding: 0; flex-wrap: wrap; }
+.nav a { color: #c6ccd6; text-decoration: none; padding: .35rem .65rem; border-radius: 6px; display: inline-block; }
+.nav a:hover { color: #fff; background: rgba(255,255,255,.08); }
+.nav a[aria-current="page"] { color: #fff; background: rgba(255,255,255,.14); }
+.who { margin-left: auto; display: flex; align-items: center; gap: .6rem; min-width: 0; }
+.who-email { color: #c6ccd6; font-size: .9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 16rem; }
+.who form { margin: 0; }
+.topbar .btn-quiet { color: #e8ebf0; border-color: rgba(255,255,255,.25); background: transparent; }
+.topbar .btn-quiet:hover { background: rgba(255,255,255,.08); }
+
+.container { max-width: 1160px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
+.container.narrow { max-width: 440px; padding-top: 3rem; }
+.section { margin-bottom: 1.5rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); box-shadow: var(--shadow); padding: 1.25rem; margin-bottom: 1.25rem; min-width: 0; }
+.card-success { border-color: #9fd5b4; background: #f6fcf8; }
+.grid-2 { display: grid; grid-template-columns: 1fr 1fr; gap: 1.25rem; }
+.grid-2 > .card { margin-bottom: 0; }
+.grid-keys { display: grid; grid-template-columns: minmax(260px, 1fr) 2fr; gap: 1.25rem; align-items: start; }
+.grid-keys > .card { margin-bottom: 0; }
+
+.stats { list-style: none; padding: 0; margin: 0 0 1rem; display: grid; grid-template-columns: repeat(5, 1fr); gap: .75rem; }
+.stat { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: .75rem 1rem; box-shadow: var(--shadow); border-top: 4px solid var(--grey); }
+.stat-value { display: block; font-size: 1.6rem; font-weight: 700; line-height: 1.1; }
+.stat-label { color: var(--muted); font-size: .85rem; }
+.stat-total { border-top-color: var(--accent); }
+.stat-green { border-top-color: var(--green); }
+.stat-stale { border-top-color: #d39a1a; }
+.stat-error { border-top-color: var(--red); }
+
+.table-wrap { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); box-shadow: var(--shadow); overflow-x: auto; }
+.card .table-wrap { border: 0; box-shadow: none; border-radius: 0; }
+.table { width: 100%; border-collapse: collapse; }
+.table th, .table td { text-align: left; padding: .6rem .85rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+.table thead th { font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); background: #fafbfc; }
+.table tbody tr:last-child > * { border-bottom: 0; }
+.table tbody th { font-weight: 600; }
+.card .table th:first-child, .card .table td:first-child { padding-left: 0; }
+.agent-name { white-space: nowrap; }
+.summary { color: #343b44; min-width: 16rem; }
+
+.badge { display: inline-block; font-size: .78rem; font-weight: 600; padding: .1rem .55rem; border-radius: 999px; white-space: nowrap; background: var(--grey-bg); color: var(--grey); }
+.badge-green { background: var(--green-bg); color: var(--green); }
+.badge-stale { background: var(--amber-bg); color: var(--amber); }
+.badge-error { background: var(--red-bg); color: var(--red); }
+.badge-never_ran { background: var(--grey-bg); color: var(--grey); }
+.badge-plan { background: var(--accent-soft); color: var(--accent); }
+.topbar .badge-plan { background: rgba(122,162,255,.2); color: #cfdcff; }
+
+.alert { border-radius: 8px; padding: .7rem 1rem; margin-bottom: 1rem; border: 1px solid; }
+.alert-error { background: var(--red-bg); border-color: #f1b8b3; color: #7d1a14; }
+.alert-success { background: var(--green-bg); border-color: #9fd5b4; color: #145c31; }
+.alert-info { background: var(--accent-soft); border-color: #b9cbf5; }
+.alert-list { list-style: none; margin: 0; padding: 0; }
+.alert-item { padding: .6rem 0; border-bottom: 1px solid var(--line); }
+.alert-item:last-child { border-bottom: 0; }
+.alert-item p { margin: .3rem 0 0; }
+
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: .4rem 1rem; margin: 0 0 1rem; }
+.facts dt { color: var(--muted); }
+.facts dd { margin: 0; overflow-wrap: anywhere; }
+
+.stack > * + * { margin-top: 1rem; }
+form.stack + p { margin-top: 1.25rem; }
+.field label, .field legend { display: block; font-weight: 600; margin-bottom: .3rem; }
+fieldset.field { border: 0; padding: 0; margin-left: 0; margin-right: 0; }
+input[type=email], input[type=password], input[type=text], input:not([type]) { width: 100%; font: inherit; padding: .55rem .7rem; border: 1px solid #c3c9d1; border-radius: 8px; background: #fff; color: var(--fg); }
+input[aria-invalid=true] { border-color: var(--red); }
+.field-error { color: var(--red); font-size: .88rem; margin: .3rem 0 0; }
+.check { display: flex; gap: .6rem; align-items: flex-start; padding: .4rem 0; }
+.check input { margin-top: .25rem; width: 1.05rem; height: 1.05rem; flex: none; }
+.check label { font-weight: 600; cursor: pointer; margin-right: .25rem; }
+.check .small { display: block; }
+
+.btn { display: inline-block; font: inherit; font-weight: 600; font-size: .92rem; padding: .5rem .95rem; border-radius: 8px; border: 1px solid #c3c9d1; background: #fff; color: var(--fg); text-decoration: none; cursor: pointer; line-height: 1.3; }
+.btn:hover { background: #f2f4f7; }
+.btn-primary { background: var(--accent); border-color: var(--accent); color: var(--accent-fg); }
+.btn-primary:hover { background: #2449b0; }
+.btn-block { width: 100%; }
+.btn-quiet { background: transparent; }
+.btn-danger { background: var(--red); border-color: var(--red); color: #fff; }
+.btn-danger:hover { background: #8f1e18; }
+.btn-danger-quiet { color: var(--red); border-color: #efc1bd; background: #fff; }
+.btn[hidden] { display: none; }
+
+.copy-row { display: flex; gap: .5rem; margin-bottom: .75rem; }
+.copy-row input { flex: 1; min-width: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #fff; }
+
+.confirm summary { list-style: none; display: inline-block; }
+.confirm summary::-webkit-details-marker { display: none; }
+.confirm[open] summary { background: var(--red-bg); }
+.confirm-box { margin-top: .5rem; padding: .75rem; border: 1px solid #efc1bd; border-radius: 8px; background: #fffafa; max-width: 22rem; }
+.confirm-box p { margin-bottom: .5rem; }
+
+@media (max-width: 900px) {
+  .grid-2, .grid-keys { grid-template-columns: 1fr; }
+  .stats { grid-template-columns: repeat(3, 1fr); }
+}
+@media (max-width: 640px) {
+  .container { padding: 1rem .85rem 2rem; }
+  .container.narrow { padding-top: 1.5rem; }
+  .topbar-inner { gap: .5rem 1rem; padding: .6rem .85rem; }
+  .who { margin-left: 0; width: 100%; }
+  .who-email { max-width: none; flex: 1; }
+  .nav a { padding: .3rem .5rem; }
+  .stats { grid-template-columns: repeat(2, 1fr); }
+  .stat-total { grid-column: span 2; }
+  .stat { padding: .5rem .8rem; }
+  .stat-value { font-size: 1.3rem; display: inline; margin-right: .3rem; }
+  /* Tables become one card per row; each cell names its column. */
+  .table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0,0,0,0); }
+  .table.stack tr { display: block; padding: .6rem .85rem; border-bottom: 1px solid var(--line); }
+  .table.stack tbody tr:last-child { border-bottom: 0; }
+  .table.stack th, .table.stack td { display: flex; align-items: baseline; flex-wrap: wrap; gap: 0 .4rem; padding: .2rem 0 0 6.5rem !important; border: 0; position: relative; }
+  .table.stack th[data-label]::before, .table.stack td[data-label]::before { content: attr(data-label); position: absolute; left: 0; top: .3rem; font-size: .74rem; font-weight: 600; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
+  .table.stack .optional { display: none; }
+  .summary { min-width: 0; }
+  .agent-name { white-space: normal; }
+  .copy-row { flex-direction: column; }
+}
+`;
+
+/** The copy button of a new key: hidden without JavaScript, where the field is selectable instead. */
+const JS = `"use strict";
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    var field = document.getElementById(button.getAttribute("data-copy"));
+    if (!field) return;
+    button.hidden = false;
+    field.addEventListener("focus", function () { field.select(); });
+    button.addEventListener("click", function () {
+      var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 2000); };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(field.value).then(done, function () { field.select(); });
+      } else {
+        field.select();
+        try { document.execCommand("copy"); done(); } catch (e) {}
+      }
+    });
+  });
+});
+`;
+
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2f5bd3"/><path d="M21.5 11.2a7 7 0 1 0 0 9.6" fill="none" stroke="#fff" stroke-width="3.2" stroke-linecap="round"/></svg>`;
+
+export function assetRoutes(): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+  const headers = (type: string) => ({
+    "Content-Type": type,
+    "Cache-Control": "public, max-age=300",
+    "X-Content-Type-Options": "nosniff",
+  });
+  router.get("/static/crew.css", (c) => c.body(CSS, 200, headers("text/css; charset=utf-8")));
+  router.get("/static/crew.svg", (c) => c.body(ICON, 200, headers("image/svg+xml")));
+  router.get("/favicon.ico", (c) => c.body(ICON, 200, headers("image/svg+xml")));
+  router.get("/static/crew.js", (c) => c.body(JS, 200, headers("text/javascript; charset=utf-8")));
+  return router;
+}

@@ -1,0 +1,116 @@
+/**
+ * Signing in and out (SPEC §2): the HTML pages (/sign-in, /sign-out) and their JSON twins under
+ * /api/auth/. Sign-in posts need no session token (there is no session yet) but must come from
+ * Crew's origin, which also stops login CSRF; sign-out is a state change on the session: Origin
+ * and, for the form, the csrf token.
+ */
+import { type Context, Hono } from "hono";
+import { html } from "hono/html";
+import * as v from "valibot";
+import type { AppEnv } from "../app.ts";
+import { endSession, readSession, startSession } from "../auth/sessions.ts";
+import { readJsonObject } from "../http/body.ts";
+import { assertSameOrigin, crossSiteReason } from "../http/csrf.ts";
+import { ApiError } from "../http/errors.ts";
+import { parseOrThrow } from "../http/validate.ts";
+import type { User } from "../store/users.ts";
+import { alertBox, messagePage, renderPage, seeOther } from "./layout.ts";
+import { readForm, refuseForgedForm, safeNextPath } from "./pages.ts";
+import { checkCredentials, throttledMessage, WRONG_CREDENTIALS } from "./sign-in.ts";
+
+const publicUser = (u: User) => ({ id: u.id, email: u.email, name: u.name, plan: u.plan });
+
+const SignInBody = v.strictObject({
+  email: v.pipe(v.string("Must be a string."), v.maxLength(1000, "Must be at most 1000 characters.")),
+  password: v.pipe(v.string("Must be a string."), v.maxLength(4096, "Must be at most 4096 characters.")),
+});
+
+function signInPage(c: Context<AppEnv>, options: { next: string; email?: string; error?: string }, status = 200, extra = {}) {
+  const body = html`<section class="card">
+  <h1>Sign in to Crew</h1>
+  ${alertBox("error", options.error)}
+  <form method="post" action="/sign-in" class="stack">
+    <input type="hidden" name="next" value="${options.next}">
+    <div class="field">
+      <label for="email">Email</label>
+      <input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${options.email ?? ""}"${options.email ? "" : html` autofocus`}>
+    </div>
+    <div class="field">
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete="current-password" required${options.email ? html` autofocus` : ""}>
+    </div>
+    <button type="submit" class="btn btn-primary btn-block">Sign in</button>
+  </form>
+  <p class="muted small">No account yet? Ask the owner of this Crew to create one (<code>npx crew user create</code>).</p>
+</section>`;
+  return renderPage(c, { title: "Sign in", body, narrow: true }, status, extra);
+}
+
+export function authRoutes(): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+
+  router.get("/sign-in", async (c) => {
+    const next = safeNextPath(c.req.query("next"));
+    if (await readSession(c)) return seeOther(c, next);
+    return signInPage(c, { next });
+  });
+
+  router.post("/sign-in", async (c) => {
+    const crossSite = crossSiteReason(c.req.raw, c.get("deps").config.baseUrl);
+    if (crossSite) return messagePage(c, 403, "Sign-in refused", crossSite, { href: "/sign-in", label: "Go to the sign-in page" });
+    const form = await readForm(c);
+    const next = safeNextPath(form.get("next"));
+    const email = form.get("email") ?? "";
+    const { db, clock } = c.get("deps");
+    const result = await checkCredentials(db, email, form.get("password") ?? "", clock.now());
+    if (result.ok) {
+      await startSession(c, result.user.id);
+      return seeOther(c, next);
+    }
+    if (result.reason === "throttled") {
+      return signInPage(c, { next, email, error: throttledMessage(result.retryAfter) }, 429, { "Retry-After": String(result.retryAfter) });
+    }
+    return signInPage(c, { next, email, error: WRONG_CREDENTIALS }, 401);
+  });
+
+  router.post("/sign-out", async (c) => {
+    const found = await readSession(c);
+    if (found) {
+      const refused = await refuseForgedForm(c, found, await readForm(c));
+      if (refused) return refused;
+      await endSession(c);
+    }
+    return seeOther(c, "/sign-in");
+  });
+
+  // JSON twins. Errors are the REST envelope.
+  router.post("/api/auth/sign-in", async (c) => {
+    const { db, clock, config } = c.get("deps");
+    assertSameOrigin(c.req.raw, config.baseUrl);
+    const raw = await readJsonObject(c.req.raw);
+    const input = parseOrThrow(SignInBody, raw, "request body");
+    const result = await checkCredentials(db, input.email, input.password, clock.now());
+    if (!result.ok && result.reason === "throttled") {
+      throw new ApiError(429, "rate_limited", throttledMessage(result.retryAfter), {
+        headers: { "Retry-After": String(result.retryAfter) },
+      });
+    }
+    if (!result.ok) throw new ApiError(401, "unauthorized", WRONG_CREDENTIALS);
+    await startSession(c, result.user.id);
+    return c.json({ user: publicUser(result.user) }, 200, { "Cache-Control": "no-store" });
+  });
+
+  router.post("/api/auth/sign-out", async (c) => {
+    assertSameOrigin(c.req.raw, c.get("deps").config.baseUrl);
+    await endSession(c);
+    return c.json({ ok: true }, 200, { "Cache-Control": "no-store" });
+  });
+
+  router.get("/api/auth/session", async (c) => {
+    const found = await readSession(c);
+    if (!found) throw new ApiError(401, "unauthorized", "Not signed in.");
+    return c.json({ user: publicUser(found.user) }, 200, { "Cache-Control": "no-store" });
+  });
+
+  return router;
+}

@@ -1,0 +1,151 @@
+/**
+ * The page layout every server-rendered page shares (sign-in, setup, dashboard, keys, connected
+ * apps, consent), and the response helper that adds the security headers HTML needs. Markup is
+ * `html` tagged templates (hono/html): values are escaped, no JSX, no build step. No inline script
+ * or style: the CSP allows only Crew's own /static files.
+ */
+import type { Context } from "hono";
+import { html } from "hono/html";
+import type { AppEnv } from "../app.ts";
+import type { User } from "../store/users.ts";
+
+export type Html = ReturnType<typeof html>;
+
+/** The signed-in person a page is for; the csrf token goes into every form (sign-out included). */
+export interface PageAccount {
+  user: Pick<User, "email" | "name" | "plan">;
+  csrfToken: string;
+}
+
+export interface PageOptions {
+  title: string;
+  body: Html;
+  /** Omit on pages for signed-out visitors (sign-in, setup). */
+  account?: PageAccount | null;
+  /** Which nav entry is current: its href, e.g. "/dashboard". */
+  active?: string;
+  /** Narrow centred card, for forms such as sign-in and setup. */
+  narrow?: boolean;
+}
+
+export const NAV: { href: string; label: string }[] = [
+  { href: "/dashboard", label: "Dashboard" },
+  { href: "/dashboard/keys", label: "API keys" },
+  { href: "/connected-apps", label: "Connected apps" },
+];
+
+/** CSP: only same-origin resources, no inline script or style, no framing, forms post only to Crew. */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+export const SECURITY_HEADERS: Record<string, string> = {
+  "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "same-origin",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  // Pages show per-user data (and once, a raw key): never cache them.
+  "Cache-Control": "no-store",
+};
+
+/** A CSRF hidden field: every state-changing form of a signed-in page carries one. */
+export const csrfField = (account: PageAccount) => html`<input type="hidden" name="csrf" value="${account.csrfToken}">`;
+
+function header(account: PageAccount | null | undefined, active: string | undefined): Html {
+  if (!account) {
+    return html`<header class="topbar"><div class="topbar-inner"><a class="brand" href="/">Crew</a></div></header>`;
+  }
+  const links = NAV.map(
+    (item) => html`<li><a href="${item.href}"${item.href === active ? html` aria-current="page"` : ""}>${item.label}</a></li>`,
+  );
+  return html`<header class="topbar">
+  <div class="topbar-inner">
+    <a class="brand" href="/dashboard">Crew</a>
+    <nav aria-label="Main"><ul class="nav">${links}</ul></nav>
+    <div class="who">
+      <span class="who-email" title="${account.user.email}">${account.user.email}</span>
+      <span class="badge badge-plan">${account.user.plan}</span>
+      <form method="post" action="/sign-out">${csrfField(account)}<button type="submit" class="btn btn-quiet">Sign out</button></form>
+    </div>
+  </div>
+</header>`;
+}
+
+/** The whole document. Export for every page of Crew, so they look and behave alike. */
+export function layout(options: PageOptions): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${options.title} · Crew</title>
+<link rel="icon" href="/static/crew.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/static/crew.css">
+<script src="/static/crew.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+${header(options.account, options.active)}
+<main id="main" class="${options.narrow ? "container narrow" : "container"}">
+${options.body}
+</main>
+</body>
+</html>`;
+}
+
+/**
+ * Renders a page with the security headers. Built through the context, so headers set on it
+ * before (the session cookie) are kept.
+ */
+export async function renderPage(
+  c: Context<AppEnv>,
+  options: PageOptions,
+  status = 200,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  const body = await layout(options);
+  return c.body(body, status as 200, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", ...extra });
+}
+
+/** 303 See Other (a form POST's answer is fetched with GET), keeping headers set on the context. */
+export function seeOther(c: Context<AppEnv>, location: string): Response {
+  return c.body(null, 303, { ...SECURITY_HEADERS, Location: location });
+}
+
+/** An error or notice in the page itself (role=alert so screen readers announce it). */
+export function alertBox(kind: "error" | "success" | "info", message: Html | string | null | undefined): Html | string {
+  if (!message) return "";
+  return html`<div class="alert alert-${kind}" role="${kind === "error" ? "alert" : "status"}">${message}</div>`;
+}
+
+/** A short page that explains a refusal (expired form, used link) with a way on. */
+export function messagePage(
+  c: Context<AppEnv>,
+  status: number,
+  title: string,
+  message: string,
+  link: { href: string; label: string },
+  account?: PageAccount | null,
+): Promise<Response> {
+  const body = html`<section class="card">
+  <h1>${title}</h1>
+  <p>${message}</p>
+  <p><a class="btn" href="${link.href}">${link.label}</a></p>
+</section>`;
+  return renderPage(c, { title, body, account, narrow: true }, status);
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 days ago", "never"; the exact UTC time is in the title. */
+export function ago(ms: number | string | null | undefined, now: number): Html | string {
+  if (ms == null) return html`<span class="muted">never</span>`;
+  const t = typeof ms === "string" ? Date.parse(ms) : ms;
+  const seconds = Math.max(0, Math.round((now - t) / 1000));
+  let text: string;
+  if (seconds < 60) text = "just now";
+  else if (seconds < 3600) text = `${Math.floor(seconds / 60)} min ago`;
+  else if (seconds < 172_800) text = `${Math.floor(seconds / 3600)} h ago`;
+  else text = `${Math.floor(seconds / 86_400)} days ago`;
+  const exact = new Date(t).toISOString();
+  return html`<time datetime="${exact}" title="${exact.replace("T", " ").slice(0, 16)} UTC">${text}</time>`;
+}

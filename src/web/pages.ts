@@ -1,0 +1,66 @@
+/**
+ * What signed-in pages and their forms share: the session guard (redirect to sign-in), form
+ * parsing, and the CSRF check of a form (Origin + the session's token). Other pages of Crew
+ * (connected apps, consent, webhooks, calendar) use these too.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../app.ts";
+import { readSession, type ValidSession } from "../auth/sessions.ts";
+import { readBodyText } from "../http/body.ts";
+import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from "../http/csrf.ts";
+import { ApiError } from "../http/errors.ts";
+import { messagePage, type PageAccount, seeOther } from "./layout.ts";
+
+const FORM_LIMIT = 64 * 1024;
+
+/** `next` for a sign-in: a path on this server only (no scheme, no `//host`, no backslash tricks). */
+export function safeNextPath(next: unknown, fallback = "/dashboard"): string {
+  if (typeof next !== "string" || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return fallback;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here
+  if (/[\u0000-\u001f\u007f\\]/.test(next) || next.length > 2000) return fallback;
+  try {
+    const parsed = new URL(next, "http://crew.invalid");
+    if (parsed.origin !== "http://crew.invalid") return fallback;
+    return parsed.pathname + parsed.search + parsed.hash;
+  } catch {
+    return fallback;
+  }
+}
+
+export const accountOf = (found: ValidSession): PageAccount => ({ user: found.user, csrfToken: found.session.csrfToken });
+
+/** The signed-in session, or a 303 to /sign-in that comes back here afterwards. */
+export async function requirePageSession(c: Context<AppEnv>): Promise<ValidSession | Response> {
+  const found = await readSession(c);
+  if (found) return found;
+  const url = new URL(c.req.url);
+  const back = c.req.method === "GET" ? url.pathname + url.search : url.pathname;
+  return seeOther(c, `/sign-in?next=${encodeURIComponent(back)}`);
+}
+
+/** A urlencoded form body (the only kind Crew's forms send), at most 64 KiB. */
+export async function readForm(c: Context<AppEnv>): Promise<URLSearchParams> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") {
+    throw new ApiError(415, "unsupported_media_type", "Send the form as application/x-www-form-urlencoded.");
+  }
+  return new URLSearchParams(await readBodyText(c.req.raw, FORM_LIMIT));
+}
+
+/**
+ * Null when a signed-in form may act; otherwise the refusal page. Both layers must pass: the
+ * request's Origin is Crew's and the form carries this session's csrf token.
+ */
+export async function refuseForgedForm(c: Context<AppEnv>, found: ValidSession, form: URLSearchParams): Promise<Response | null> {
+  const { config } = c.get("deps");
+  const crossSite = crossSiteReason(c.req.raw, config.baseUrl);
+  if (!crossSite && csrfTokenMatches(found.session.csrfToken, form.get(CSRF_FIELD))) return null;
+  return messagePage(
+    c,
+    403,
+    "Form refused",
+    crossSite ?? "This form is out of date or was not sent from this page. Reload the page and try again.",
+    { href: "/dashboard", label: "Back to the dashboard" },
+    accountOf(found),
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * SPEC §1 Runtimes: the same src/ serves on Node (`npm start`'s command), Deno (deno.json's
+ * `start` task) and Bun (`bun run src/serve.bun.ts`). Each gets its own port and database file
+ * with a user and key made beforehand, answers an authenticated read and write, and exits 0 on
+ * SIGTERM.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { generateApiKey } from "../../src/auth/api-keys.ts";
+import { loadConfig } from "../../src/config.ts";
+import { insertApiKey } from "../../src/store/api-keys.ts";
+import { createUser } from "../../src/store/users.ts";
+import { denoStartCommand, ROOT, startRuntime } from "../helpers/cli.ts";
+import { api, prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";
+import { freePort } from "../helpers/spawn.ts";
+
+const runtimes: { name: string; command: (dir: string) => { command: string; args: string[] } }[] = [
+  { name: "Node", command: () => ({ command: process.execPath, args: ["--import", "tsx", "src/serve.ts"] }) },
+  { name: "Deno", command: (dir) => denoStartCommand(dir) },
+  { name: "Bun", command: () => ({ command: `${ROOT}node_modules/.bin/bun`, args: ["run", "src/serve.bun.ts"] }) },
+];
+
+describe.each(runtimes)("$name", ({ command }) => {
+  it("serves an authenticated read and write, and exits 0 on SIGTERM", async () => {
+    const temp = tempDir("crew-runtime-");
+    const dbUrl = `file:${join(temp.dir, "crew.db")}`;
+    const { db, org } = await prepareDatabase(dbUrl, loadConfig({ DATABASE_URL: dbUrl }), Date.now());
+    const user = await createUser(
+      db,
+      { orgId: org.id, email: "runtime@example.com", name: "Runtime", passwordHash: await testPasswordHash(), plan: "operator" },
+      Date.now(),
+    );
+    const { key, hash } = generateApiKey();
+    await insertApiKey(db, { hash, userId: user.id, name: "runtime", scopes: ["admin"] }, Date.now());
+    db.close();
+
+    const port = await freePort();
+    const { command: bin, args } = command(temp.dir);
+    const server = await startRuntime(bin, args, {
+      DATABASE_URL: dbUrl,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: `http://127.0.0.1:${port}`,
+      CREW_SECRET: "runtime-test-secret-runtime-test-secret",
+    });
+    try {
+      expect(server.url).toBe(`http://127.0.0.1:${port}`);
+      const call = api(server.url, key);
+      const agents = await call("/api/mcp/agents");
+      expect(agents.status).toBe(200);
+      expect(agents.json.total).toBe(17);
+      expect(agents.headers.get("api-version")).toBe("1.0.0");
+      const created = await call("/api/mcp/actions", { body: { title: "Ship it", priority: "high" } });
+      expect(created.status).toBe(200);
+      expect(created.json).toEqual({ ok: true, actionId: expect.stringMatching(/^act_/) });
+      const listed = await call("/api/mcp/actions");
+      expect(listed.json.actions.map((a: { id: string }) => a.id)).toEqual([created.json.actionId]);
+    } finally {
+      const code = await server.stop();
+      temp.cleanup();
+      expect(code).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * The quota store: takes that arrive in one turn are coalesced into one statement, and the
+ * result is exactly what one take at a time would give (units handed out once, none beyond the limit).
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.ts";
+import { HOUR } from "../../src/lib/clock.ts";
+import type { Db } from "../../src/store/db.ts";
+import { takeQuota } from "../../src/store/quota.ts";
+import { prepareDatabase, tempDir } from "../helpers/server.ts";
+
+const temp = tempDir("crew-quota-store-");
+let db: Db;
+const WINDOW = 10 * HOUR;
+
+beforeAll(async () => {
+  const url = `file:${join(temp.dir, "crew.db")}`;
+  db = (await prepareDatabase(url, loadConfig({ DATABASE_URL: url }), Date.now())).db;
+});
+afterAll(() => {
+  db.close();
+  temp.cleanup();
+});
+
+const takes = (userId: string, n: number, limit: number) => Promise.all(Array.from({ length: n }, () => takeQuota(db, userId, WINDOW, limit)));
+
+describe("takeQuota", () => {
+  it("hands out each unit once when several arrive together", async () => {
+    expect(await takes("usr_a", 3, 5)).toEqual([1, 2, 3]);
+    // Four more, two left: a batch that does not fit falls back to single takes.
+    expect(await takes("usr_a", 4, 5)).toEqual([4, 5, null, null]);
+    expect(await takes("usr_a", 2, 5)).toEqual([null, null]);
+  });
+
+  it("admits up to the limit from a first batch larger than the limit", async () => {
+    expect(await takes("usr_b", 7, 4)).toEqual([1, 2, 3, 4, null, null, null]);
+  });
+
+  it("keeps users and windows apart within one turn", async () => {
+    const [c, d, later] = await Promise.all([takes("usr_c", 2, 3), takes("usr_d", 3, 3), takeQuota(db, "usr_c", WINDOW + HOUR, 3)]);
+    expect(c).toEqual([1, 2]);
+    expect(d).toEqual([1, 2, 3]);
+    expect(later).toBe(1);
+    const rows = await db.execute("SELECT user_id, window_start, used FROM quota_windows WHERE user_id IN ('usr_c', 'usr_d') ORDER BY 1, 2");
+    expect(rows.rows.map((r) => [r.user_id, r.window_start, r.used])).toEqual([
+      ["usr_c", WINDOW, 2],
+      ["usr_c", WINDOW + HOUR, 1],
+      ["usr_d", WINDOW, 3],
+    ]);
+  });
+});
