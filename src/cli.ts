@@ -413,7 +413,8 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
       io.err(`${where}: ${error.message}\n`);
       return 1;
     }
-    io.err(`${where}: ${error instanceof Error ? error.message : String(error)}\n`);
+    // Unexpected errors (a database that cannot be opened, …): the first line of the message.
+    io.err(`${where}: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}\n`);
     if (env.LOG_LEVEL === "debug") io.err(`${(error as Error)?.stack ?? ""}\n`);
     return 1;
   }

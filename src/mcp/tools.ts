@@ -94,7 +94,7 @@ export async function callTool(tool: McpTool, args: Record<string, unknown> | un
   if (!parsed.success) {
     const issues = toFieldIssues(parsed.issues);
     const list = issues.map((i) => `${i.path}: ${i.message}`).join("; ");
-    return toolError("invalid_request", `Invalid arguments for ${mcp.name} — ${list}`, { issues });
+    return toolError("invalid_request", `Invalid arguments for ${mcp.name} — ${list}`, { issues, request_id: ctx.requestId });
   }
 
   try {

@@ -184,6 +184,12 @@ describe("failures (exit 1)", () => {
     );
   });
 
+  it("crew mcp refuses to start without CREW_API_KEY", async () => {
+    const result = await local("mcp");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^crew mcp: CREW_API_KEY is not set[^\n]*\n$/);
+  });
+
   it("stops on a bad configuration value, naming the variable", async () => {
     let databaseError = "";
     const [port, database] = await Promise.all([

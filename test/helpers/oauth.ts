@@ -90,7 +90,11 @@ export class HttpBrowser {
   /** GET, following redirects while they stay on Crew; stops at a page or at a redirect elsewhere. */
   async walk(url: string): Promise<Step> {
     let step = await this.request(url);
-    for (let hops = 0; step.location && step.location.startsWith(this.base) && hops < 10; hops++) step = await this.request(step.location);
+    for (let hops = 0; hops < 10; hops++) {
+      const next = step.location;
+      if (!next?.startsWith(this.base)) break;
+      step = await this.request(next);
+    }
     return step;
   }
 

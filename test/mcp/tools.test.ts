@@ -3,7 +3,16 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeGrant } from "../../src/store/oauth-grants.ts";
-import { connectHttp, errorJson, firstText, mcpPost, oauthAccessToken, outputConforms, seedStandup, toolArguments } from "../helpers/mcp.ts";
+import {
+  connectHttp,
+  errorJson,
+  firstText,
+  mcpPost,
+  oauthAccessToken,
+  outputConforms,
+  seedStandup,
+  toolArguments,
+} from "../helpers/mcp.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const READ_TOOLS = ["crew_agent_status", "crew_standup", "crew_briefing", "crew_suggestions", "crew_company_profile", "crew_list_actions"];
