@@ -83,6 +83,8 @@ CREATE TABLE IF NOT EXISTS oauth_clients (
   first_used_at      INTEGER                   -- first grant; unused registrations are purged
 ) STRICT;
 CREATE INDEX IF NOT EXISTS oauth_clients_unused ON oauth_clients (created_at) WHERE first_used_at IS NULL;
+-- The per-address registration limit counts the last hour's registrations of one address.
+CREATE INDEX IF NOT EXISTS oauth_clients_registered_from ON oauth_clients (registered_from, created_at);
 
 CREATE TABLE IF NOT EXISTS oauth_grants (
   id           TEXT PRIMARY KEY,
@@ -108,6 +110,7 @@ CREATE TABLE IF NOT EXISTS oauth_codes (
   expires_at     INTEGER NOT NULL,
   used_at        INTEGER
 ) STRICT;
+CREATE INDEX IF NOT EXISTS oauth_codes_expiry ON oauth_codes (expires_at);
 
 CREATE TABLE IF NOT EXISTS oauth_tokens (
   token_hash   TEXT PRIMARY KEY,
@@ -122,6 +125,7 @@ CREATE TABLE IF NOT EXISTS oauth_tokens (
   parent_hash  TEXT                            -- refresh: the token this one replaced
 ) STRICT;
 CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens (grant_id);
+CREATE INDEX IF NOT EXISTS oauth_tokens_expiry ON oauth_tokens (expires_at);
 
 -- The 17 agents, per organization (schedules are editable per agent).
 CREATE TABLE IF NOT EXISTS agents (

@@ -207,7 +207,9 @@ async function runBench(): Promise<void> {
       stdio: ["ignore", "inherit", "inherit"],
     });
     await waitReady(url, child);
-    console.log(`Node ${process.version}, server in a spawned process, ${CONNECTIONS} connections, ${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up`);
+    console.log(
+      `Node ${process.version}, server in a spawned process, ${CONNECTIONS} connections, ${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up`,
+    );
 
     const only = process.env.BENCH_ONLY;
     const action = JSON.stringify({ title: "Follow up with Acme", priority: "high" });
@@ -229,7 +231,9 @@ async function runBench(): Promise<void> {
 
     console.log("\n| scenario | req/s | p50 ms | p99 ms | vs bare | server CPU µs/req |\n| --- | ---: | ---: | ---: | ---: | ---: |");
     for (const r of rows) {
-      console.log(`| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.ratio === undefined ? "" : r.ratio.toFixed(2)} | ${r.cpu.toFixed(0)} |`);
+      console.log(
+        `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.ratio === undefined ? "" : r.ratio.toFixed(2)} | ${r.cpu.toFixed(0)} |`,
+      );
     }
     const failed = rows.filter((r) => r.failures > 0);
     if (failed.length > 0) {

@@ -2,6 +2,11 @@
  * The hourly request quota per principal (SPEC §4): fixed windows aligned to the hour, counted in
  * the database so several processes share one exact count. Every protected response carries the
  * X-RateLimit-* headers; a refused one also Retry-After.
+ *
+ * Exactness comes from the store (store/quota.ts): every take is one atomic conditional upsert,
+ * so no process can admit beyond the limit, and nothing is reserved ahead (a process holding
+ * unused units would make another refuse requests that fit). Speed comes from coalescing the
+ * takes one process receives in the same turn into one statement, on a prepared statement.
  */
 import { HOUR } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";

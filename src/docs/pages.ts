@@ -4,7 +4,6 @@
  */
 import { html, raw } from "hono/html";
 import type { Operation } from "../operations/registry.ts";
-import { bearerAccessNote } from "./access-notes.ts";
 import { ERROR_CODES } from "./error-codes.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import { inline, markdown } from "./markdown.ts";
@@ -165,12 +164,12 @@ ${[...groups].map(
 function toolsSection(tools: Operation[]) {
   if (tools.length === 0) return "";
   return html`<h2 class="group" id="mcp-tools">MCP tools</h2>
-<p>The same operations as tools of the MCP server at <code>/mcp</code> (Streamable HTTP, Bearer API key or OAuth token). Server card: <a href="/.well-known/mcp.json">/.well-known/mcp.json</a>; input and output schemas: <a href="/llms-full.txt">/llms-full.txt</a>.</p>
+<p>The same operations as tools of the MCP server at <code>/mcp</code> (Streamable HTTP, Bearer API key or OAuth token). A key needs one of the key scopes listed; an OAuth token the scope listed (<code>crew:write</code> includes <code>crew:read</code>, <code>crew:admin</code> grants what <code>crew:write</code> grants); the plan caps both. Server card: <a href="/.well-known/mcp.json">/.well-known/mcp.json</a>; input and output schemas: <a href="/llms-full.txt">/llms-full.txt</a>.</p>
 <table>
 <thead><tr><th scope="col">Tool</th><th scope="col">Needs</th><th scope="col">Does</th></tr></thead>
 <tbody>${tools.map((op) =>
     op.mcp
-      ? html`<tr><td class="name">${op.mcp.name}</td><td>${raw(inline(bearerAccessNote(op.mcp.access)))}</td><td><strong>${op.mcp.title}.</strong> ${op.description}</td></tr>`
+      ? html`<tr><td class="name">${op.mcp.name}</td><td>${raw(inline(`Key: ${op.mcp.access.keyScopes.map((k) => `\`${k}\``).join(" / ")}; OAuth: \`${op.mcp.access.oauthScope}\``))}</td><td><strong>${op.mcp.title}.</strong> ${op.description}</td></tr>`
       : "",
   )}</tbody>
 </table>`;

@@ -1,5 +1,6 @@
 import type { OAuthScope } from "../auth/access.ts";
 import type { Plan } from "../auth/plans.ts";
+import { DAY } from "../lib/clock.ts";
 import { scopeString, scopesFromString } from "../oauth/scopes.ts";
 import { type Db, one } from "./db.ts";
 
@@ -77,10 +78,14 @@ const insertToken = (...a: Parameters<typeof tokenArgs>) => ({
   args: tokenArgs(...a),
 });
 
-/** The first tokens of a grant (code exchange), and the grant's last use, in one transaction. */
+/**
+ * The first tokens of a grant (code exchange), and the grant's last use, in one transaction.
+ * Tokens expired for a day are purged here: code exchanges are rare enough to carry that cost.
+ */
 export async function insertTokenPair(db: Db, pair: TokenPair, now: number): Promise<void> {
   await db.batch(
     [
+      { sql: "DELETE FROM oauth_tokens WHERE expires_at < ?", args: [now - DAY] },
       insertToken(pair.grantId, "access", pair.access, pair.resource, now, null),
       insertToken(pair.grantId, "refresh", pair.refresh, pair.resource, now, null),
       { sql: "UPDATE oauth_grants SET last_used_at = ? WHERE id = ?", args: [now, pair.grantId] },

@@ -44,7 +44,9 @@ async function flushGroup(db: Db, g: Group): Promise<void> {
     const used = n > 1 ? await take(db, g.userId, g.windowStart, g.limit, n) : null;
     if (used !== null) {
       // The batch got units used-n+1 … used; hand them out in arrival order.
-      g.waiters.forEach((w, i) => w.resolve(used - n + 1 + i));
+      g.waiters.forEach((w, i) => {
+        w.resolve(used - n + 1 + i);
+      });
       return;
     }
     for (const w of g.waiters) w.resolve(await take(db, g.userId, g.windowStart, g.limit, 1));

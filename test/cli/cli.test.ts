@@ -64,7 +64,7 @@ function expectError(result: { code: number | string | null; stdout: string; std
   expect(result).toEqual({ code, stdout: "", stderr: `${line}\n` });
 }
 
-describe("help", () => {
+describe.concurrent("help", () => {
   it("crew --help lists every command; each command's --help shows its usage and options", async () => {
     const commands: [string[], string[]][] = [
       [["serve"], []],
@@ -113,7 +113,7 @@ describe("help", () => {
   });
 });
 
-describe("usage errors (exit 2)", () => {
+describe.concurrent("usage errors (exit 2)", () => {
   it("names the problem in one line on stderr", async () => {
     const cases: [string[], string][] = [
       [[], "crew: missing command (see crew --help)"],
@@ -160,7 +160,7 @@ describe("usage errors (exit 2)", () => {
   });
 });
 
-describe("failures (exit 1)", () => {
+describe.concurrent("failures (exit 1)", () => {
   it("refuses a duplicate email, an unknown email, and scopes outside the plan", async () => {
     const [duplicate, unknownPlan, unknownKey, adminOnPro, lite] = await Promise.all([
       crew("user", "create", "--email", "TAKEN@example.com", "--password", "12345678"),
@@ -213,7 +213,7 @@ describe("failures (exit 1)", () => {
   });
 });
 
-describe("commands", () => {
+describe.concurrent("commands", () => {
   it("user create stores a user with a hashed password; --json prints the record without the hash", async () => {
     const [plain, json] = await Promise.all([
       crew(

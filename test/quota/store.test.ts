@@ -23,7 +23,8 @@ afterAll(() => {
   temp.cleanup();
 });
 
-const takes = (userId: string, n: number, limit: number) => Promise.all(Array.from({ length: n }, () => takeQuota(db, userId, WINDOW, limit)));
+const takes = (userId: string, n: number, limit: number) =>
+  Promise.all(Array.from({ length: n }, () => takeQuota(db, userId, WINDOW, limit)));
 
 describe("takeQuota", () => {
   it("hands out each unit once when several arrive together", async () => {
@@ -42,7 +43,9 @@ describe("takeQuota", () => {
     expect(c).toEqual([1, 2]);
     expect(d).toEqual([1, 2, 3]);
     expect(later).toBe(1);
-    const rows = await db.execute("SELECT user_id, window_start, used FROM quota_windows WHERE user_id IN ('usr_c', 'usr_d') ORDER BY 1, 2");
+    const rows = await db.execute(
+      "SELECT user_id, window_start, used FROM quota_windows WHERE user_id IN ('usr_c', 'usr_d') ORDER BY 1, 2",
+    );
     expect(rows.rows.map((r) => [r.user_id, r.window_start, r.used])).toEqual([
       ["usr_c", WINDOW, 2],
       ["usr_c", WINDOW + HOUR, 1],

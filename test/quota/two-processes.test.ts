@@ -30,7 +30,13 @@ beforeAll(async () => {
   db = prepared.db;
   const user = await createUser(
     db,
-    { orgId: prepared.org.id, email: "two-processes@example.com", name: "Two Processes", passwordHash: await testPasswordHash(), plan: "operator" },
+    {
+      orgId: prepared.org.id,
+      email: "two-processes@example.com",
+      name: "Two Processes",
+      passwordHash: await testPasswordHash(),
+      plan: "operator",
+    },
     Date.now(),
   );
   userId = user.id;
