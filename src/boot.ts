@@ -63,7 +63,14 @@ export async function openStore(config: Config, log: Logger, now: number): Promi
   return db;
 }
 
-export async function boot(env: Record<string, string | undefined>, options: { clock?: Clock; log?: Logger } = {}): Promise<Booted> {
+export interface BootOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Print the first-run setup link when no user exists (servers do; the stdio MCP server, whose stdout is the protocol, does not). */
+  announceSetup?: boolean;
+}
+
+export async function boot(env: Record<string, string | undefined>, options: BootOptions = {}): Promise<Booted> {
   const config = loadConfig(env);
   config.secret = ensureSecret(config);
   const log = options.log ?? createLogger(config.logLevel);
@@ -74,7 +81,7 @@ export async function boot(env: Record<string, string | undefined>, options: { c
   const [{ createApp, resolveDeps }, { ensureSetupLink }] = await Promise.all([import("./app.ts"), import("./web/setup.ts")]);
   const deps = resolveDeps({ db, config, clock, log });
   const app = createApp(deps);
-  const setupLink = await ensureSetupLink(db, config, clock.now());
+  const setupLink = options.announceSetup === false ? null : await ensureSetupLink(db, config, clock.now());
   if (setupLink) console.log(`No user yet: create the owner account at ${setupLink} (the link works once)`);
   return {
     config,
