@@ -90,21 +90,24 @@ export function llmsText(settings: DocsSettings, ops: Operation[], full: boolean
     "> Self-hosted operations assistant: a crew of 17 AI agents runs periodically and stores its output; Crew serves that stored intelligence, and a few writes, over MCP (for AI tools) and REST (for scripts).",
     `Use MCP at \`${baseUrl}/mcp\` (Streamable HTTP) when you are an AI tool; use REST under \`${baseUrl}/api/\` from scripts. Both take \`Authorization: Bearer <token>\`: an API key (\`crew_…\`) or an OAuth 2.1 access token (authorization code + PKCE; metadata at \`${baseUrl}/.well-known/oauth-authorization-server\`).`,
     "## Docs",
-    `- [API reference](${baseUrl}/docs): every REST endpoint, human-readable`,
-    `- [OpenAPI 3.1](${baseUrl}/openapi.json): the machine-readable contract`,
-    `- [Error codes](${baseUrl}/docs/errors): every \`error\` code and its fix`,
-    `- [MCP server card](${baseUrl}/.well-known/mcp.json): endpoint, auth, tools`,
-    full
-      ? `- [Short version](${baseUrl}/llms.txt)`
-      : `- [Full version](${baseUrl}/llms-full.txt): every endpoint and tool with its JSON Schemas`,
+    [
+      `- [API reference](${baseUrl}/docs): every REST endpoint, human-readable`,
+      `- [OpenAPI 3.1](${baseUrl}/openapi.json): the machine-readable contract`,
+      `- [Error codes](${baseUrl}/docs/errors): every \`error\` code and its fix`,
+      `- [MCP server card](${baseUrl}/.well-known/mcp.json): endpoint, auth, tools`,
+      full
+        ? `- [Short version](${baseUrl}/llms.txt)`
+        : `- [Full version](${baseUrl}/llms-full.txt): every endpoint and tool with its JSON Schemas`,
+    ].join("\n"),
     "## Essentials",
     overview(settings, documentedEndpoints(ops)).replace(/^### /gm, "#### "),
     "## MCP tools",
-    ...toolLines(ops, full),
+    // The short version is one list; the full one a section per tool and per endpoint.
+    ...(full ? toolLines(ops, true) : [toolLines(ops, false).join("\n")]),
     "## REST endpoints",
-    ...endpointLines(ops, full),
+    ...(full ? endpointLines(ops, true) : [endpointLines(ops, false).join("\n")]),
     "## Error codes",
-    ...ERROR_CODES.map((e) => `- \`${e.code}\` (${e.status}): ${e.when} Fix: ${e.fix}`),
+    ERROR_CODES.map((e) => `- \`${e.code}\` (${e.status}): ${e.when} Fix: ${e.fix}`).join("\n"),
   ];
   return `${sections.join("\n\n")}\n`;
 }

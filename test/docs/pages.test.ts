@@ -1,7 +1,9 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../src/docs/error-codes.ts";
 import { operations } from "../../src/operations/index.ts";
-import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
+import { ARTIFACTS_DIR, launchBrowser, type TestBrowser } from "../helpers/browser.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
@@ -85,8 +87,14 @@ describe("/docs in headless Chromium", () => {
     for (const path of ["/docs", "/docs/errors#rate_limited"]) {
       const res = await page.goto(s.url + path, { waitUntil: "networkidle" });
       expect(res?.status()).toBe(200);
-      await browser.screenshot(page, path === "/docs" ? "docs-reference" : "docs-errors");
     }
+    await browser.screenshot(page, "docs-errors");
+    // The reference is long: its first screen (overview and navigation) is the useful picture.
+    await page.goto(`${s.url}/docs#overview`, { waitUntil: "networkidle" });
+    await mkdir(ARTIFACTS_DIR, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS_DIR, "docs-reference.png") });
+    await page.goto(`${s.url}/docs#addActions`);
+    await page.screenshot({ path: join(ARTIFACTS_DIR, "docs-reference-operation.png") });
     expect(failed).toEqual([]);
     expect(foreign).toEqual([]);
     // The stylesheet applied: the side navigation is laid out beside the content.
