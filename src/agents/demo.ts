@@ -14,15 +14,8 @@ import { type ActionInsert, actionInsertStatement } from "../store/actions.ts";
 import { type AgentRunSummary, type RunInsert, runInsertStatement } from "../store/agents.ts";
 import { alertInsertStatement } from "../store/alerts.ts";
 import type { Db } from "../store/db.ts";
-import {
-  contactInsertStatement,
-  countDemoRows,
-  type DemoTable,
-  handoffInsertStatement,
-  insightInsertStatement,
-  recordDemoRows,
-  replaceDemoRows,
-} from "../store/demo.ts";
+import { contactInsertStatement, countDemoRows, type DemoTable, recordDemoRows, replaceDemoRows } from "../store/demo.ts";
+import { handoffInsertStatement, insightInsertStatement } from "../store/feed.ts";
 import type { Organization } from "../store/orgs.ts";
 import { profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
 import { suggestionInsertStatement } from "../store/suggestions.ts";

@@ -1,10 +1,9 @@
 /**
- * Storage side of `crew seed --demo`: insert statements the other store modules do not have as
- * builders (contacts, handoffs, insights), and the `demo_rows` bookkeeping that lets a second run
+ * Storage side of `crew seed --demo`: an insert-if-absent statement for contacts (the API only
+ * upserts), and the `demo_rows` bookkeeping that lets a second run
  * replace exactly the rows the first one inserted, leaving everything else alone.
  */
 import type { InStatement } from "@libsql/client";
-import { type Priority, priorityRank } from "../operations/schemas.ts";
 import { all, type Db } from "./db.ts";
 
 /** Every table the demo writes to; the names are constants, never input. */
@@ -54,62 +53,6 @@ export function contactInsertStatement(c: ContactInsert): InStatement {
       c.createdAt,
       c.createdAt,
     ],
-  };
-}
-
-export interface HandoffRow {
-  id: string;
-  orgId: string;
-  from: string;
-  to: string;
-  title: string;
-  context: string | null;
-  priority: Priority;
-  type: string | null;
-  status: "queued" | "claimed" | "done" | "failed";
-  createdBy: string;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export function handoffInsertStatement(h: HandoffRow): InStatement {
-  return {
-    sql: `INSERT INTO handoffs (id, org_id, from_agent, to_agent, title, context, priority, priority_rank, type, status, created_by, created_at, updated_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    args: [
-      h.id,
-      h.orgId,
-      h.from,
-      h.to,
-      h.title,
-      h.context,
-      h.priority,
-      priorityRank(h.priority),
-      h.type,
-      h.status,
-      h.createdBy,
-      h.createdAt,
-      h.updatedAt,
-    ],
-  };
-}
-
-export interface InsightRow {
-  id: string;
-  orgId: string;
-  agent: string;
-  title: string;
-  detail: string | null;
-  type: string;
-  impact: "low" | "medium" | "high";
-  createdBy: string;
-  createdAt: number;
-}
-
-export function insightInsertStatement(i: InsightRow): InStatement {
-  return {
-    sql: "INSERT INTO insights (id, org_id, agent, title, detail, type, impact, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    args: [i.id, i.orgId, i.agent, i.title, i.detail, i.type, i.impact, i.createdBy, i.createdAt],
   };
 }
 

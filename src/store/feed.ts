@@ -1,6 +1,9 @@
 /** Handoffs between agents and the shared insight feed. */
+import type { InStatement } from "@libsql/client";
 import { type Priority, priorityRank } from "../operations/schemas.ts";
-import { all, type Db, run } from "./db.ts";
+import { all, type Db } from "./db.ts";
+
+export type HandoffStatus = "queued" | "claimed" | "done" | "failed";
 
 export interface HandoffInsert {
   id: string;
@@ -11,17 +14,37 @@ export interface HandoffInsert {
   context: string | null;
   priority: Priority;
   type: string | null;
+  /** Default `queued`: the destination agent claims it on its next run. */
+  status?: HandoffStatus;
   createdBy: string;
   createdAt: number;
+  updatedAt?: number;
+}
+
+export function handoffInsertStatement(h: HandoffInsert): InStatement {
+  return {
+    sql: `INSERT INTO handoffs (id, org_id, from_agent, to_agent, title, context, priority, priority_rank, type, status, created_by, created_at, updated_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    args: [
+      h.id,
+      h.orgId,
+      h.from,
+      h.to,
+      h.title,
+      h.context,
+      h.priority,
+      priorityRank(h.priority),
+      h.type,
+      h.status ?? "queued",
+      h.createdBy,
+      h.createdAt,
+      h.updatedAt ?? h.createdAt,
+    ],
+  };
 }
 
 export async function insertHandoff(db: Db, h: HandoffInsert): Promise<void> {
-  await run(
-    db,
-    `INSERT INTO handoffs (id, org_id, from_agent, to_agent, title, context, priority, priority_rank, type, status, created_by, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
-    [h.id, h.orgId, h.from, h.to, h.title, h.context, h.priority, priorityRank(h.priority), h.type, h.createdBy, h.createdAt, h.createdAt],
-  );
+  await db.execute(handoffInsertStatement(h));
 }
 
 export interface InsightRecord {
@@ -34,12 +57,17 @@ export interface InsightRecord {
   createdAt: number;
 }
 
-export async function insertInsight(db: Db, i: InsightRecord & { orgId: string; createdBy: string }): Promise<void> {
-  await run(
-    db,
-    "INSERT INTO insights (id, org_id, agent, title, detail, type, impact, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    [i.id, i.orgId, i.agent, i.title, i.detail, i.type, i.impact, i.createdBy, i.createdAt],
-  );
+export type InsightInsert = InsightRecord & { orgId: string; createdBy: string };
+
+export function insightInsertStatement(i: InsightInsert): InStatement {
+  return {
+    sql: "INSERT INTO insights (id, org_id, agent, title, detail, type, impact, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    args: [i.id, i.orgId, i.agent, i.title, i.detail, i.type, i.impact, i.createdBy, i.createdAt],
+  };
+}
+
+export async function insertInsight(db: Db, i: InsightInsert): Promise<void> {
+  await db.execute(insightInsertStatement(i));
 }
 
 /** Insights posted since a time, high impact first, then newest. */

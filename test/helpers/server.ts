@@ -63,7 +63,8 @@ export async function startServer(options: { env?: Record<string, string>; clock
   // Bind first to learn the port, so BASE_URL can name it.
   let app: ReturnType<typeof createApp> | null = null;
   const server = serve({
-    fetch: (req) => (app ? app.fetch(req) : new Response("starting", { status: 503 })),
+    // Pass the connection info on: per-address limits (OAuth registration) read the peer address.
+    fetch: (req, env) => (app ? app.fetch(req, env) : new Response("starting", { status: 503 })),
     port: 0,
     hostname: "127.0.0.1",
   });
