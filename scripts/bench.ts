@@ -7,9 +7,11 @@
  * route, `GET /bare` → {ok:true}, on a separate Hono app dispatched before Crew's, so both are
  * served by the same runtime, HTTP layer and process in the same run.
  *
- * Scenarios, each after a warm-up: bare, GET /api/mcp/agents (API key), bare, POST /api/mcp/actions
- * (API key). The quota stays on (it is part of what is measured) with a limit too high to reach.
- * Loopback only; bounded: about 35 s in all. Env: BENCH_SECONDS (per scenario, default 6),
+ * Scenarios, each after a warm-up and beside a fresh measure of the bare route: GET /gated (Crew's
+ * request id and Bearer gate, i.e. key lookup and quota, before a constant answer), GET
+ * /api/mcp/agents and POST /api/mcp/actions with an API key. The quota stays on (it is part of
+ * what is measured) with a limit too high to reach.
+ * Loopback only; bounded: about 50 s in all. Env: BENCH_SECONDS (per scenario, default 6),
  * BENCH_CONNECTIONS (default 10), BENCH_CPU_PROF=<dir> (server writes a .cpuprofile there),
  * BENCH_ONLY=gated|agents|actions (that scenario alone, no bare route: for profiling one path).
  */
