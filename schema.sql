@@ -151,7 +151,9 @@ CREATE TABLE IF NOT EXISTS agent_runs (
   started_at  INTEGER NOT NULL,
   finished_at INTEGER
 ) STRICT;
-CREATE INDEX IF NOT EXISTS agent_runs_agent ON agent_runs (org_id, agent_id, finished_at);
+-- The dashboard's "latest run" and "latest successful run" per agent, read without a sort.
+CREATE INDEX IF NOT EXISTS agent_runs_agent ON agent_runs (org_id, agent_id, finished_at, id);
+CREATE INDEX IF NOT EXISTS agent_runs_agent_status ON agent_runs (org_id, agent_id, status, finished_at, id);
 
 CREATE TABLE IF NOT EXISTS integration_alerts (
   id          TEXT PRIMARY KEY,

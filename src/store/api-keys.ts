@@ -1,5 +1,5 @@
 import type { KeyScope, Plan } from "../auth/plans.ts";
-import { all, allHot, type Db, one, parseJson, run } from "./db.ts";
+import { all, type Db, one, parseJson, run } from "./db.ts";
 
 export interface ApiKeyRecord {
   hash: string;
@@ -103,7 +103,7 @@ export interface KeyOwner {
 
 /** The owner of an active key, read fresh on every request (revocation and plan changes are immediate). */
 export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner | null> {
-  const [row] = await allHot<{
+  const [row] = await all<{
     user_id: string;
     org_id: string;
     email: string;

@@ -1,4 +1,4 @@
-import { allHot, type Db } from "./db.ts";
+import { all, type Db } from "./db.ts";
 
 /**
  * Takes `n` requests from a user's window in one atomic statement, all or none: it succeeds
@@ -7,7 +7,7 @@ import { allHot, type Db } from "./db.ts";
  * used after the take, or null when the n do not fit (nothing is taken then).
  */
 async function take(db: Db, userId: string, windowStart: number, limit: number, n: number): Promise<number | null> {
-  const [row] = await allHot<{ used: number }>(
+  const [row] = await all<{ used: number }>(
     db,
     `INSERT INTO quota_windows (user_id, window_start, used) SELECT ?1, ?2, ?3 WHERE ?3 <= ?4
      ON CONFLICT (user_id, window_start) DO UPDATE SET used = used + ?3 WHERE used + ?3 <= ?4
