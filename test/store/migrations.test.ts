@@ -10,7 +10,9 @@ afterAll(() => tmp.cleanup());
 
 async function tables(url: string): Promise<string[]> {
   const db = await openDb({ url });
-  const rows = await db.execute("SELECT name FROM sqlite_master WHERE type IN ('table','index') AND name NOT LIKE 'sqlite_%' ORDER BY name");
+  const rows = await db.execute(
+    "SELECT name FROM sqlite_master WHERE type IN ('table','index') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+  );
   db.close();
   return rows.rows.map((r) => String(r.name));
 }
