@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AppDeps, createApp } from "./app.ts";
-import { type Config, loadConfig } from "./config.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
 import type { Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { randomSecret } from "./lib/random.ts";
@@ -25,6 +25,7 @@ export function readSchema(): string {
 export function dataFolder(databaseUrl: string): string | null {
   if (!databaseUrl.startsWith("file:")) return null;
   const path = databaseUrl.slice("file:".length).split("?")[0] ?? "";
+  if (path.includes(":memory:")) return null; // no folder: the secret goes to data/, as for a remote database
   return dirname(path.startsWith("//") ? path.slice(2) : path);
 }
 
@@ -36,12 +37,22 @@ export function dataFolder(databaseUrl: string): string | null {
 function ensureSecret(config: Config): string {
   if (config.secret) return config.secret;
   const folder = dataFolder(config.databaseUrl) ?? "data";
-  mkdirSync(folder, { recursive: true });
   const file = join(folder, "crew-secret");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const secret = randomSecret(32);
-  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
-  return secret;
+  try {
+    mkdirSync(folder, { recursive: true });
+    if (existsSync(file)) return readFileSync(file, "utf8").trim();
+    const secret = randomSecret(32);
+    try {
+      writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      // Another process starting on the same database wrote it first: use theirs.
+      if ((error as { code?: string }).code === "EEXIST") return readFileSync(file, "utf8").trim();
+      throw error;
+    }
+    return secret;
+  } catch (error) {
+    throw new ConfigError(`CREW_SECRET is unset and ${file} (beside DATABASE_URL) cannot be made: ${firstLine(error)}`);
+  }
 }
 
 export interface Booted {
@@ -52,11 +63,46 @@ export interface Booted {
   close(): Promise<void>;
 }
 
+/** The database location without a query string (which may carry an auth token). */
+const shownUrl = (url: string) => url.split("?")[0];
+
+/**
+ * Opens the database and checks that it answers. A failure here is almost always the location
+ * (a folder that cannot be made, a server that is down, a wrong token), so it is reported as a
+ * ConfigError naming DATABASE_URL: one line, as SPEC §1 asks for a bad value.
+ */
+async function connect(config: Config): Promise<Db> {
+  let db: Db | null = null;
+  try {
+    const folder = dataFolder(config.databaseUrl);
+    if (folder) mkdirSync(folder, { recursive: true });
+    db = await openDb({ url: config.databaseUrl, authToken: config.databaseAuthToken });
+    await db.execute("SELECT 1");
+    return db;
+  } catch (error) {
+    db?.close();
+    throw new ConfigError(`DATABASE_URL ${shownUrl(config.databaseUrl)} cannot be opened: ${firstLine(error)}`);
+  }
+}
+
+export const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+
+/** The line every entry prints once listening (tests wait for it); IPv6 hosts in brackets. */
+export function listeningLine(config: Config, port: number): string {
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  return `Crew is listening on http://${host}:${port} (public URL ${config.baseUrl})`;
+}
+
+/** What an entry prints when start-up fails: one line; the stack only with LOG_LEVEL=debug. */
+export function startupFailure(error: unknown, env: Record<string, string | undefined>): string {
+  if (error instanceof ConfigError) return `crew: ${error.message}`;
+  const detail = env.LOG_LEVEL === "debug" && error instanceof Error && error.stack ? `\n${error.stack}` : "";
+  return `crew: cannot start: ${firstLine(error)}${detail}`;
+}
+
 /** Opens and prepares the database; idempotent, safe for several processes at once. */
 export async function openStore(config: Config, log: Logger, now: number): Promise<Db> {
-  const folder = dataFolder(config.databaseUrl);
-  if (folder) mkdirSync(folder, { recursive: true });
-  const db = await openDb({ url: config.databaseUrl, authToken: config.databaseAuthToken });
+  const db = await connect(config);
   const version = await migrate(db, readSchema());
   await ensureDefaultOrgAndAgents(db, config.defaultTimeZone, now);
   log.debug("database ready", { schema_version: version });

@@ -83,7 +83,8 @@ function parseEmail(value: string): string {
 
 function parseTitle(flag: string, value: string, max: number): string {
   const result = v.safeParse(Title, value);
-  if (!result.success || result.output.length > max) throw new UsageError(`--${flag} must be 1–${max} characters`);
+  // Characters as the API counts them (code points): 100 emoji are a valid key name.
+  if (!result.success || [...result.output].length > max) throw new UsageError(`--${flag} must be 1–${max} characters`);
   return result.output;
 }
 

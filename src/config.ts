@@ -63,19 +63,32 @@ export function isValidTimeZone(tz: string): boolean {
   }
 }
 
+/** A host name (`localhost`, `crew.internal`), an IPv4 address or an IPv6 address without brackets (`::`). */
+const HOST_PATTERN =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/;
+
 export function loadConfig(env: Env): Config {
   const port = integer(env, "PORT", 3000, 0, 65535);
-  const host = (env.HOST ?? "").trim() || "127.0.0.1";
+  // `[::1]` as written in URLs is accepted too; servers listen on the bare address.
+  const host = (env.HOST ?? "").trim().replace(/^\[(.*)\]$/, "$1") || "127.0.0.1";
+  if (!HOST_PATTERN.test(host)) throw new ConfigError(`HOST must be a host name or an IP address such as 0.0.0.0, got "${env.HOST}"`);
 
   const baseRaw = (env.BASE_URL ?? "").trim() || `http://localhost:${port}`;
   const base = url("BASE_URL", baseRaw, ["http:", "https:"]);
   if (base.search || base.hash) throw new ConfigError(`BASE_URL must not have a query or fragment, got "${baseRaw}"`);
+  // Every route, the OAuth issuer and the /.well-known documents live at the root of the origin.
+  if (base.pathname !== "/" || base.username || base.password) {
+    throw new ConfigError(`BASE_URL must be scheme, host and port only (no path or user), got "${baseRaw}"`);
+  }
   const baseUrl = base.href.replace(/\/+$/, "");
 
   const databaseUrl = (env.DATABASE_URL ?? "").trim() || "file:data/crew.db";
   if (!/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/.test(databaseUrl)) {
     throw new ConfigError(`DATABASE_URL must start with file:, libsql://, http(s):// or ws(s)://, got "${databaseUrl}"`);
   }
+  // `file:` alone would open a temporary database that vanishes with the process.
+  if (/^file:(\/\/)?(\?|$)/.test(databaseUrl))
+    throw new ConfigError(`DATABASE_URL must name a file, e.g. file:data/crew.db, got "${databaseUrl}"`);
 
   const defaultTimeZone = (env.TZ_DEFAULT ?? "").trim() || "UTC";
   if (!isValidTimeZone(defaultTimeZone)) {

@@ -1,6 +1,5 @@
 /** Bun entry: `bun run src/serve.bun.ts`. Same boot as Node; Bun.serve instead of @hono/node-server. */
-import { boot } from "./boot.ts";
-import { ConfigError } from "./config.ts";
+import { boot, listeningLine, startupFailure } from "./boot.ts";
 
 // The one Bun API used here, so `tsc` (configured for Node) checks this file too.
 declare const Bun: {
@@ -14,7 +13,7 @@ try {
   const booted = await boot(process.env);
   const { config } = booted;
   const server = Bun.serve({ port: config.port, hostname: config.host, fetch: booted.app.fetch });
-  console.log(`Crew is listening on http://${config.host}:${server.port} (public URL ${config.baseUrl})`);
+  console.log(listeningLine(config, server.port));
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -28,6 +27,6 @@ try {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 } catch (error) {
-  console.error(error instanceof ConfigError ? `crew: ${error.message}` : error);
+  console.error(startupFailure(error, process.env));
   process.exit(1);
 }

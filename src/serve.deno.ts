@@ -1,6 +1,5 @@
 /** Deno entry: `deno task start` (deno.json). Same boot as Node; Deno.serve instead of @hono/node-server. */
-import { boot } from "./boot.ts";
-import { ConfigError } from "./config.ts";
+import { boot, listeningLine, startupFailure } from "./boot.ts";
 
 // The few Deno APIs used here, so `tsc` (configured for Node) checks this file too.
 declare const Deno: {
@@ -21,7 +20,7 @@ try {
       port: config.port,
       hostname: config.host,
       onListen: ({ port }) => {
-        console.log(`Crew is listening on http://${config.host}:${port} (public URL ${config.baseUrl})`);
+        console.log(listeningLine(config, port));
       },
     },
     booted.app.fetch,
@@ -39,6 +38,6 @@ try {
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
 } catch (error) {
-  console.error(error instanceof ConfigError ? `crew: ${error.message}` : error);
+  console.error(startupFailure(error, Deno.env.toObject()));
   Deno.exit(1);
 }

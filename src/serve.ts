@@ -4,14 +4,29 @@
  */
 import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
-import { boot } from "./boot.ts";
-import { ConfigError } from "./config.ts";
+import { boot, listeningLine, startupFailure } from "./boot.ts";
+import type { Config } from "./config.ts";
+
+/** A listen failure in one line naming the variable to change. */
+function listenFailure(error: NodeJS.ErrnoException, config: Config): string {
+  const where = `${config.host}:${config.port}`;
+  if (error.code === "EADDRINUSE") return `crew: PORT ${config.port} is already in use on ${config.host}; set PORT to a free port`;
+  if (error.code === "EACCES") return `crew: PORT ${config.port} needs more privileges on ${config.host}; use a port above 1023`;
+  if (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND" || error.code === "EAI_AGAIN") {
+    return `crew: HOST ${config.host} is not an address of this machine (${error.code})`;
+  }
+  return `crew: cannot listen on ${where} (HOST, PORT): ${error.message}`;
+}
 
 export async function serveNode(env: Record<string, string | undefined> = process.env): Promise<void> {
   const booted = await boot(env);
   const { config } = booted;
   const server = serve({ fetch: booted.app.fetch, port: config.port, hostname: config.host }, (info) => {
-    console.log(`Crew is listening on http://${config.host}:${info.port} (public URL ${config.baseUrl})`);
+    console.log(listeningLine(config, info.port));
+  });
+  server.once("error", (error: NodeJS.ErrnoException) => {
+    console.error(listenFailure(error, config));
+    void booted.close().finally(() => process.exit(1));
   });
   let stopping = false;
   const stop = () => {
@@ -33,7 +48,7 @@ export async function serveNode(env: Record<string, string | undefined> = proces
 // Started as the entry (`node --import tsx src/serve.ts`), not imported by the CLI.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   serveNode(process.env).catch((error) => {
-    console.error(error instanceof ConfigError ? `crew: ${error.message}` : error);
+    console.error(startupFailure(error, process.env));
     process.exit(1);
   });
 }

@@ -290,7 +290,7 @@ export const DEMO_ACTIONS: DemoAction[] = [
   },
   {
     title: "Reconnect Google so the Inbox agent can run",
-    description: "Google access was revoked; reconnect it under Settings → Integrations.",
+    description: "Google access was revoked; an administrator must grant it again in the Google Workspace admin console.",
     priority: "critical",
     category: "ops",
     status: "pending",
@@ -548,7 +548,8 @@ export const DEMO_ALERTS: { service: string; severity: "critical" | "warning"; m
   {
     service: "google",
     severity: "critical",
-    message: "Google access was revoked: the Inbox agent cannot read email. Reconnect Google under Settings → Integrations.",
+    message:
+      "Google access was revoked: the Inbox agent cannot read email. Grant access again in the Google Workspace admin console, then rerun the Inbox agent.",
     agent: "inbox",
     ago: 2 * HOUR,
   },

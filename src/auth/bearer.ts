@@ -28,9 +28,13 @@ export function extractBearer(header: string | undefined | null): string {
   return match[1];
 }
 
-/** The audiences that name Crew (RFC 8707): `{base}`, `{base}/` and `{base}/mcp`. */
+/**
+ * The audiences that name Crew (RFC 8707): `{base}`, `{base}/`, `{base}/mcp` and `{base}/mcp/` (the
+ * last is the resource of a client configured with the trailing slash, which `/mcp/` serves too).
+ */
 export function isCrewResource(config: Config, resource: string): boolean {
-  return resource === config.baseUrl || resource === `${config.baseUrl}/` || resource === `${config.baseUrl}/mcp`;
+  const base = config.baseUrl;
+  return resource === base || resource === `${base}/` || resource === `${base}/mcp` || resource === `${base}/mcp/`;
 }
 
 export async function authenticateBearer(db: Db, config: Config, header: string | undefined | null, now: number): Promise<Principal> {

@@ -97,6 +97,20 @@ export const ERROR_CODES: ErrorCode[] = [
     headers: ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"],
   },
   {
+    code: "calendar_not_connected",
+    status: 409,
+    title: "No calendar connected",
+    when: "A calendar tool (crew_find_time, crew_calendar_create) was called by a user who has not connected a CalDAV calendar. MCP tool error only.",
+    fix: "Connect a CalDAV calendar (`POST /api/integrations/calendar` with `{url, username, password}`), then call the tool again.",
+  },
+  {
+    code: "calendar_unavailable",
+    status: 503,
+    title: "Calendar unavailable",
+    when: "The connected calendar could not be used: this server does not include the CalDAV client yet, or the calendar server rejected the credentials or could not be reached. MCP tool error only.",
+    fix: "Try again later; if the credentials changed, connect the calendar again.",
+  },
+  {
     code: "internal_error",
     status: 500,
     title: "Internal error",

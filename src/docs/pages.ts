@@ -165,7 +165,7 @@ function toolsSection(tools: Operation[]) {
   if (tools.length === 0) return "";
   return html`<h2 class="group" id="mcp-tools">MCP tools</h2>
 <p>The same operations as tools of the MCP server at <code>/mcp</code> (Streamable HTTP, Bearer API key or OAuth token). A key needs one of the key scopes listed; an OAuth token the scope listed (<code>crew:write</code> includes <code>crew:read</code>, <code>crew:admin</code> grants what <code>crew:write</code> grants); the plan caps both. Server card: <a href="/.well-known/mcp.json">/.well-known/mcp.json</a>; input and output schemas: <a href="/llms-full.txt">/llms-full.txt</a>.</p>
-<table>
+<table class="tools">
 <thead><tr><th scope="col">Tool</th><th scope="col">Needs</th><th scope="col">Does</th></tr></thead>
 <tbody>${tools.map((op) =>
     op.mcp
@@ -182,7 +182,7 @@ export function referencePage(doc: OpenApiDocument, ops: Operation[]) {
   const body = html`<h1>${doc.info.title}</h1>
 <p class="lead">${doc.info.summary}</p>
 <ul class="links"><li><a href="/openapi.json">OpenAPI 3.1 document</a></li><li><a href="/docs/errors">Error codes</a></li><li><a href="/llms.txt">llms.txt</a></li><li><a href="/.well-known/mcp.json">MCP server card</a></li></ul>
-<section id="overview" aria-label="Overview">${raw(markdown(doc.info.description))}</section>
+<section id="overview" aria-labelledby="overview-title"><h2 class="group" id="overview-title">Overview</h2>${raw(markdown(doc.info.description))}</section>
 ${[...groups].map(([tag, list]) => html`<h2 class="group" id="tag-${tag.toLowerCase().replace(/[^a-z0-9]+/g, "-")}">${tag}</h2>${list.map((d) => operationArticle(doc, d, resolve))}`)}
 ${toolsSection(tools)}`;
   return page("Crew API reference", sideNav(groups, tools), body);

@@ -3,11 +3,12 @@ export const DOCS_CSS = `
 :root {
   --fg: #1b1f24; --muted: #57606a; --line: #d8dee4; --bg: #ffffff; --panel: #f6f8fa; --accent: #0b5cad;
   --get: #116329; --post: #0550ae; --patch: #8250df; --put: #8250df; --delete: #b42318;
+  --badge-fg: #fff;
   --mono: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
 }
 @media (prefers-color-scheme: dark) {
   :root { --fg: #e6edf3; --muted: #9da7b3; --line: #30363d; --bg: #0d1117; --panel: #161b22; --accent: #58a6ff;
-    --get: #3fb950; --post: #58a6ff; --patch: #bc8cff; --put: #bc8cff; --delete: #f85149; }
+    --get: #3fb950; --post: #58a6ff; --patch: #bc8cff; --put: #bc8cff; --delete: #f85149; --badge-fg: #0d1117; }
 }
 * { box-sizing: border-box; }
 html { scroll-padding-top: 1rem; }
@@ -38,10 +39,10 @@ article.op h3 { margin: 0; font-size: 1.15rem; display: flex; flex-wrap: wrap; g
 article.op h3 code { background: none; border: 0; font-size: 1rem; }
 article.op h4 { margin: 1.25rem 0 0.4rem; font-size: 0.95rem; }
 .summary { margin: 0.35rem 0 0.75rem; font-weight: 600; }
-.badge { display: inline-block; font: 700 0.72rem var(--mono); color: #fff; border-radius: 4px; padding: 0.15rem 0.45rem; }
+.badge { display: inline-block; font: 700 0.72rem var(--mono); color: var(--badge-fg); border-radius: 4px; padding: 0.15rem 0.45rem; }
 .m-get { color: var(--get); } .m-post { color: var(--post); } .m-patch, .m-put { color: var(--patch); } .m-delete { color: var(--delete); }
-.badge.m-get { background: var(--get); color: #fff; } .badge.m-post { background: var(--post); color: #fff; }
-.badge.m-patch, .badge.m-put { background: var(--patch); color: #fff; } .badge.m-delete { background: var(--delete); color: #fff; }
+.badge.m-get { background: var(--get); color: var(--badge-fg); } .badge.m-post { background: var(--post); color: var(--badge-fg); }
+.badge.m-patch, .badge.m-put { background: var(--patch); color: var(--badge-fg); } .badge.m-delete { background: var(--delete); color: var(--badge-fg); }
 .access { background: var(--panel); border-left: 3px solid var(--accent); padding: 0.5rem 0.9rem; margin: 0.75rem 0; font-size: 0.93rem; }
 .access p { margin: 0.2rem 0; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9rem; margin: 0.25rem 0 0.75rem; }
@@ -56,12 +57,13 @@ p.form { margin: 0.75rem 0 0.25rem; font-size: 0.9rem; color: var(--muted); }
 .errors li { border: 1px solid var(--line); border-radius: 4px; padding: 0.1rem 0.45rem; font-size: 0.85rem; }
 details summary { cursor: pointer; color: var(--muted); font-size: 0.9rem; }
 .error-code { border-top: 1px solid var(--line); padding: 1rem 0; }
-.error-code h2 { font-size: 1.2rem; margin: 0 0 0.4rem; display: flex; gap: 0.6rem; align-items: baseline; }
+.error-code h2 { font-size: 1.2rem; margin: 0 0 0.4rem; display: flex; flex-wrap: wrap; gap: 0.2rem 0.6rem; align-items: baseline; }
 .error-code :target, .error-code:target { background: var(--panel); }
 .status { font: 700 0.85rem var(--mono); color: var(--muted); }
 @media (max-width: 52rem) {
-  .layout { grid-template-columns: 1fr; }
-  nav.side { position: static; height: auto; border-right: 0; border-bottom: 1px solid var(--line); }
+  .layout { grid-template-columns: minmax(0, 1fr); }
+  /* The full list of operations is several screens long: a box of its own, so the page starts at once. */
+  nav.side { position: static; height: auto; max-height: 45vh; border-right: 0; border-bottom: 1px solid var(--line); }
   main { padding: 1.25rem; }
   table thead { display: none; }
   table tr { display: grid; grid-template-columns: 1fr auto; border-bottom: 1px solid var(--line); padding: 0.35rem 0; }
@@ -69,5 +71,6 @@ details summary { cursor: pointer; color: var(--muted); font-size: 0.9rem; }
   td.name { white-space: normal; overflow-wrap: anywhere; }
   td.type { text-align: right; }
   table td:nth-child(3) { grid-column: 1 / -1; }
+  table.tools td:nth-child(2) { grid-column: 1 / -1; }
 }
 `;

@@ -68,5 +68,50 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw bodyInvalid("The request body must be a JSON object.");
   }
+  const repeated = duplicateKeys(text);
+  if (repeated.length > 0) {
+    // JSON.parse keeps the last of repeated names; another parser may keep the first. Refused
+    // rather than guessed (RFC 8259 §4: names SHOULD be unique).
+    throw new ApiError(400, "invalid_request", `The request body gives a field more than once: ${repeated.join(", ")}.`, {
+      issues: repeated.map((path) => ({ path, message: "Given more than once." })),
+    });
+  }
   return value as Record<string, unknown>;
+}
+
+/**
+ * Paths (`actions[1].title`) of object names repeated within one object of a JSON text that
+ * JSON.parse accepted. One pass, no recursion (a 256 KiB body may nest deeply).
+ */
+export function duplicateKeys(text: string): string[] {
+  const found: string[] = [];
+  const stack: { seen: Set<string> | null; path: string; index: number }[] = [];
+  let expectKey = false;
+  let keyPath = "";
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    const top = stack[stack.length - 1];
+    if (ch === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      if (top?.seen && expectKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        keyPath = top.path ? `${top.path}.${key}` : key;
+        if (top.seen.has(key)) found.push(keyPath);
+        else top.seen.add(key);
+        expectKey = false;
+      }
+      i = end;
+    } else if (ch === "{" || ch === "[") {
+      const path = !top ? "" : top.seen ? keyPath : `${top.path}[${top.index}]`;
+      stack.push({ seen: ch === "{" ? new Set() : null, path, index: 0 });
+      expectKey = ch === "{";
+    } else if (ch === "}" || ch === "]") {
+      stack.pop();
+    } else if (ch === "," && top) {
+      if (top.seen) expectKey = true;
+      else top.index++;
+    }
+  }
+  return [...new Set(found)];
 }

@@ -9,6 +9,8 @@ export interface FieldIssue {
 
 export interface ApiErrorExtra {
   required_scope?: string;
+  /** The scope a 403 challenge names when the body carries no required_scope (plan_upgrade_required). */
+  challenge_scope?: string;
   issues?: FieldIssue[];
   headers?: Record<string, string>;
 }
@@ -40,9 +42,13 @@ export interface ErrorEnvelope {
   issues?: FieldIssue[];
 }
 
-/** The protected-resource metadata a challenge points to: the /mcp variant for the MCP endpoint. */
+/**
+ * The protected-resource metadata a challenge points to: the /mcp variant for the MCP endpoint, and
+ * /mcp/ for `/mcp/` (clients such as VS Code require its `resource` to equal the URL they use).
+ */
 export function resourceMetadataUrl(baseUrl: string, path: string): string {
-  return `${baseUrl}/.well-known/oauth-protected-resource${isMcpPath(path) ? "/mcp" : ""}`;
+  const suffix = path === "/mcp/" ? "/mcp/" : isMcpPath(path) ? "/mcp" : "";
+  return `${baseUrl}/.well-known/oauth-protected-resource${suffix}`;
 }
 
 const isMcpPath = (path: string) => path === "/mcp" || path.startsWith("/mcp/");
@@ -64,11 +70,11 @@ export function bearerChallenge(error: ApiError, baseUrl: string, path: string):
     parts.push(metadata);
     return parts.join(", ");
   }
-  if (error.status === 403 && error.code === "insufficient_scope") {
-    return `Bearer realm="crew", error="insufficient_scope", scope=${quote(error.extra.required_scope ?? "")}, ${metadata}`;
-  }
-  if (error.status === 403 && error.code === "plan_upgrade_required") {
-    return `Bearer realm="crew", ${metadata}`;
+  // SPEC §4 gives both 403s this challenge: a plan that lacks the tier is, in RFC 6750 §3.1 terms,
+  // a request that "requires higher privileges"; `scope` names what the operation needs.
+  if (error.status === 403 && (error.code === "insufficient_scope" || error.code === "plan_upgrade_required")) {
+    const scope = error.extra.required_scope ?? error.extra.challenge_scope ?? "";
+    return `Bearer realm="crew", error="insufficient_scope", scope=${quote(scope)}, ${metadata}`;
   }
   return null;
 }

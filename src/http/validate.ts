@@ -13,11 +13,15 @@ export function issuePath(issue: v.BaseIssue<unknown>): string {
   return out;
 }
 
+/** strictObject reports an unknown key as "expected never". */
+const isUnknownKey = (issue: v.BaseIssue<unknown>) => issue.kind === "schema" && issue.expected === "never";
+
 function describe(issue: v.BaseIssue<unknown>): string {
-  // strictObject reports an unknown key as "expected never": say what it means instead.
-  if (issue.kind === "schema" && issue.expected === "never") return "Unknown field.";
+  if (isUnknownKey(issue)) return "Unknown field.";
   if (issue.type === "strict_object" && issue.input === undefined) return "Required.";
   if (issue.input === undefined && issue.received === "undefined") return "Required.";
+  // null is never a value here (README "Decisions"): say so, or "Must be a string." puzzles.
+  if (issue.input === null) return `${issue.message} Got null: leave an optional field out instead.`;
   return issue.message;
 }
 
@@ -35,10 +39,52 @@ export function toFieldIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIss
   return out;
 }
 
+/** `actions[2].x` before `actions[10].a`: the order the fields appear in, for arrays at least. */
+const byPath = (a: v.BaseIssue<unknown>, b: v.BaseIssue<unknown>) => issuePath(a).localeCompare(issuePath(b), "en", { numeric: true });
+
+/**
+ * Every issue of `input`, unknown fields included. valibot's strictObject stops at the first
+ * unknown key of an object, so the unknown keys found are taken out of a copy and it is judged
+ * again until none is left (SPEC §4: `issues` names every offending field).
+ */
+export function validationIssues(
+  schema: v.GenericSchema,
+  input: unknown,
+  first: readonly v.BaseIssue<unknown>[] = v.safeParse(schema, input, { abortEarly: false }).issues ?? [],
+): v.BaseIssue<unknown>[] {
+  if (!first.some(isUnknownKey)) return [...first];
+  let current: unknown;
+  try {
+    current = structuredClone(input);
+  } catch {
+    return [...first]; // nested too deeply to copy: the first unknown key of each object is named
+  }
+  const unknown: v.BaseIssue<unknown>[] = [];
+  // Bounded: each round removes at least one key from the copy.
+  for (let round = 0; round < 100; round++) {
+    const result = v.safeParse(schema, current, { abortEarly: false });
+    if (result.success) return unknown.sort(byPath);
+    const found = result.issues.filter(isUnknownKey);
+    const others = result.issues.filter((i) => !isUnknownKey(i));
+    unknown.push(...found);
+    let removed = false;
+    for (const issue of found) {
+      const last = issue.path?.[issue.path.length - 1] as { input?: unknown; key?: unknown } | undefined;
+      const holder = last?.input as Record<string, unknown> | undefined;
+      if (holder && typeof holder === "object" && Object.hasOwn(holder, String(last?.key))) {
+        delete holder[String(last?.key)];
+        removed = true;
+      }
+    }
+    if (!removed) return [...others, ...unknown.sort(byPath)];
+  }
+  return unknown.sort(byPath);
+}
+
 export function parseOrThrow<S extends v.GenericSchema>(schema: S, input: unknown, what = "request"): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortEarly: false });
   if (result.success) return result.output;
-  const issues = toFieldIssues(result.issues);
+  const issues = toFieldIssues(validationIssues(schema, input, result.issues));
   const fields = issues.map((i) => i.path).join(", ");
   throw new ApiError(400, "invalid_request", `The ${what} is invalid: ${fields}.`, { issues });
 }

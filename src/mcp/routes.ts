@@ -1,9 +1,10 @@
 /**
  * `{base}/mcp`: Streamable HTTP on the SDK's web-standard transport, stateless (a new server and
- * transport per request, JSON responses, no session id). Guards in the order they apply:
+ * transport per request, JSON responses unless the client accepts only SSE, no session id). Guards in the order they apply:
  *
  *   CORS (every response; preflight answered here) → Origin (403, DNS rebinding) → method (405)
- *   → credential (401) → quota (429) → MCP-Protocol-Version (400) → transport (406/415/…) → tools.
+ *   → credential (401) → quota (429) → Accept (406) → MCP-Protocol-Version (400, see negotiate.ts)
+ *   → transport (415/413/…) → tools.
  *
  * CORS and the Origin check combine as follows: a preflight is answered for any origin (it grants
  * nothing by itself), and every response carries CORS headers so a browser client can read errors,
@@ -18,7 +19,8 @@ import { protect } from "../auth/protect.ts";
 import { ApiError } from "../http/errors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
-import { buildMcpServer, isSupportedProtocolVersion, PROTOCOL_VERSIONS } from "./server.ts";
+import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
+import { buildMcpServer, PROTOCOL_VERSIONS } from "./server.ts";
 import { buildToolCatalog } from "./tools.ts";
 
 /** Both spellings answer the same: a redirect between them breaks clients (FIELD-NOTES). */
@@ -79,19 +81,40 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   for (const path of PATHS) {
     router.use(path, mcpCors, originGuard(deps));
     router.post(path, gate, async function mcpEndpoint(c) {
-      const version = c.req.header("mcp-protocol-version");
-      if (version !== undefined && !isSupportedProtocolVersion(version)) {
-        return jsonRpcError(400, `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${PROTOCOL_VERSIONS.join(", ")}).`);
+      const accept = c.req.header("accept");
+      const mode = responseMode(accept);
+      if (mode === null) {
+        return jsonRpcError(406, "Not Acceptable: accept application/json or text/event-stream (preferably both).");
+      }
+      const version = await checkProtocolVersion(c.req.raw, MAX_BODY_BYTES);
+      if (version.kind === "unsupported") {
+        return jsonRpcError(
+          400,
+          `Bad Request: unsupported MCP-Protocol-Version ${version.version} (supported: ${PROTOCOL_VERSIONS.join(", ")}).`,
+        );
+      }
+      // The common case (the SDK client) passes through untouched; otherwise the headers the
+      // transport checks are rewritten to what negotiation above already decided.
+      let request = c.req.raw;
+      if (!hasTransportAccept(accept) || version.kind === "initialize") {
+        const headers = new Headers(request.headers);
+        headers.set("accept", TRANSPORT_ACCEPT);
+        if (version.kind === "initialize") headers.delete("mcp-protocol-version");
+        request = new Request(request, { headers });
       }
       const principal = c.get("principal");
       const requestId = c.get("requestId");
       const server = buildMcpServer(deps, catalog, { principal: async () => principal, requestId: () => requestId });
-      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        enableJsonResponse: mode === "json",
+        maxRequestBodySize: MAX_BODY_BYTES,
+      });
       await server.connect(transport);
-      // No close(): with JSON responses nothing stays open (no stream, no timer), and closing would
-      // abort the request's bookkeeping still settling after the response (measurably slower);
-      // server and transport are garbage once the response is sent.
-      return transport.handleRequest(c.req.raw);
+      // No close(): once the responses are written nothing stays open (a JSON body, or an SSE stream
+      // the transport ends after the last response, no keep-alive timer), and closing would abort the
+      // request's bookkeeping still settling after the response (measurably slower); server and
+      // transport are garbage once the response is sent.
+      return transport.handleRequest(request, version.kind === "initialize" ? { parsedBody: version.parsedBody } : undefined);
     });
     // GET would open an SSE stream that never ends, DELETE ends a session that stateless mode never has.
     router.all(path, methodNotAllowed(["POST", "OPTIONS"]));

@@ -9,7 +9,7 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { denial, type Principal } from "../auth/access.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
-import { toFieldIssues } from "../http/validate.ts";
+import { toFieldIssues, validationIssues } from "../http/validate.ts";
 import { type AnySchema, inputSchemaFor, type McpProjection, type Operation, type OperationContext } from "../operations/registry.ts";
 
 export interface McpTool {
@@ -90,9 +90,10 @@ export async function callTool(tool: McpTool, args: Record<string, unknown> | un
   if (denied) return fromApiError(denied, ctx.requestId);
 
   const raw = args ?? {};
-  const parsed = v.safeParse(inputSchemaFor(op, raw), raw, { abortEarly: false });
+  const schema = inputSchemaFor(op, raw);
+  const parsed = v.safeParse(schema, raw, { abortEarly: false });
   if (!parsed.success) {
-    const issues = toFieldIssues(parsed.issues);
+    const issues = toFieldIssues(validationIssues(schema, raw, parsed.issues));
     const list = issues.map((i) => `${i.path}: ${i.message}`).join("; ");
     return toolError("invalid_request", `Invalid arguments for ${mcp.name} — ${list}`, { issues, request_id: ctx.requestId });
   }

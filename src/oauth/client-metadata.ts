@@ -76,23 +76,22 @@ export function validateClientMetadata(body: Record<string, unknown>): MetadataR
     return fail("invalid_client_metadata", `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(", ")}`);
   }
 
+  // RFC 7591 §3.2.1 lets the server replace requested values: grant and response types Crew does
+  // not offer are left out of what is registered (VS Code, for one, adds the device-code grant when
+  // metadata does not list grant types), as long as the authorization code flow is among them.
   const grantTypes = body.grant_types ?? null;
   const grants = grantTypes === null ? [...GRANT_TYPES] : stringList(grantTypes);
-  if (!grants || grants.length === 0 || !grants.every((g) => (GRANT_TYPES as readonly string[]).includes(g))) {
-    return fail("invalid_client_metadata", `grant_types must be a subset of ${GRANT_TYPES.join(", ")}`);
-  }
+  if (!grants) return fail("invalid_client_metadata", "grant_types must be an array of strings");
   if (!grants.includes("authorization_code")) return fail("invalid_client_metadata", "grant_types must include authorization_code");
 
   const responseTypes = body.response_types ?? null;
   const responses = responseTypes === null ? ["code"] : stringList(responseTypes);
-  if (!responses || responses.length === 0 || !responses.every((r) => r === "code")) {
-    return fail("invalid_client_metadata", 'response_types must be ["code"]');
-  }
+  if (!responses?.includes("code")) return fail("invalid_client_metadata", 'response_types must include "code"');
 
   const metadata: ClientMetadata = {
     redirect_uris: [...new Set(uris)],
     token_endpoint_auth_method: method as AuthMethod,
-    grant_types: [...new Set(grants)],
+    grant_types: GRANT_TYPES.filter((g) => grants.includes(g)),
     response_types: ["code"],
   };
 

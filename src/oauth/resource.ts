@@ -1,6 +1,6 @@
 /**
- * Resource indicators (RFC 8707): `{base}`, `{base}/` and `{base}/mcp` all name Crew (clients
- * send each of them, FIELD-NOTES); an absent one means `{base}/mcp`. They are one audience, so a
+ * Resource indicators (RFC 8707): `{base}`, `{base}/`, `{base}/mcp` and `{base}/mcp/` all name Crew
+ * (clients send each of them, FIELD-NOTES); an absent one means `{base}/mcp`. They are one audience, so a
  * code bound to one of them may be exchanged naming another. Pure, no I/O.
  */
 import { isCrewResource } from "../auth/bearer.ts";

@@ -53,6 +53,11 @@ export function oauthRoutes(deps: AppDeps): Hono<AppEnv> {
   endpoint(["/.well-known/oauth-protected-resource/mcp"], "GET", async (c) =>
     c.json(protectedResourceMetadata(config, `${config.baseUrl}/mcp`)),
   );
+  // For a client configured with `{base}/mcp/`: VS Code requires the document's `resource` to equal
+  // the URL it connects to exactly (RFC 9728 §3.3), so `/mcp/`'s challenge points here.
+  endpoint(["/.well-known/oauth-protected-resource/mcp/"], "GET", async (c) =>
+    c.json(protectedResourceMetadata(config, `${config.baseUrl}/mcp/`)),
+  );
   // The aliases serve clients that skip metadata and guess the paths (SPEC §6).
   endpoint(["/oauth/register", "/register"], "POST", register);
   endpoint(["/oauth/token", "/token"], "POST", token);

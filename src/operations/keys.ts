@@ -13,7 +13,7 @@ import { HOUR, iso, isoOrNull } from "../lib/clock.ts";
 import { insertApiKeyWithinLimit, listActiveApiKeys, oldestKeyCreatedSince, revokeApiKey } from "../store/api-keys.ts";
 import type { Db } from "../store/db.ts";
 import { defineOperation } from "./registry.ts";
-import { DateTime } from "./schemas.ts";
+import { DateTime, maxChars } from "./schemas.ts";
 
 const Scope = v.picklist(KEY_SCOPES, `Must be one of ${KEY_SCOPES.join(", ")}.`);
 const Hash = v.pipe(
@@ -26,7 +26,7 @@ export const KeyName = v.pipe(
   v.string("Must be a string."),
   v.trim(),
   v.minLength(1, "Must not be empty."),
-  v.maxLength(100, "Must be at most 100 characters."),
+  maxChars(100, "Must be at most 100 characters."),
 );
 
 export const KeyScopes = v.pipe(
@@ -94,6 +94,7 @@ export function assertScopesAllowed(plan: Plan, scopes: readonly KeyScope[]): vo
       403,
       "plan_upgrade_required",
       `Your plan (${plan}) does not include API keys; the ${cheapestPlanFor("read")} plan does.`,
+      { challenge_scope: scopes.join(" ") },
     );
   }
   const outside = scopes.filter((s) => !allowed.includes(s));
@@ -102,6 +103,7 @@ export function assertScopesAllowed(plan: Plan, scopes: readonly KeyScope[]): vo
       403,
       "plan_upgrade_required",
       `Your plan (${plan}) does not allow the scope ${outside.join(", ")} on a key; the ${cheapestPlanFor("write")} plan does.`,
+      { challenge_scope: outside.join(" ") },
     );
   }
 }

@@ -8,19 +8,30 @@ export const priorityRank = (p: Priority): number => PRIORITIES.indexOf(p);
 
 export const Priority = v.picklist(PRIORITIES, "Must be one of critical, high, medium, low.");
 
+/**
+ * At most `max` characters, counted as Unicode code points (an emoji is one character, not two
+ * UTF-16 units), which is also how JSON Schema's `maxLength` counts: the documents still say
+ * `maxLength`, and a client that checks against them never sends what the server refuses.
+ */
+export function maxChars(max: number, message: string) {
+  const check = v.check((s: string) => s.length <= max || [...s].length <= max, message);
+  const action = v.maxLength<string, number, string>(max, message);
+  return { ...action, "~run": (dataset, config) => check["~run"](dataset, config) } satisfies typeof action;
+}
+
 /** Titles and names: 1–200 characters after trimming. */
 export const Title = v.pipe(
   v.string("Must be a string."),
   v.trim(),
   v.minLength(1, "Must not be empty."),
-  v.maxLength(200, "Must be at most 200 characters."),
+  maxChars(200, "Must be at most 200 characters."),
 );
 
 /** description, detail, context, notes: up to 5,000 characters. */
-export const LongText = v.pipe(v.string("Must be a string."), v.maxLength(5000, "Must be at most 5000 characters."));
+export const LongText = v.pipe(v.string("Must be a string."), maxChars(5000, "Must be at most 5000 characters."));
 
 export const ShortText = (max: number) =>
-  v.pipe(v.string("Must be a string."), v.trim(), v.maxLength(max, `Must be at most ${max} characters.`));
+  v.pipe(v.string("Must be a string."), v.trim(), maxChars(max, `Must be at most ${max} characters.`));
 
 export const Email = v.pipe(
   v.string("Must be a string."),

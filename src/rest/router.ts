@@ -6,7 +6,7 @@
 import { type Context, Hono } from "hono";
 import type * as v from "valibot";
 import type { AppDeps, AppEnv } from "../app.ts";
-import { authorize } from "../auth/access.ts";
+import { type Access, denial, type Principal, requiredScopeName } from "../auth/access.ts";
 import { sessionPrincipal } from "../auth/session-principal.ts";
 import { readJsonObject } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
@@ -55,6 +55,13 @@ function queryInput(c: Context<AppEnv>, op: Operation): Record<string, unknown> 
 
 async function rawInput(c: Context<AppEnv>, op: Operation): Promise<Record<string, unknown>> {
   const from = op.rest?.from;
+  // Unknown query parameters are refused on every endpoint, like unknown body fields.
+  const stray = from === "query" ? [] : Object.keys(c.req.queries());
+  if (stray.length > 0) {
+    throw new ApiError(400, "invalid_request", `This endpoint takes no query parameters: ${stray.join(", ")}.`, {
+      issues: stray.map((path) => ({ path, message: "Unknown query parameter." })),
+    });
+  }
   const input = from === "body" ? await readJsonObject(c.req.raw) : from === "query" ? queryInput(c, op) : {};
   const params = c.req.param() as Record<string, string>;
   const clash = Object.keys(params).filter((name) => name in input);
@@ -66,10 +73,28 @@ async function rawInput(c: Context<AppEnv>, op: Operation): Promise<Record<strin
   return { ...input, ...params };
 }
 
+/** Plan, then scope (403); a plan refusal's challenge names the scope the operation needs. */
+function authorizeRest(principal: Principal, access: Access): void {
+  const denied = denial(principal, access);
+  if (!denied) return;
+  if (denied.code !== "plan_upgrade_required") throw denied;
+  throw new ApiError(denied.status, denied.code, denied.message, {
+    ...denied.extra,
+    challenge_scope: requiredScopeName(principal.credential, access),
+  });
+}
+
 /** Paths whose operations take the session: the Bearer gate and quota skip them. */
 export function sessionPaths(ops: Operation[]): Set<string> {
-  return new Set(ops.filter((op) => op.rest?.auth === "session").map((op) => op.rest?.path ?? ""));
+  return new Set(ops.filter((op) => op.rest?.auth === "session").flatMap((op) => withTrailingSlash(op.rest?.path ?? "")));
 }
+
+/**
+ * A path and its twin with a trailing slash. The twin is a 404 that names the right path (README
+ * "Decisions"): paths are exact, as the OpenAPI document lists them, and a redirect would lose a
+ * POST body or the Authorization header in some clients.
+ */
+const withTrailingSlash = (path: string) => [path, `${path}/`];
 
 export function restRouter(deps: AppDeps, ops: Operation[]): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
@@ -81,13 +106,18 @@ export function restRouter(deps: AppDeps, ops: Operation[]): Hono<AppEnv> {
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), rest.method]);
     router.on(rest.method, path, async (c) => {
       const principal = rest.auth === "session" ? await sessionPrincipal(c) : c.get("principal");
-      if (rest.access) authorize(principal, rest.access);
+      if (rest.access) authorizeRest(principal, rest.access);
       const raw = await rawInput(c, op);
       const input = parseOrThrow(inputSchemaFor(op, raw), raw, rest.from === "query" ? "query" : "request body");
       const result = await op.handler({ ...deps, principal, via: "rest", requestId: c.get("requestId") }, input);
       return c.json(result as object, 200);
     });
   }
-  for (const [path, methods] of methodsByPath) router.all(path, methodNotAllowed(methods));
+  for (const [path, methods] of methodsByPath) {
+    router.all(path, methodNotAllowed(methods));
+    router.all(`${path}/`, (c) => {
+      throw new ApiError(404, "not_found", `No such endpoint; did you mean ${c.req.path.replace(/\/+$/, "")} (no trailing slash)?`);
+    });
+  }
   return router;
 }

@@ -140,10 +140,12 @@ export async function findRefreshToken(db: Db, hash: string): Promise<RefreshTok
 
 /**
  * Refresh token rotation with a grace (SPEC §6). Presenting live refresh token P issues a new pair
- * (refresh child C) and revokes every other refresh token of the grant except P and C — that is,
- * P's predecessor, whose successor (P) has now been used, and any earlier child of P whose
- * response was lost. P itself keeps working until C is first used. A revoked refresh token
- * presented later is a replay: the caller revokes the grant.
+ * (refresh child C) and revokes every other refresh token of the grant except P and P's children
+ * — that is, P's predecessor, whose successor (P) has now been used, and P's siblings. P itself,
+ * and every child of it, keep working until one of those children is first used: a client that
+ * retried after a lost response, or refreshed twice at once (two windows, two processes sharing a
+ * token store), may have kept any of the children, and whichever it uses wins. A revoked refresh
+ * token presented later is a replay: the caller revokes the grant.
  *
  * One transaction; every statement is conditioned on P and its grant being live at that moment,
  * so two concurrent rotations cannot both revive a revoked token. Returns false when P was no
@@ -163,9 +165,10 @@ export async function rotateRefreshToken(db: Db, presentedHash: string, pair: To
       insertIfLive(pair.grantId, "access", pair.access, pair.resource, now, null),
       {
         sql: `UPDATE oauth_tokens SET revoked_at = ?
-               WHERE grant_id = ? AND kind = 'refresh' AND revoked_at IS NULL AND token_hash NOT IN (?, ?)
+               WHERE grant_id = ? AND kind = 'refresh' AND revoked_at IS NULL AND token_hash != ?
+                 AND (parent_hash IS NULL OR parent_hash != ?)
                  AND EXISTS (SELECT 1 FROM oauth_tokens WHERE token_hash = ?)`,
-        args: [now, pair.grantId, presentedHash, pair.refresh.hash, pair.refresh.hash],
+        args: [now, pair.grantId, presentedHash, presentedHash, pair.refresh.hash],
       },
       {
         sql: `UPDATE oauth_tokens SET used_at = COALESCE(used_at, ?) WHERE token_hash = ? AND EXISTS (SELECT 1 FROM oauth_tokens WHERE token_hash = ?)`,

@@ -19,8 +19,8 @@ const CSS = `
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 a { color: var(--accent); }
-h1 { font-size: 1.6rem; margin: 0 0 1rem; line-height: 1.25; }
-h2 { font-size: 1.1rem; margin: 0 0 .75rem; }
+h1 { font-size: 1.6rem; margin: 0 0 1rem; line-height: 1.25; overflow-wrap: anywhere; }
+h2 { font-size: 1.1rem; margin: 0 0 .75rem; overflow-wrap: anywhere; }
 p { margin: 0 0 .75rem; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .92em; }
 .muted { color: var(--muted); }
@@ -71,6 +71,9 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .table thead th { font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); background: #fafbfc; }
 .table tbody tr:last-child > * { border-bottom: 0; }
 .table tbody th { font-weight: 600; }
+/* Names and ids are chosen by people and programs: a long one wraps instead of widening the table. */
+.table.items tbody th, .table .mono { overflow-wrap: anywhere; }
+.table.items tbody th { min-width: 9rem; }
 .card .table th:first-child, .card .table td:first-child { padding-left: 0; }
 .agent-name { white-space: nowrap; }
 .summary { color: #343b44; min-width: 16rem; }
@@ -125,7 +128,7 @@ input[aria-invalid=true] { border-color: var(--red); }
 .confirm summary { list-style: none; display: inline-block; }
 .confirm summary::-webkit-details-marker { display: none; }
 .confirm[open] summary { background: var(--red-bg); }
-.confirm-box { margin-top: .5rem; padding: .75rem; border: 1px solid #efc1bd; border-radius: 8px; background: #fffafa; max-width: 22rem; }
+.confirm-box { margin-top: .5rem; padding: .75rem; border: 1px solid #efc1bd; border-radius: 8px; background: #fffafa; max-width: 22rem; overflow-wrap: anywhere; }
 .confirm-box p { margin-bottom: .5rem; }
 
 @media (max-width: 900px) {
@@ -144,10 +147,11 @@ input[aria-invalid=true] { border-color: var(--red); }
   .stat { padding: .5rem .8rem; }
   .stat-value { font-size: 1.3rem; display: inline; margin-right: .3rem; }
   /* Tables become one card per row; each cell names its column. */
+  .table.stack, .table.stack tbody { display: block; }
   .table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0,0,0,0); }
   .table.stack tr { display: block; padding: .6rem .85rem; border-bottom: 1px solid var(--line); }
   .table.stack tbody tr:last-child { border-bottom: 0; }
-  .table.stack th, .table.stack td { display: flex; align-items: baseline; flex-wrap: wrap; gap: 0 .4rem; padding: .2rem 0 0 6.5rem !important; border: 0; position: relative; }
+  .table.stack th, .table.stack td { display: flex; align-items: baseline; flex-wrap: wrap; gap: 0 .4rem; padding: .2rem 0 0 6.5rem !important; border: 0; position: relative; overflow-wrap: anywhere; min-width: 0; }
   .table.stack th[data-label]::before, .table.stack td[data-label]::before { content: attr(data-label); position: absolute; left: 0; top: .3rem; font-size: .74rem; font-weight: 600; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
   .table.stack .optional { display: none; }
   .summary { min-width: 0; }

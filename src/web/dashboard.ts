@@ -9,10 +9,12 @@ import { accountOf, requirePageSession } from "./pages.ts";
 
 const HEALTH_LABEL: Record<string, string> = { green: "Healthy", stale: "Stale", error: "Error", never_ran: "Never ran" };
 
-function hoursText(hours: number | null): string {
-  if (hours === null) return "—";
+/** Like `ago()`: minutes, then hours, then days (the API gives hours; "74.0 h ago" reads badly). */
+function hoursText(hours: number | null): Html | string {
+  if (hours === null) return html`<span class="muted">never</span>`;
   if (hours < 1) return `${Math.round(hours * 60)} min ago`;
-  return `${hours.toFixed(1)} h ago`;
+  if (hours < 48) return `${hours.toFixed(1)} h ago`;
+  return `${Math.floor(hours / 24)} days ago`;
 }
 
 function summaryCards(d: AgentDashboard): Html {

@@ -7,13 +7,13 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
 import type { AppEnv } from "../app.ts";
-import type { Principal } from "../auth/access.ts";
 import type { ValidSession } from "../auth/sessions.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CreatedKey, CreateKeyInput, createKeyFor, listKeysFor, revokeKeyFor } from "../operations/keys.ts";
-import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
-import { accountOf, readForm, refuseForgedForm, requirePageSession } from "./pages.ts";
+import { type ItemRow, itemTable } from "./item-table.ts";
+import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
+import { accountOf, principalOf, readSignedInForm, requirePageSession } from "./pages.ts";
 
 const SCOPE_HELP: Record<string, string> = {
   admin: "Everything, writes included: actions, contacts, handoffs, feed, agents, webhooks.",
@@ -22,9 +22,17 @@ const SCOPE_HELP: Record<string, string> = {
   agents: "Agent health only.",
 };
 
+interface FieldErrors {
+  name?: string;
+  scopes?: string;
+}
+
 interface KeysView {
   created?: CreatedKey;
+  /** A refusal of the whole request (plan, rate limit, a key not found). */
   error?: string;
+  /** What is wrong with each field of the create form. */
+  fieldErrors?: FieldErrors;
   notice?: string;
   name?: string;
   scopes?: string[];
@@ -43,10 +51,15 @@ function createdPanel(created: CreatedKey): Html {
 </section>`;
 }
 
+/** Plans without API access: why there is no form, and who can change that. */
+function noAccess(plan: string): Html {
+  return html`<p>Your plan (<strong>${plan}</strong>) has no API access, so it cannot have keys. The <strong>pro</strong> and <strong>team_growth</strong> plans include read access; <strong>operator</strong> and <strong>team_enterprise</strong> include everything.</p>
+    <p class="muted small">The administrator of this Crew can change your plan (<code>npx crew user set-plan</code>).</p>`;
+}
+
 function createForm(account: PageAccount, allowed: readonly string[], view: KeysView): Html {
-  if (allowed.length === 0) {
-    return html`<p>Your plan (<strong>${account.user.plan}</strong>) has no API access, so it cannot have keys. The <strong>pro</strong> plan includes read access; <strong>operator</strong> includes everything.</p>`;
-  }
+  if (allowed.length === 0) return noAccess(account.user.plan);
+  const errors = view.fieldErrors ?? {};
   const chosen = view.scopes ?? [allowed.includes("read") ? "read" : (allowed[0] ?? "")];
   const boxes = allowed.map(
     (scope) => html`<div class="check">
@@ -54,64 +67,77 @@ function createForm(account: PageAccount, allowed: readonly string[], view: Keys
       <div><label for="scope-${scope}">${scope}</label> <span class="muted small" id="scope-${scope}-help">${SCOPE_HELP[scope] ?? ""}</span></div>
     </div>`,
   );
+  // Without JavaScript nothing else can take the focus to the field to correct.
+  const nameInvalid = errors.name ? html` aria-invalid="true" aria-describedby="key-name-error" autofocus` : "";
   return html`<form method="post" action="/dashboard/keys" class="stack">
     ${csrfField(account)}
     <div class="field">
       <label for="key-name">Name</label>
-      <input id="key-name" name="name" required maxlength="100" placeholder="e.g. Claude Desktop" value="${view.name ?? ""}">
+      <input id="key-name" name="name" required maxlength="100" placeholder="e.g. Claude Desktop" value="${view.name ?? ""}"${nameInvalid}>
+      ${errors.name ? html`<p class="field-error" id="key-name-error">${errors.name}</p>` : ""}
     </div>
-    <fieldset class="field">
+    <fieldset class="field"${errors.scopes ? html` aria-describedby="scopes-error"` : ""}>
       <legend>Scopes</legend>
+      ${errors.scopes ? html`<p class="field-error" id="scopes-error">${errors.scopes}</p>` : ""}
       ${boxes}
     </fieldset>
     <div><button type="submit" class="btn btn-primary">Create key</button></div>
   </form>`;
 }
 
-function keyList(account: PageAccount, keys: Awaited<ReturnType<typeof listKeysFor>>["keys"], now: number): Html {
+type KeyRow = Awaited<ReturnType<typeof listKeysFor>>["keys"][number];
+
+function keyList(account: PageAccount, keys: KeyRow[], allowed: readonly string[], now: number): Html {
   if (keys.length === 0) return html`<p class="muted">No active keys.</p>`;
   const rows = keys.map(
-    (k) => html`<tr>
-      <th scope="row" data-label="Name">${k.name} <span class="muted small mono" title="SHA-256 ${k.hash}">${k.hash.slice(0, 8)}</span></th>
-      <td data-label="Scopes">${k.scopes.join(", ")}</td>
-      <td data-label="Created" class="nowrap">${ago(k.createdAt, now)}</td>
-      <td data-label="Last used" class="nowrap">${ago(k.lastUsedAt, now)}</td>
-      <td data-label="Revoke">
-        <details class="confirm">
-          <summary class="btn btn-danger-quiet">Revoke…</summary>
-          <form method="post" action="/dashboard/keys/revoke" class="confirm-box">
-            ${csrfField(account)}
-            <input type="hidden" name="hash" value="${k.hash}">
-            <p>Revoke “${k.name}”? Anything using it stops working at once.</p>
-            <button type="submit" class="btn btn-danger">Revoke key “${k.name}”</button>
-          </form>
-        </details>
-      </td>
-    </tr>`,
+    (k): ItemRow => ({
+      name: k.name,
+      id: html`<span class="muted small mono" title="SHA-256 ${k.hash}">${k.hash.slice(0, 8)}</span>`,
+      cells: [{ value: k.scopes.join(", ") }],
+      createdAt: k.createdAt,
+      lastUsedAt: k.lastUsedAt,
+      revoke: {
+        action: "/dashboard/keys/revoke",
+        field: ["hash", k.hash],
+        question: `Revoke “${k.name}”? Anything using it stops working at once.`,
+        verb: "Revoke key",
+      },
+    }),
   );
-  return html`<div class="table-wrap"><table class="table stack">
-    <caption class="sr-only">Active API keys, newest first</caption>
-    <thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-    <tbody>${rows}</tbody>
-  </table></div>`;
+  // Keys kept from a plan with API access: the plan is read on every request, so they are refused now.
+  const capped =
+    allowed.length === 0
+      ? html`<p class="alert alert-info">Your plan has no API access: requests with these keys are refused until the plan changes.</p>`
+      : "";
+  const caption = "Active API keys, newest first";
+  return html`${capped}${itemTable(account, now, { caption, nameLabel: "Name", columns: ["Scopes"], createdLabel: "Created", rows })}`;
 }
 
-const principalOf = (found: ValidSession): Principal => ({
-  userId: found.user.id,
-  orgId: found.user.orgId,
-  email: found.user.email,
-  name: found.user.name,
-  plan: found.user.plan,
-  credential: { type: "session" as const, id: found.session.id },
-});
+/** The validator's findings in the page's words: one message per field. */
+function fieldErrorsOf(issues: FieldIssue[], name: string): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    if (issue.path.startsWith("scopes")) errors.scopes ??= issue.path === "scopes" ? "Choose at least one scope." : issue.message;
+    else errors.name ??= name.trim() === "" ? "Give the key a name, so you can tell it apart later." : issue.message;
+  }
+  return errors;
+}
+
+/** A refusal of the key operation in words for a person (the wire message counts seconds). */
+function refusalText(error: ApiError): string {
+  if (error.code !== "rate_limited") return error.message;
+  const minutes = Math.max(1, Math.ceil(Number(error.extra.headers?.["Retry-After"] ?? 60) / 60));
+  return `${error.message.split(";")[0]}. You can create the next one in ${minutes === 1 ? "a minute" : `${minutes} minutes`}.`;
+}
 
 async function keysPage(c: Context<AppEnv>, found: ValidSession, view: KeysView, status = 200, extra: Record<string, string> = {}) {
   const deps = c.get("deps");
   const account = accountOf(found);
   const listing = await listKeysFor(deps, principalOf(found));
+  const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
   const body = html`<h1>API keys</h1>
 <p class="lead">Keys let scripts and AI tools call Crew's REST API and MCP server as you. Your plan: <span class="badge badge-plan">${listing.plan}</span></p>
-${alertBox("error", view.error)}
+${alertBox("error", view.error ?? (invalid ? "The key was not created: correct the form below." : null))}
 ${alertBox("success", view.notice)}
 ${view.created ? createdPanel(view.created) : ""}
 <div class="grid-keys">
@@ -121,7 +147,7 @@ ${view.created ? createdPanel(view.created) : ""}
   </section>
   <section class="card" aria-labelledby="list-h">
     <h2 id="list-h">Active keys</h2>
-    ${keyList(account, listing.keys, deps.clock.now())}
+    ${keyList(account, listing.keys, listing.allowedScopes, deps.clock.now())}
   </section>
 </div>`;
   return renderPage(c, { title: "API keys", body, account, active: "/dashboard/keys" }, status, extra);
@@ -137,41 +163,33 @@ export function keysPageRoutes(): Hono<AppEnv> {
   });
 
   router.post("/dashboard/keys", async (c) => {
-    const found = await requirePageSession(c);
-    if (found instanceof Response) return found;
-    const form = await readForm(c);
-    const refused = await refuseForgedForm(c, found, form);
-    if (refused) return refused;
+    const signed = await readSignedInForm(c);
+    if (signed instanceof Response) return signed;
+    const { found, form } = signed;
     const raw = { name: form.get("name") ?? "", scopes: form.getAll("scopes") };
     const parsed = v.safeParse(CreateKeyInput, raw, { abortEarly: false });
     if (!parsed.success) {
-      const error = toFieldIssues(parsed.issues)
-        .map((i) => `${i.path.startsWith("scopes") ? "Scopes" : "Name"}: ${i.message}`)
-        .join(" ");
-      return keysPage(c, found, { error, name: raw.name, scopes: raw.scopes }, 400);
+      return keysPage(c, found, { fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues), raw.name), ...raw }, 400);
     }
     try {
       const created = await createKeyFor(c.get("deps"), principalOf(found), parsed.output);
       return keysPage(c, found, { created });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return keysPage(c, found, { error: error.message, name: raw.name, scopes: raw.scopes }, error.status, error.extra.headers);
+      return keysPage(c, found, { error: refusalText(error), ...raw }, error.status, error.extra.headers);
     }
   });
 
   router.post("/dashboard/keys/revoke", async (c) => {
-    const found = await requirePageSession(c);
-    if (found instanceof Response) return found;
-    const form = await readForm(c);
-    const refused = await refuseForgedForm(c, found, form);
-    if (refused) return refused;
-    const hash = (form.get("hash") ?? "").toLowerCase();
+    const signed = await readSignedInForm(c);
+    if (signed instanceof Response) return signed;
+    const hash = (signed.form.get("hash") ?? "").toLowerCase();
     try {
       if (!/^[0-9a-f]{64}$/.test(hash)) throw new ApiError(404, "not_found", "No active key of yours has this hash.");
-      await revokeKeyFor(c.get("deps"), principalOf(found), hash);
+      await revokeKeyFor(c.get("deps"), principalOf(signed.found), hash);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return keysPage(c, found, { error: "That key was not found: it may have been revoked already." }, 404);
+      return keysPage(c, signed.found, { error: "That key was not found: it may have been revoked already." }, 404);
     }
     return seeOther(c, "/dashboard/keys?revoked=1");
   });

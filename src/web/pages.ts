@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../app.ts";
+import type { Principal } from "../auth/access.ts";
 import { readSession, type ValidSession } from "../auth/sessions.ts";
 import { readBodyText } from "../http/body.ts";
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from "../http/csrf.ts";
@@ -28,6 +29,16 @@ export function safeNextPath(next: unknown, fallback = "/dashboard"): string {
 }
 
 export const accountOf = (found: ValidSession): PageAccount => ({ user: found.user, csrfToken: found.session.csrfToken });
+
+/** The signed-in person as the principal of the operations a page calls (keys, grants). */
+export const principalOf = (found: ValidSession): Principal => ({
+  userId: found.user.id,
+  orgId: found.user.orgId,
+  email: found.user.email,
+  name: found.user.name,
+  plan: found.user.plan,
+  credential: { type: "session", id: found.session.id },
+});
 
 /** The signed-in session, or a 303 to /sign-in that comes back here afterwards. */
 export async function requirePageSession(c: Context<AppEnv>): Promise<ValidSession | Response> {
@@ -63,4 +74,15 @@ export async function refuseForgedForm(c: Context<AppEnv>, found: ValidSession, 
     { href: "/dashboard", label: "Back to the dashboard" },
     accountOf(found),
   );
+}
+
+/**
+ * What every signed-in form handler does first: the session (else to sign-in), the form, its CSRF
+ * check. A Response means "answer with this"; otherwise the form may act.
+ */
+export async function readSignedInForm(c: Context<AppEnv>): Promise<Response | { found: ValidSession; form: URLSearchParams }> {
+  const found = await requirePageSession(c);
+  if (found instanceof Response) return found;
+  const form = await readForm(c);
+  return (await refuseForgedForm(c, found, form)) ?? { found, form };
 }

@@ -4,16 +4,11 @@
  * per user, an action queue — and a second run replaces the demo rows without touching others.
  * The content is checked in-process against a ManualClock; one real CLI run checks the command.
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { latestLocalTime, seedDemo } from "../../src/agents/demo.ts";
-import { generateApiKey } from "../../src/auth/api-keys.ts";
-import { loadConfig } from "../../src/config.ts";
 import { DAY, HOUR } from "../../src/lib/clock.ts";
-import { insertApiKey } from "../../src/store/api-keys.ts";
-import { createUser } from "../../src/store/users.ts";
-import { runCrew, serveDatabase } from "../helpers/cli.ts";
-import { api, prepareDatabase, startServer, type TestServer, tempDir, testPasswordHash } from "../helpers/server.ts";
+import { databaseFileWithKey, runCrew, serveDatabase } from "../helpers/cli.ts";
+import { api, startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
 let admin: ReturnType<typeof api>;
@@ -185,18 +180,8 @@ describe("latestLocalTime", () => {
 
 describe("crew seed --demo (real process)", () => {
   it("loads the demo into a database file, and a server on it shows it", async () => {
-    const temp = tempDir("crew-demo-");
-    const dbUrl = `file:${join(temp.dir, "crew.db")}`;
-    const { db, org } = await prepareDatabase(dbUrl, loadConfig({ DATABASE_URL: dbUrl }), Date.now());
+    const { dbUrl, key, cleanup } = await databaseFileWithKey("demo");
     try {
-      const user = await createUser(
-        db,
-        { orgId: org.id, email: "demo@example.com", name: "Demo", passwordHash: await testPasswordHash(), plan: "operator" },
-        Date.now(),
-      );
-      const { key, hash } = generateApiKey();
-      await insertApiKey(db, { hash, userId: user.id, name: "demo", scopes: ["admin"] }, Date.now());
-
       const result = await runCrew(["seed", "--demo"], { DATABASE_URL: dbUrl });
       expect(result.code).toBe(0);
       expect(result.stderr).toBe("");
@@ -226,8 +211,7 @@ describe("crew seed --demo (real process)", () => {
         await server.close();
       }
     } finally {
-      db.close();
-      temp.cleanup();
+      cleanup();
     }
   });
 });

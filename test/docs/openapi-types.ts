@@ -456,7 +456,7 @@ export interface components {
         /** @description Every error answer of the REST API. `docs_url` explains the code and its fix. */
         ErrorEnvelope: {
             /** @enum {string} */
-            error: "invalid_request" | "unauthorized" | "invalid_token" | "insufficient_scope" | "plan_upgrade_required" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error";
+            error: "invalid_request" | "unauthorized" | "invalid_token" | "insufficient_scope" | "plan_upgrade_required" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "calendar_not_connected" | "calendar_unavailable" | "internal_error";
             /** @description What went wrong, for people. */
             message: string;
             /** @description Also in the X-Request-Id header. */

@@ -55,6 +55,8 @@ describe("/docs", () => {
       "payload_too_large",
       "unsupported_media_type",
       "rate_limited",
+      "calendar_not_connected",
+      "calendar_unavailable",
       "internal_error",
     ];
     expect(ERROR_CODES.map((e) => e.code).sort()).toEqual(codes.sort());

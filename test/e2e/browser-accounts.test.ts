@@ -5,46 +5,24 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENTS } from "../../src/agents/catalog.ts";
-import { HOUR } from "../../src/lib/clock.ts";
 import { ensureSetupLink } from "../../src/web/setup.ts";
 import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
 import { api, startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";
+import { insertAlert, insertPastRuns } from "../helpers/web.ts";
 
 let s: TestServer;
 let browser: TestBrowser;
 
 /** A few runs and an alert, so the dashboard shows every health state. */
 async function seedSomeRuns(server: TestServer): Promise<void> {
-  const now = server.clock.now();
-  const runs: [number, "ok" | "error", number, string][] = [
-    [0, "ok", 2, "Pipeline steady: 14 open deals, 3 need follow-up this week."],
-    [1, "ok", 5, "Inbox triaged: 2 urgent threads flagged for today."],
-    [2, "error", 1, "Calendar sync failed: credentials expired."],
-    [3, "ok", 30, "Weekly metrics compiled."],
-    [4, "ok", 0.5, "Three new leads scored; one is a strong fit."],
-  ];
-  for (const [i, status, hoursAgo, summary] of runs) {
-    const finished = now - hoursAgo * HOUR;
-    await server.db.execute({
-      sql: `INSERT INTO agent_runs (id, org_id, agent_id, status, summary, error, has_data, started_at, finished_at)
-            VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`,
-      args: [
-        `run_test${i}`,
-        server.org.id,
-        AGENTS[i]!.id,
-        status,
-        summary,
-        status === "error" ? summary : null,
-        finished - 60_000,
-        finished,
-      ],
-    });
-  }
-  await server.db.execute({
-    sql: `INSERT INTO integration_alerts (id, org_id, user_id, service, severity, message, flagged_at) VALUES (?, ?, NULL, ?, ?, ?, ?)`,
-    args: ["alr_test1", server.org.id, "calendar", "critical", "Calendar credentials expired: reconnect the calendar.", now - 2 * HOUR],
-  });
+  await insertPastRuns(server, [
+    { agent: 0, status: "ok", hoursAgo: 2, summary: "Pipeline steady: 14 open deals, 3 need follow-up this week." },
+    { agent: 1, status: "ok", hoursAgo: 5, summary: "Inbox triaged: 2 urgent threads flagged for today." },
+    { agent: 2, status: "error", hoursAgo: 1, summary: "Calendar sync failed: credentials expired." },
+    { agent: 3, status: "ok", hoursAgo: 30, summary: "Weekly metrics compiled." },
+    { agent: 4, status: "ok", hoursAgo: 0.5, summary: "Three new leads scored; one is a strong fit." },
+  ]);
+  await insertAlert(server, "alr_test1", "Calendar credentials expired: reconnect the calendar.", 2);
 }
 
 const noHorizontalScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);

@@ -4,14 +4,9 @@
  * with a user and key made beforehand, answers an authenticated read and write, and exits 0 on
  * SIGTERM.
  */
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { generateApiKey } from "../../src/auth/api-keys.ts";
-import { loadConfig } from "../../src/config.ts";
-import { insertApiKey } from "../../src/store/api-keys.ts";
-import { createUser } from "../../src/store/users.ts";
-import { denoStartCommand, ROOT, startRuntime } from "../helpers/cli.ts";
-import { api, prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";
+import { databaseFileWithKey, denoStartCommand, ROOT, startRuntime } from "../helpers/cli.ts";
+import { api } from "../helpers/server.ts";
 import { freePort } from "../helpers/spawn.ts";
 
 const runtimes: { name: string; command: (dir: string) => { command: string; args: string[] } }[] = [
@@ -22,20 +17,9 @@ const runtimes: { name: string; command: (dir: string) => { command: string; arg
 
 describe.each(runtimes)("$name", ({ command }) => {
   it("serves an authenticated read and write, and exits 0 on SIGTERM", async () => {
-    const temp = tempDir("crew-runtime-");
-    const dbUrl = `file:${join(temp.dir, "crew.db")}`;
-    const { db, org } = await prepareDatabase(dbUrl, loadConfig({ DATABASE_URL: dbUrl }), Date.now());
-    const user = await createUser(
-      db,
-      { orgId: org.id, email: "runtime@example.com", name: "Runtime", passwordHash: await testPasswordHash(), plan: "operator" },
-      Date.now(),
-    );
-    const { key, hash } = generateApiKey();
-    await insertApiKey(db, { hash, userId: user.id, name: "runtime", scopes: ["admin"] }, Date.now());
-    db.close();
-
+    const { dbUrl, dir, key, cleanup } = await databaseFileWithKey("runtime");
     const port = await freePort();
-    const { command: bin, args } = command(temp.dir);
+    const { command: bin, args } = command(dir);
     const server = await startRuntime(bin, args, {
       DATABASE_URL: dbUrl,
       PORT: String(port),
@@ -57,7 +41,7 @@ describe.each(runtimes)("$name", ({ command }) => {
       expect(listed.json.actions.map((a: { id: string }) => a.id)).toEqual([created.json.actionId]);
     } finally {
       const code = await server.stop();
-      temp.cleanup();
+      cleanup();
       expect(code).toBe(0);
     }
   });

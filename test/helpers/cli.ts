@@ -1,17 +1,23 @@
 /**
  * The `crew` CLI and the three runtime entries as real processes: run a command and collect its
  * output and exit code; start a server under Node, Deno or Bun and stop it with SIGTERM; serve an
- * existing database file in-process (to look at what a CLI run wrote).
+ * existing database file in-process (to look at what a CLI run wrote); prepare a database file with
+ * a user and key for such a process.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
+import { generateApiKey } from "../../src/auth/api-keys.ts";
 import { loadConfig } from "../../src/config.ts";
 import { type Clock, systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
+import { insertApiKey } from "../../src/store/api-keys.ts";
 import { openDb } from "../../src/store/db.ts";
+import { createUser } from "../../src/store/users.ts";
+import { prepareDatabase, tempDir, testPasswordHash } from "./server.ts";
 import { freePort } from "./spawn.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -149,4 +155,43 @@ export async function serveDatabase(databaseUrl: string, clock: Clock = systemCl
       db.close();
     },
   };
+}
+
+export interface DatabaseFile {
+  /** `file:` URL of crew.db in a fresh temp folder. */
+  dbUrl: string;
+  /** The temp folder, for what else a process may write (Deno's --allow-write). */
+  dir: string;
+  /** An admin API key of an operator-plan user named `${label}@example.com`. */
+  key: string;
+  /** Removes the temp folder. */
+  cleanup(): void;
+}
+
+/**
+ * A database file for another process to use, prepared as boot() would (schema, default
+ * organization) with one operator and an admin key; closed again before it is returned.
+ */
+export async function databaseFileWithKey(label: string): Promise<DatabaseFile> {
+  const temp = tempDir(`crew-${label}-`);
+  try {
+    const dbUrl = `file:${join(temp.dir, "crew.db")}`;
+    const { db, org } = await prepareDatabase(dbUrl, loadConfig({ DATABASE_URL: dbUrl }), Date.now());
+    try {
+      const name = label.charAt(0).toUpperCase() + label.slice(1);
+      const user = await createUser(
+        db,
+        { orgId: org.id, email: `${label}@example.com`, name, passwordHash: await testPasswordHash(), plan: "operator" },
+        Date.now(),
+      );
+      const { key, hash } = generateApiKey();
+      await insertApiKey(db, { hash, userId: user.id, name: label, scopes: ["admin"] }, Date.now());
+      return { dbUrl, dir: temp.dir, key, cleanup: temp.cleanup };
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    temp.cleanup();
+    throw error;
+  }
 }

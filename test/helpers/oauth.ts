@@ -4,7 +4,8 @@
  * fields included, Origin set), without following redirects that leave Crew.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { TEST_PASSWORD } from "./server.ts";
+import { afterAll, beforeAll } from "vitest";
+import { startServer, TEST_PASSWORD, type TestServer } from "./server.ts";
 
 export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString("base64url");
@@ -26,6 +27,18 @@ export function authorizeUrl(base: string, params: Record<string, string | undef
   const url = new URL(`${base}/oauth/authorize`);
   for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
   return url.href;
+}
+
+/** A newly registered client and the least authorization URL for it: S256 challenge, no redirect_uri, scope or state. */
+export async function registeredAuthorizeUrl(base: string): Promise<{ client: Record<string, any>; url: string }> {
+  const client = await registerClient(base);
+  const url = authorizeUrl(base, {
+    response_type: "code",
+    client_id: client.client_id,
+    code_challenge: pkce().challenge,
+    code_challenge_method: "S256",
+  });
+  return { client, url };
 }
 
 const decodeEntities = (s: string) =>
@@ -235,3 +248,27 @@ export function exchangeCode(
 
 export const basicAuth = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+
+export interface SignedInServer {
+  s: TestServer;
+  /** An operator's email. */
+  email: string;
+  /** A browser already signed in as that operator. */
+  browser: HttpBrowser;
+}
+
+/**
+ * Registers beforeAll/afterAll in the calling file (or describe block): a fresh server and one
+ * operator signed in once in an HttpBrowser (sign-in hashing is slow by design), handed to `use`.
+ */
+export function signedInServer(use: (fixture: SignedInServer) => void): void {
+  let s: TestServer | undefined;
+  beforeAll(async () => {
+    s = await startServer();
+    const email = (await s.createUser("operator")).email;
+    const browser = new HttpBrowser(s.url);
+    await browser.signIn(email);
+    use({ s, email, browser });
+  });
+  afterAll(() => s?.close());
+}

@@ -1,9 +1,10 @@
 /**
  * Helpers for the REST acceptance tests (test/rest/): the endpoint table the scope matrix and the
  * bad-input run are generated from, the error-envelope assertion of SPEC §4, fast users and keys,
- * seeding of agent output through the store's statement builders, and a whole-database snapshot.
+ * a server-and-client fixture per describe block, seeding of agent output through the store's
+ * statement builders, and a whole-database snapshot.
  */
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
 import type { KeyScope, Plan } from "../../src/auth/plans.ts";
 import { HOUR } from "../../src/lib/clock.ts";
@@ -17,7 +18,7 @@ import type { Db } from "../../src/store/db.ts";
 import { profileInsertStatement, standupInsertStatement } from "../../src/store/reports.ts";
 import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
 import { createUser, type User } from "../../src/store/users.ts";
-import { api, type TestServer } from "./server.ts";
+import { api, startServer, type TestServer } from "./server.ts";
 
 export type Call = ReturnType<typeof api>;
 export type Reply = Awaited<ReturnType<Call>>;
@@ -47,6 +48,27 @@ export async function client(s: TestServer, plan: Plan, scopes: KeyScope[]) {
   const user = await fastUser(s, plan);
   const key = await fastKey(s, user, scopes);
   return { user, key, call: api(s.url, key) };
+}
+
+export interface ServerWithClient {
+  s: TestServer;
+  userId: string;
+  key: string;
+  call: Call;
+}
+
+/**
+ * Registers beforeAll/afterAll in the calling describe block (or file): a fresh server and database,
+ * and on it one client of `plan` and `scopes`, handed to `use` before the block's tests run.
+ */
+export function serverWithClient(plan: Plan, scopes: KeyScope[], use: (fixture: ServerWithClient) => void): void {
+  let s: TestServer | undefined;
+  beforeAll(async () => {
+    s = await startServer();
+    const { user, key, call } = await client(s, plan, scopes);
+    use({ s, userId: user.id, key, call });
+  });
+  afterAll(() => s?.close());
 }
 
 /** A second organization (no store function creates one yet besides the default): for isolation tests. */

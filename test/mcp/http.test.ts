@@ -102,8 +102,8 @@ describe("protocol", () => {
     expect(anon.headers.get("www-authenticate")).toContain("/.well-known/oauth-protected-resource/mcp");
   });
 
-  it("leaves Accept and Content-Type checks to the transport (406, 415)", async () => {
-    expect((await mcpPost(s.url, listTools, { ...bearer, Accept: "application/json" })).status).toBe(406);
+  it("refuses an Accept that takes neither JSON nor SSE (406) and a body that is not JSON (415)", async () => {
+    expect((await mcpPost(s.url, listTools, { ...bearer, Accept: "text/html" })).status).toBe(406);
     expect((await mcpPost(s.url, listTools, { ...bearer, "Content-Type": "text/plain" })).status).toBe(415);
   });
 });

@@ -16,6 +16,43 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
+/** The authorization server's metadata by RFC 8414 discovery. */
+async function discover(): Promise<oauth.AuthorizationServer> {
+  const issuer = new URL(s.url);
+  return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }));
+}
+
+/** Dynamic registration (RFC 7591) of a public client, one without a secret. */
+async function registerPublic(
+  as: oauth.AuthorizationServer,
+  metadata: { redirect_uris: string[]; client_name?: string },
+): Promise<oauth.Client> {
+  const registered = await oauth.processDynamicClientRegistrationResponse(
+    await oauth.dynamicClientRegistrationRequest(as, { ...metadata, token_endpoint_auth_method: "none" }, insecure),
+  );
+  return { client_id: registered.client_id, token_endpoint_auth_method: "none" };
+}
+
+/** An authorization request with a fresh PKCE verifier (S256); `extra` adds parameters. */
+async function authorizationUrl(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  redirectUri: string,
+  extra: Record<string, string> = {},
+): Promise<{ url: string; verifier: string }> {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({
+    response_type: "code",
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    ...extra,
+  }).toString();
+  return { url: url.href, verifier };
+}
+
 async function refreshWith(as: oauth.AuthorizationServer, client: oauth.Client, token: string) {
   const res = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), token, insecure);
   return oauth.processRefreshTokenResponse(as, client, res);
@@ -34,7 +71,6 @@ async function refreshError(as: oauth.AuthorizationServer, client: oauth.Client,
 describe("oauth4webapi drives the whole flow", () => {
   it("discovers, registers, authorizes, exchanges, calls, refreshes with grace and replay detection, revokes", async () => {
     const user = await s.createUser("operator");
-    const issuer = new URL(s.url);
 
     // Protected resource metadata for /mcp (RFC 9728 path insertion), then the AS metadata.
     const resourceId = new URL(`${s.url}/mcp`);
@@ -44,36 +80,22 @@ describe("oauth4webapi drives the whole flow", () => {
     const rootId = new URL(s.url);
     const root = await oauth.processResourceDiscoveryResponse(rootId, await oauth.resourceDiscoveryRequest(rootId, insecure));
     expect(root.resource).toBe(s.url);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }));
+    const as = await discover();
     expect(as.issuer).toBe(s.url);
     expect(as.code_challenge_methods_supported).toEqual(["S256"]);
 
     const redirectUri = "http://127.0.0.1:4567/callback";
-    const registered = await oauth.processDynamicClientRegistrationResponse(
-      await oauth.dynamicClientRegistrationRequest(
-        as,
-        { redirect_uris: [redirectUri], client_name: "oauth4webapi test", token_endpoint_auth_method: "none" },
-        insecure,
-      ),
-    );
-    const client: oauth.Client = { client_id: registered.client_id, token_endpoint_auth_method: "none" };
+    const client = await registerPublic(as, { redirect_uris: [redirectUri], client_name: "oauth4webapi test" });
 
-    const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      response_type: "code",
-      client_id: client.client_id,
-      redirect_uri: redirectUri,
+    const { url, verifier } = await authorizationUrl(as, client, redirectUri, {
       scope: "crew:read crew:write",
       state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
       resource: `${s.url}/mcp`,
-    }).toString();
+    });
 
     const browser = new HttpBrowser(s.url);
-    const back = await authorizeInBrowser(browser, url.href, { email: user.email });
+    const back = await authorizeInBrowser(browser, url, { email: user.email });
     expect(back.consent).toContain("oauth4webapi test");
     expect(back.consent).toContain("127.0.0.1:4567");
     expect(back.status).toBe(303);
@@ -119,25 +141,11 @@ describe("oauth4webapi drives the whole flow", () => {
 
   it("revokes access and refresh tokens (RFC 7009)", async () => {
     const user = await s.createUser("pro");
-    const as = await oauth.processDiscoveryResponse(
-      new URL(s.url),
-      await oauth.discoveryRequest(new URL(s.url), { algorithm: "oauth2", ...insecure }),
-    );
+    const as = await discover();
     const redirectUri = "http://localhost:9999/cb";
-    const registered = await oauth.processDynamicClientRegistrationResponse(
-      await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }, insecure),
-    );
-    const client: oauth.Client = { client_id: registered.client_id, token_endpoint_auth_method: "none" };
-    const verifier = oauth.generateRandomCodeVerifier();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      response_type: "code",
-      client_id: client.client_id,
-      redirect_uri: redirectUri,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-    }).toString();
-    const back = await authorizeInBrowser(new HttpBrowser(s.url), url.href, { email: user.email });
+    const client = await registerPublic(as, { redirect_uris: [redirectUri] });
+    const { url, verifier } = await authorizationUrl(as, client, redirectUri);
+    const back = await authorizeInBrowser(new HttpBrowser(s.url), url, { email: user.email });
     expect(back.consent).toContain("An unnamed application");
     const params = oauth.validateAuthResponse(as, client, new URL(back.location!), oauth.expectNoState);
     const tokens = await oauth.processAuthorizationCodeResponse(

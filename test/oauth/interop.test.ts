@@ -1,20 +1,22 @@
 /** What real MCP clients do that a strict reading would refuse (FIELD-NOTES "Real MCP clients and OAuth"). */
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { basicAuth, connect as connectAs, exchangeCode, HttpBrowser, postForm, registerClient } from "../helpers/oauth.ts";
-import { api, startServer, type TestServer } from "../helpers/server.ts";
+import { describe, expect, it } from "vitest";
+import {
+  basicAuth,
+  connect as connectAs,
+  exchangeCode,
+  type HttpBrowser,
+  postForm,
+  registerClient,
+  signedInServer,
+} from "../helpers/oauth.ts";
+import { api, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
 let email: string;
 /** One signed-in browser for the whole file: sign-in hashing is slow by design. */
 let browser: HttpBrowser;
-beforeAll(async () => {
-  s = await startServer();
-  email = (await s.createUser("operator")).email;
-  browser = new HttpBrowser(s.url);
-  await browser.signIn(email);
-});
-afterAll(() => s.close());
+signedInServer((f) => ({ s, email, browser } = f));
 
 const connect = (base: string, who: string, options: Parameters<typeof connectAs>[2] = {}) => connectAs(base, who, { browser, ...options });
 

@@ -1,5 +1,5 @@
 /** What the authorization server refuses, and how (OAuth 2.1, RFC 6749 §4.1.2.1 and §5.2, RFC 8707). */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MINUTE } from "../../src/lib/clock.ts";
 import { setUserPlan } from "../../src/store/users.ts";
 import {
@@ -12,19 +12,15 @@ import {
   pkce,
   postForm,
   registerClient,
+  registeredAuthorizeUrl,
+  signedInServer,
 } from "../helpers/oauth.ts";
-import { api, startServer, type TestServer } from "../helpers/server.ts";
+import { api, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
 let email: string;
 let browser: HttpBrowser;
-beforeAll(async () => {
-  s = await startServer();
-  email = (await s.createUser("operator")).email;
-  browser = new HttpBrowser(s.url);
-  await browser.signIn(email);
-});
-afterAll(() => s.close());
+signedInServer((f) => ({ s, email, browser } = f));
 
 const connect = (options: Parameters<typeof connectAs>[2] = {}) => connectAs(s.url, email, { browser, ...options });
 
@@ -147,13 +143,7 @@ describe("the authorization endpoint", () => {
 
   it("sends a signed-out visitor to sign in, then back to the same request", async () => {
     const fresh = new HttpBrowser(s.url);
-    const client = await registerClient(s.url);
-    const url = authorizeUrl(s.url, {
-      response_type: "code",
-      client_id: client.client_id,
-      code_challenge: pkce().challenge,
-      code_challenge_method: "S256",
-    });
+    const { client, url } = await registeredAuthorizeUrl(s.url);
     const first = await fresh.request(url);
     expect(first.status).toBe(303);
     const signIn = new URL(first.location!);
@@ -165,13 +155,7 @@ describe("the authorization endpoint", () => {
   });
 
   it("refuses a consent form without the session's CSRF token or from another origin", async () => {
-    const client = await registerClient(s.url);
-    const url = authorizeUrl(s.url, {
-      response_type: "code",
-      client_id: client.client_id,
-      code_challenge: pkce().challenge,
-      code_challenge_method: "S256",
-    });
+    const { url } = await registeredAuthorizeUrl(s.url);
     const page = await browser.request(url);
     const fields = formFields(page.html, "/oauth/authorize");
     fields.set("decision", "approve");
@@ -190,13 +174,7 @@ describe("plans", () => {
   it("tells a lite user their plan has no access and lets them only cancel", async () => {
     const lite = await s.createUser("lite");
     const liteBrowser = new HttpBrowser(s.url);
-    const client = await registerClient(s.url);
-    const url = authorizeUrl(s.url, {
-      response_type: "code",
-      client_id: client.client_id,
-      code_challenge: pkce().challenge,
-      code_challenge_method: "S256",
-    });
+    const { url } = await registeredAuthorizeUrl(s.url);
     const page = await authorizeInBrowser(liteBrowser, url, { email: lite.email, decision: "approve" });
     expect(page.consent).toContain("does not include API or MCP access");
     expect(page.consent).not.toContain('value="approve"');

@@ -6,19 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, MINUTE } from "../../src/lib/clock.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
 import { revokeApiKey } from "../../src/store/api-keys.ts";
-import { type Call, client, envelopeProblems, expectError, expectRateHeaders, fastKey } from "../helpers/rest.ts";
+import { type Call, client, envelopeProblems, expectError, expectRateHeaders, fastKey, serverWithClient } from "../helpers/rest.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
 let admin: Call;
 let adminKey: string;
-beforeAll(async () => {
-  s = await startServer();
-  const c = await client(s, "operator", ["admin"]);
-  admin = c.call;
-  adminKey = c.key;
-});
-afterAll(() => s.close());
+serverWithClient("operator", ["admin"], (f) => ({ s, call: admin, key: adminKey } = f));
 
 const metadata = () => `resource_metadata="${s.url}/.well-known/oauth-protected-resource"`;
 
@@ -91,7 +85,9 @@ describe("403", () => {
     const write = expectError(res, s.url, 403, "plan_upgrade_required");
     expect(write.message).toContain("the operator plan");
     expect(write.required_scope).toBeUndefined();
-    expect(res.headers.get("www-authenticate")).toContain("resource_metadata=");
+    // SPEC §4 gives every 403 the insufficient_scope challenge, naming what the operation needs.
+    expect(res.headers.get("www-authenticate")).toBe(`Bearer realm="crew", error="insufficient_scope", scope="admin", ${metadata()}`);
+    expect((await lite.call("/api/mcp/agents")).headers.get("www-authenticate")).toContain('scope="agents"');
     expectRateHeaders(res, 600);
   });
 

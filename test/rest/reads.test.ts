@@ -3,7 +3,7 @@
  * builders: health derivation (SPEC §5), standup modes, briefing on first request, suggestions
  * order and filter, the company profile before and after the dna agent's first run.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DAY, HOUR, iso, MINUTE } from "../../src/lib/clock.ts";
 import {
   type Call,
@@ -17,22 +17,15 @@ import {
   seedRun,
   seedStandup,
   seedSuggestion,
+  serverWithClient,
 } from "../helpers/rest.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import type { TestServer } from "../helpers/server.ts";
 
 // Each describe block has its own server and database, so no test depends on another's data.
 let s: TestServer;
 let call: Call;
 let userId: string;
-function freshServer() {
-  beforeAll(async () => {
-    s = await startServer();
-    const c = await client(s, "pro", ["read"]);
-    call = c.call;
-    userId = c.user.id;
-  });
-  afterAll(() => s.close());
-}
+const freshServer = () => serverWithClient("pro", ["read"], (f) => ({ s, call, userId } = f));
 
 describe("GET /api/mcp/agents", () => {
   freshServer();

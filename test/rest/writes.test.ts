@@ -2,23 +2,15 @@
  * The write side besides the action queue (SPEC §5): contact upsert (match rules, partial
  * updates, atomic under concurrency), handoffs between agents, the insight feed.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MINUTE } from "../../src/lib/clock.ts";
-import { type Call, client, expectError, expectRateHeaders } from "../helpers/rest.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { type Call, expectError, expectRateHeaders, serverWithClient } from "../helpers/rest.ts";
+import type { TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
 let call: Call;
 let userId: string;
-function freshServer() {
-  beforeAll(async () => {
-    s = await startServer();
-    const c = await client(s, "team_enterprise", ["admin"]);
-    call = c.call;
-    userId = c.user.id;
-  });
-  afterAll(() => s.close());
-}
+const freshServer = () => serverWithClient("team_enterprise", ["admin"], (f) => ({ s, call, userId } = f));
 
 const rows = async (sql: string, args: (string | number)[] = []) => (await s.db.execute({ sql, args })).rows.map((r) => ({ ...r }));
 const contact = async (id: string) =>
