@@ -78,10 +78,13 @@ export function createApp(input: AppDepsInput): Hono<AppEnv> {
 
   const gate = protect();
   const sessionOnly = sessionPaths(operations);
-  app.use("/api/mcp/*", async function bearerGate(c, next) {
-    if (sessionOnly.has(c.req.path)) return next();
-    return gate(c, next);
-  });
+  // Every Bearer-protected area (SPEC §3 scope table); session-only operations inside them are skipped.
+  for (const area of ["/api/mcp/*", "/api/agents/*", "/api/webhooks", "/api/webhooks/*", "/api/integrations/*"]) {
+    app.use(area, async function bearerGate(c, next) {
+      if (sessionOnly.has(c.req.path)) return next();
+      return gate(c, next);
+    });
+  }
   app.route("/", restRouter(deps, operations));
   app.route("/", mcpRoutes(deps));
   app.route("/", oauthRoutes(deps));

@@ -114,6 +114,8 @@ export interface BootOptions {
   log?: Logger;
   /** Print the first-run setup link when no user exists (servers do; the stdio MCP server, whose stdout is the protocol, does not). */
   announceSetup?: boolean;
+  /** Run the background tasks (scheduler, webhook deliverer): servers do, the stdio MCP server does not. */
+  background?: boolean;
 }
 
 export async function boot(env: Record<string, string | undefined>, options: BootOptions = {}): Promise<Booted> {
@@ -124,17 +126,23 @@ export async function boot(env: Record<string, string | undefined>, options: Boo
   const db = await openStore(config, log, clock.now());
   // The app loads here rather than at the top, so the CLI's store commands (openStore) start
   // without compiling the whole service.
-  const [{ createApp, resolveDeps }, { ensureSetupLink }] = await Promise.all([import("./app.ts"), import("./web/setup.ts")]);
+  const [{ createApp, resolveDeps }, { ensureSetupLink }, { startBackground }] = await Promise.all([
+    import("./app.ts"),
+    import("./web/setup.ts"),
+    import("./background.ts"),
+  ]);
   const deps = resolveDeps({ db, config, clock, log });
   const app = createApp(deps);
   const setupLink = options.announceSetup === false ? null : await ensureSetupLink(db, config, clock.now());
   if (setupLink) console.log(`No user yet: create the owner account at ${setupLink} (the link works once)`);
+  const background = options.background === false ? null : startBackground(deps);
   return {
     config,
     db,
     deps,
     app,
     async close() {
+      await background?.stop();
       db.close();
     },
   };

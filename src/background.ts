@@ -1,0 +1,30 @@
+/**
+ * Work the server process does besides answering requests: the agents scheduler, the webhook
+ * deliverer. Each concern exports a `BackgroundTask`; the list below is the one place they are
+ * named. Entries start them after the app is built and stop them before the database closes.
+ * Tasks coordinate across processes through the database only (leases, row locks).
+ */
+import type { AppDeps } from "./app.ts";
+
+export interface RunningTask {
+  stop(): Promise<void>;
+}
+
+export interface BackgroundTask {
+  name: string;
+  start(deps: AppDeps): RunningTask;
+}
+
+export const backgroundTasks: BackgroundTask[] = [];
+
+export function startBackground(deps: AppDeps, tasks: BackgroundTask[] = backgroundTasks): RunningTask {
+  const running = tasks.map((task) => {
+    deps.log.debug("background task started", { task: task.name });
+    return task.start(deps);
+  });
+  return {
+    async stop() {
+      await Promise.all(running.map((r) => r.stop()));
+    },
+  };
+}
