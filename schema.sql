@@ -284,33 +284,39 @@ CREATE TABLE IF NOT EXISTS leases (
   expires_at INTEGER NOT NULL
 ) STRICT;
 
--- Webhooks: subscriptions and the durable delivery outbox.
+-- Webhooks: subscriptions and the durable delivery outbox (SPEC §9). The signing secret is kept
+-- in clear: every process must sign with it, so encrypting it with CREW_SECRET (which lives beside
+-- the database by default) would add little. It is never returned after creation (README "Webhooks").
 CREATE TABLE IF NOT EXISTS webhooks (
   id          TEXT PRIMARY KEY,                -- whk_…
   org_id      TEXT NOT NULL,
   url         TEXT NOT NULL,
-  events      TEXT NOT NULL,                   -- JSON array
+  events      TEXT NOT NULL,                   -- JSON array of event names
   description TEXT,
   secret      TEXT NOT NULL,                   -- whsec_…, needed in clear to sign
-  created_by  TEXT NOT NULL,
-  created_at  INTEGER NOT NULL,
-  deleted_at  INTEGER
+  created_by  TEXT NOT NULL,                   -- a user id, or "cli"
+  created_at  INTEGER NOT NULL
 ) STRICT;
+CREATE INDEX IF NOT EXISTS webhooks_org ON webhooks (org_id, id);
 
+-- One row per (subscription, event), written in the same batch as the write that raised the event:
+-- the deliverer claims due rows atomically (status 'delivering' until locked_until), so several
+-- processes never send one attempt twice, and a crashed process's claims are taken again later.
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
-  id              TEXT PRIMARY KEY,            -- evt_… + webhook
   webhook_id      TEXT NOT NULL,
-  event_id        TEXT NOT NULL,
+  event_id        TEXT NOT NULL,               -- evt_…: the webhook-id header, the same on every retry
   event           TEXT NOT NULL,
-  payload         TEXT NOT NULL,
+  payload         TEXT NOT NULL,               -- the exact JSON body sent (and signed)
   status          TEXT NOT NULL CHECK (status IN ('pending', 'delivering', 'delivered', 'failed')),
-  attempts        INTEGER NOT NULL DEFAULT 0,
-  next_attempt_at INTEGER NOT NULL,
+  attempts        INTEGER NOT NULL DEFAULT 0,  -- attempts started (counted when claimed)
+  next_attempt_at INTEGER,                     -- null once delivered or failed
   locked_until    INTEGER,
-  last_status     INTEGER,
+  last_attempt_at INTEGER,
+  last_status     INTEGER,                     -- HTTP status of the last attempt, null when none came back
   last_error      TEXT,
   created_at      INTEGER NOT NULL,
-  updated_at      INTEGER NOT NULL
+  updated_at      INTEGER NOT NULL,
+  PRIMARY KEY (webhook_id, event_id)
 ) STRICT;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
 
@@ -332,3 +338,29 @@ CREATE TABLE IF NOT EXISTS demo_rows (
 ) STRICT, WITHOUT ROWID;
 
 INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '1');
+
+-- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
+-- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
+-- and a stretch of missed slots after downtime runs once (only the latest slot is ever claimed).
+CREATE TABLE IF NOT EXISTS schedule_slots (
+  org_id     TEXT NOT NULL,
+  agent_id   TEXT NOT NULL,
+  slot_at    INTEGER NOT NULL,
+  claimed_at INTEGER NOT NULL,
+  PRIMARY KEY (org_id, agent_id)
+) STRICT, WITHOUT ROWID;
+
+-- Which agent run raised an integration alert (alerts reported through the agent-run API):
+-- a later successful run of that agent resolves them (README "Agents runtime").
+CREATE TABLE IF NOT EXISTS alert_sources (
+  alert_id TEXT PRIMARY KEY,
+  org_id   TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  run_id   TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS alert_sources_agent ON alert_sources (org_id, agent_id);
+-- Run history per agent, newest first; open runs for the one-hour sweep.
+CREATE INDEX IF NOT EXISTS agent_runs_history ON agent_runs (org_id, agent_id, started_at);
+CREATE INDEX IF NOT EXISTS agent_runs_open ON agent_runs (started_at) WHERE status = 'running';
+-- The handoffs a run claimed.
+CREATE INDEX IF NOT EXISTS handoffs_run ON handoffs (run_id) WHERE run_id IS NOT NULL;

@@ -4,7 +4,9 @@
  * named. Entries start them after the app is built and stop them before the database closes.
  * Tasks coordinate across processes through the database only (leases, row locks).
  */
+import { agentsRuntime } from "./agents/runtime.ts";
 import type { AppDeps } from "./app.ts";
+import { webhookDeliverer } from "./webhooks/deliver.ts";
 
 export interface RunningTask {
   stop(): Promise<void>;
@@ -15,7 +17,7 @@ export interface BackgroundTask {
   start(deps: AppDeps): RunningTask;
 }
 
-export const backgroundTasks: BackgroundTask[] = [];
+export const backgroundTasks: BackgroundTask[] = [webhookDeliverer, agentsRuntime];
 
 export function startBackground(deps: AppDeps, tasks: BackgroundTask[] = backgroundTasks): RunningTask {
   const running = tasks.map((task) => {

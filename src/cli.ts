@@ -42,6 +42,8 @@ interface Command {
   summary: string;
   usage: string;
   options: Record<string, Option>;
+  /** One positional argument, stored in the flags under `name` (e.g. `crew agents run <agent>`). */
+  positional?: { name: string; value: string; description: string };
   examples: string[];
   notes?: string;
   /** Resolves to an exit code, or to "running" for commands that keep the process alive. */
@@ -278,6 +280,70 @@ const COMMANDS: Command[] = [
     },
   },
   {
+    name: "webhook add",
+    summary: "Subscribe a URL to events of the default organization; prints the signing secret once.",
+    usage: "crew webhook add --url U --events a,b [--description D] [--json]",
+    options: {
+      url: {
+        type: "string",
+        value: "U",
+        description: "The receiver, an http(s) URL (private addresses need WEBHOOK_ALLOW_PRIVATE).",
+        required: true,
+      },
+      events: {
+        type: "string",
+        value: "a,b",
+        description: "Comma-separated events: action.created, briefing.completed, standup.ready.",
+        required: true,
+      },
+      description: { type: "string", value: "D", description: "A note on what receives the events." },
+      json: jsonOption,
+    },
+    examples: ["npx crew webhook add --url https://hooks.example.com/crew --events action.created,standup.ready"],
+    notes: "The secret (whsec_…) signs every delivery per Standard Webhooks; it is shown only once.",
+    async run(flags, env, io) {
+      const { addWebhookFromCli } = await import("./webhooks/cli.ts");
+      const outcome = await withStore(env, (db, org, config) => addWebhookFromCli({ db, config, clock: systemClock }, org.id, flags));
+      if ("usage" in outcome) throw new UsageError(outcome.usage);
+      if ("refused" in outcome) throw new CommandError(outcome.refused);
+      const w = outcome.created;
+      if (flags.json) io.out(`${JSON.stringify(w, null, 2)}\n`);
+      else {
+        io.out(`id      ${w.id}\nurl     ${w.url}\nevents  ${w.events.join(", ")}\nsecret  ${w.secret}\n`);
+        io.err("The secret is shown only once: store it in the receiver now.\n");
+      }
+      return 0;
+    },
+  },
+  {
+    name: "agents run",
+    summary: "Run a built-in agent once now, or run every agent that is due (one scheduler pass).",
+    usage: "crew agents run <agent> | crew agents run --due [--json]",
+    positional: { name: "agent", value: "<agent>", description: "The agent to run now: standup, briefing, pulse or dna." },
+    options: {
+      due: { type: "boolean", description: "Run every agent whose scheduled slot is due (what the server's scheduler does)." },
+      json: jsonOption,
+    },
+    examples: ["npx crew agents run standup", "npx crew agents run --due"],
+    notes:
+      "Built-in runners compose from stored data: standup (mode by local time), briefing (every user), pulse, dna.\n" +
+      "The other agents have no built-in runner: an external runner acts for them through the agent-run API\n" +
+      "(POST /api/agents/{id}/runs, then …/complete). --due takes the scheduler lease: while a server on the\n" +
+      "same database leads the scheduler, it is the one that runs what is due.",
+    async run(flags, env, io) {
+      const agent = typeof flags.agent === "string" ? flags.agent : undefined;
+      if (agent && flags.due) throw new UsageError("give an agent or --due, not both");
+      if (!agent && !flags.due) throw new UsageError("name the agent to run, or give --due");
+      const { runAgentsFromCli } = await import("./agents/cli.ts");
+      const outcome = await withStore(env, (db, org, config) => runAgentsFromCli({ db, org, config }, agent ?? null));
+      if ("usage" in outcome) throw new UsageError(outcome.usage);
+      if ("refused" in outcome) throw new CommandError(outcome.refused);
+      if (flags.json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);
+      else io.out(outcome.text);
+      return outcome.failed ? 1 : 0;
+    },
+  },
+  {
     name: "mcp",
     summary: "Serve the MCP tools over stdio, acting as the user whose API key is in CREW_API_KEY.",
     usage: "crew mcp",
@@ -292,7 +358,7 @@ const COMMANDS: Command[] = [
   },
 ];
 
-const GROUPS = ["user", "key"];
+const GROUPS = ["user", "key", "webhook", "agents"];
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -313,6 +379,7 @@ function topHelp(): string {
 
 function commandHelp(command: Command): string {
   const entries = Object.entries(command.options).map(([name, o]) => [`--${name}${o.value ? ` ${o.value}` : ""}`, o.description]);
+  if (command.positional) entries.unshift([command.positional.value, command.positional.description]);
   entries.push(["--help", "Show this help."]);
   const width = Math.max(...entries.map(([flag]) => flag?.length ?? 0));
   return [
@@ -390,20 +457,23 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
           args: argv.slice(found.rest),
           options: { ...command.options, help: { type: "boolean", short: "h" } },
           strict: true,
-          allowPositionals: false,
-        }).values as Flags;
+          allowPositionals: Boolean(command.positional),
+        });
       } catch (error) {
         throw parseError(error, found.command);
       }
     })();
-    if (parsed.help) {
+    const flags = parsed.values as Flags;
+    if (parsed.positionals.length > 1) throw new UsageError(`unexpected argument "${parsed.positionals[1]}"`);
+    if (command.positional && parsed.positionals[0] !== undefined) flags[command.positional.name] = parsed.positionals[0];
+    if (flags.help) {
       io.out(commandHelp(command));
       return 0;
     }
     for (const [name, option] of Object.entries(command.options)) {
-      if (option.required && (parsed[name] === undefined || parsed[name] === "")) throw new UsageError(`missing --${name}`);
+      if (option.required && (flags[name] === undefined || flags[name] === "")) throw new UsageError(`missing --${name}`);
     }
-    return await command.run(parsed, env, io);
+    return await command.run(flags, env, io);
   } catch (error) {
     const where = command ? `crew ${command.name}` : "crew";
     if (error instanceof UsageError) {

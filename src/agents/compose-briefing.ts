@@ -3,6 +3,7 @@
  * actions first, high-impact insights since the previous briefing first, recommendations are the
  * open suggestions' titles, highest priority first.
  */
+import type { InStatement } from "@libsql/client";
 import { DAY, iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { listOpenActions } from "../store/actions.ts";
@@ -10,6 +11,7 @@ import type { Db } from "../store/db.ts";
 import { listInsightsSince } from "../store/feed.ts";
 import { briefingInsertStatement, latestBriefing } from "../store/reports.ts";
 import { listOpenSuggestions } from "../store/suggestions.ts";
+import { outboxStatements } from "../webhooks/outbox.ts";
 
 export interface BriefingBody {
   briefing: string;
@@ -47,15 +49,45 @@ export async function composeBriefing(db: Db, orgId: string, userName: string, s
   return { briefing: lines.join(" "), recommendations, pendingActions };
 }
 
+/**
+ * Composes a briefing for one user from what is stored now; returns it with the statements that
+ * store it and raise its `briefing.completed` webhook (one batch, SPEC §9).
+ */
+export async function briefingStatements(
+  db: Db,
+  user: { id: string; orgId: string; name: string },
+  now: number,
+): Promise<{ id: string; generatedAt: number; body: BriefingBody; statements: InStatement[] }> {
+  const previous = await latestBriefing<BriefingBody>(db, user.id);
+  const body = await composeBriefing(db, user.orgId, user.name, previous?.generatedAt ?? now - DAY, now);
+  const id = newId("brf", now);
+  const event = { event: "briefing.completed" as const, userId: user.id, briefingId: id, timestamp: iso(now), summary: summaryOf(body) };
+  return {
+    id,
+    generatedAt: now,
+    body,
+    statements: [
+      briefingInsertStatement({ id, orgId: user.orgId, userId: user.id, generatedAt: now, body }),
+      ...(await outboxStatements(db, user.orgId, event, now)),
+    ],
+  };
+}
+
+/** The webhook's one-line summary: the briefing's text, cut at a sentence near 280 characters. */
+function summaryOf(body: BriefingBody): string {
+  if (body.briefing.length <= 280) return body.briefing;
+  const cut = body.briefing.slice(0, 280);
+  const end = cut.lastIndexOf(". ");
+  return end > 80 ? cut.slice(0, end + 1) : `${cut.slice(0, 279)}…`;
+}
+
 /** Composes and stores a briefing for one user; returns its id and body. */
 export async function generateBriefing(
   db: Db,
   user: { id: string; orgId: string; name: string },
   now: number,
 ): Promise<{ id: string; generatedAt: number; body: BriefingBody }> {
-  const previous = await latestBriefing<BriefingBody>(db, user.id);
-  const body = await composeBriefing(db, user.orgId, user.name, previous?.generatedAt ?? now - DAY, now);
-  const id = newId("brf", now);
-  await db.execute(briefingInsertStatement({ id, orgId: user.orgId, userId: user.id, generatedAt: now, body }));
-  return { id, generatedAt: now, body };
+  const { statements, ...briefing } = await briefingStatements(db, user, now);
+  await db.batch(statements, "write");
+  return briefing;
 }

@@ -9,7 +9,6 @@
  */
 import { HOUR, MINUTE } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { type Priority, priorityRank } from "../operations/schemas.ts";
 import { type ActionInsert, actionInsertStatement } from "../store/actions.ts";
 import { type AgentRunSummary, type RunInsert, runInsertStatement } from "../store/agents.ts";
 import { alertInsertStatement } from "../store/alerts.ts";
@@ -22,6 +21,7 @@ import { suggestionInsertStatement } from "../store/suggestions.ts";
 import { getUserById, listOrgUserIds } from "../store/users.ts";
 import { AGENTS } from "./catalog.ts";
 import { generateBriefing } from "./compose-briefing.ts";
+import { composeStandupBody, countHealth } from "./compose-standup.ts";
 import {
   DEMO_ACTIONS,
   DEMO_ALERTS,
@@ -34,7 +34,7 @@ import {
   type DemoRun,
   pulseRuns,
 } from "./demo-content.ts";
-import { type Health, healthOf, summaryOf } from "./health.ts";
+import type { Health } from "./health.ts";
 
 export interface DemoSummary {
   health: Record<Health, number>;
@@ -84,50 +84,21 @@ function agentsAt(runs: StoredRun[], at: number): AgentRunSummary[] {
   });
 }
 
-function countHealth(agents: AgentRunSummary[], at: number): Record<Health, number> {
-  const counts: Record<Health, number> = { green: 0, stale: 0, error: 0, never_ran: 0 };
-  for (const agent of agents) counts[healthOf(agent, at)] += 1;
-  return counts;
-}
-
-const money = (n: number) => `$${n.toLocaleString("en-US")}`;
-
 /** A standup body as src/operations/reports.ts `Standup` expects, from the demo as it stood at `at`. */
 function composeStandup(mode: "morning" | "evening", at: number, now: number, runs: StoredRun[], actions: ActionInsert[]) {
-  const agents = agentsAt(runs, at);
-  const health = countHealth(agents, at);
   const pulse = runs.filter((r) => r.agentId === "pulse" && r.metrics && r.finishedAt <= at).sort((a, b) => b.finishedAt - a.finishedAt)[0];
-  const metrics = pulse?.metrics ?? { dau: 0, wau: 0, mrr: 0 };
-  const failing = agents.filter((a) => healthOf(a, at) === "error");
-  const interventions: { title: string; priority: Priority; agent: string; at: number }[] = [
-    ...actions
-      .filter((a) => a.createdAt <= at && ["pending", "approved", "in_progress"].includes(a.status))
-      .filter((a) => a.priority === "critical" || a.priority === "high")
-      .map((a) => ({ title: a.title, priority: a.priority, agent: a.source, at: a.createdAt })),
-    ...failing.map((a) => ({ title: `${a.name}: ${summaryOf(a)}`, priority: "high" as const, agent: a.id, at: a.lastFinishedAt ?? at })),
-    ...DEMO_ALERTS.filter((a) => a.severity === "critical" && now - a.ago <= at).map((a) => ({
-      title: a.message,
-      priority: "critical" as const,
+  return composeStandupBody({
+    mode,
+    at,
+    agents: agentsAt(runs, at),
+    metrics: pulse?.metrics ?? null,
+    openActions: actions.filter((a) => a.createdAt <= at && ["pending", "approved", "in_progress"].includes(a.status)),
+    criticalAlerts: DEMO_ALERTS.filter((a) => a.severity === "critical" && now - a.ago <= at).map((a) => ({
+      message: a.message,
       agent: a.agent,
-      at: now - a.ago,
+      flaggedAt: now - a.ago,
     })),
-  ].sort((a, b) => priorityRank(a.priority) - priorityRank(b.priority) || b.at - a.at);
-  const opening = mode === "morning" ? "Good morning, crew." : "Evening wrap-up.";
-  const briefing = [
-    opening,
-    `${health.green} of ${agents.length} agents are healthy, ${health.stale} stale, ${health.error} failing` +
-      `${failing.length ? ` (${failing.map((a) => a.name).join(", ")})` : ""}, ${health.never_ran} not running yet.`,
-    `MRR ${money(metrics.mrr)}, ${metrics.dau.toLocaleString("en-US")} daily and ${metrics.wau.toLocaleString("en-US")} weekly actives.`,
-    interventions.length
-      ? `${interventions.length} item${interventions.length === 1 ? " needs" : "s need"} a person; first: ${interventions[0]?.title}`
-      : "Nothing needs a person right now.",
-  ].join(" ");
-  return {
-    briefing,
-    agentStatuses: agents.map((a) => ({ name: a.name, status: healthOf(a, at), headline: summaryOf(a) })),
-    metrics,
-    interventions: interventions.map(({ title, priority, agent }) => ({ title, priority, agent })),
-  };
+  });
 }
 
 /** ULIDs are monotonic within a process: assigning ids oldest first keeps id order = time order. */

@@ -64,7 +64,7 @@ export function endpointOf(op: Operation): Endpoint | null {
     ...(body ? { body: withoutProperties(input, inPath) } : {}),
     ok: { status: 200, description: "Success.", schema: jsonSchemaOf(op.output, "output") },
     // Every operation validates its input (unknown query parameters included) and may name a missing record.
-    errors: [400, 401, 403, 404, ...(body ? [413, 415] : []), 429, 500],
+    errors: [400, 401, 403, 404, ...(rest.errors ?? []), ...(body ? [413, 415] : []), 429, 500],
   };
 }
 

@@ -48,6 +48,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: "Plan or scope does not allow it",
   404: "Not found",
   405: "Method not allowed",
+  409: "Conflict",
   413: "Payload too large",
   415: "Unsupported media type",
   429: "Rate limited",

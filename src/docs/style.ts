@@ -36,7 +36,7 @@ h2.group { font-size: 1.45rem; margin: 3rem 0 0.5rem; padding-bottom: 0.3rem; bo
 .links { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; margin: 0.75rem 0 1.5rem; padding: 0; list-style: none; }
 article.op { margin: 1.5rem 0 2.5rem; padding: 1.25rem 1.5rem; border: 1px solid var(--line); border-radius: 8px; }
 article.op h3 { margin: 0; font-size: 1.15rem; display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: baseline; }
-article.op h3 code { background: none; border: 0; font-size: 1rem; }
+article.op h3 code { background: none; border: 0; font-size: 1rem; min-width: 0; overflow-wrap: anywhere; }
 article.op h4 { margin: 1.25rem 0 0.4rem; font-size: 0.95rem; }
 .summary { margin: 0.35rem 0 0.75rem; font-weight: 600; }
 .badge { display: inline-block; font: 700 0.72rem var(--mono); color: var(--badge-fg); border-radius: 4px; padding: 0.15rem 0.45rem; }

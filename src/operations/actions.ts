@@ -18,6 +18,7 @@ import {
   updateAction,
 } from "../store/actions.ts";
 import { existingContactIds } from "../store/contacts.ts";
+import { actionCreatedEvent, outboxStatements } from "../webhooks/outbox.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, LongText, type Priority, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
 
@@ -71,7 +72,8 @@ const ActionBatch = v.strictObject({
   ),
 });
 
-const defaultLane = (p: Priority): ActionLane => (p === "critical" || p === "high" ? "today" : p === "medium" ? "this_week" : "later");
+export const defaultLane = (p: Priority): ActionLane =>
+  p === "critical" || p === "high" ? "today" : p === "medium" ? "this_week" : "later";
 
 const encodeCursor = (c: ActionCursor) => encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify([c.rank, c.id])));
 
@@ -189,7 +191,9 @@ export const addActions = defineOperation({
       createdBy: ctx.principal.userId,
       createdAt: now,
     }));
-    await insertActions(ctx.db, rows);
+    // One action.created event per action, recorded in the same transaction as the actions.
+    const outbox = await Promise.all(rows.map((r) => outboxStatements(ctx.db, r.orgId, actionCreatedEvent(r), now)));
+    await insertActions(ctx.db, rows, outbox.flat());
     for (const r of rows) {
       ctx.events.emit({
         type: "action.created",

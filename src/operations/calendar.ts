@@ -1,16 +1,29 @@
 /**
  * Calendar tools (SPEC §10): open slots on, and new events in, the user's connected CalDAV
- * calendar. MCP only (no REST part). Until a calendar is connected they answer with an error that
- * says how to connect one; talking CalDAV is the calendar integration's job (src/integrations/).
+ * calendar. MCP only (no REST part; connecting is src/operations/integrations.ts). Until a calendar
+ * is connected they answer with an error that says how to connect one; talking CalDAV, and the
+ * alert when the calendar fails, is the calendar integration's job (src/integrations/).
  */
 import * as v from "valibot";
 import { writeAccess } from "../auth/access.ts";
 import { isValidTimeZone } from "../config.ts";
 import { ApiError } from "../http/errors.ts";
+import { fetchEvents, putNewEvent } from "../integrations/caldav.ts";
+import { notConnected, withCalendar } from "../integrations/calendar.ts";
+import { findSlots } from "../integrations/free-slots.ts";
+import { busyIntervals, eventCalendar } from "../integrations/icalendar.ts";
+import { isoInZone } from "../integrations/zoned-time.ts";
+import { DAY, MINUTE } from "../lib/clock.ts";
+import { randomSecret } from "../lib/random.ts";
 import { hasIntegration } from "../store/integrations.ts";
+import { getOrg } from "../store/orgs.ts";
+import { getUserById } from "../store/users.ts";
 import type { OperationContext } from "./registry.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, Email, LongText, Title } from "./schemas.ts";
+
+/** Longest search window: enough for "next month", small enough to expand recurring events quickly. */
+const MAX_WINDOW_DAYS = 62;
 
 const Instant = v.pipe(
   v.string("Must be a string."),
@@ -31,37 +44,55 @@ const before = (a: string | undefined, b: string | undefined) => a === undefined
 
 const Slot = v.object({ start: DateTime, end: DateTime });
 
+const FindTimeInput = v.pipe(
+  v.strictObject({
+    durationMinutes: v.pipe(wholeNumber(5, 480), v.description("Length of the meeting in minutes.")),
+    from: v.optional(v.pipe(Instant, v.description("Start of the search window; default now."))),
+    to: v.optional(v.pipe(Instant, v.description("End of the search window; default 7 days after `from`."))),
+    workingHours: v.optional(
+      v.pipe(
+        v.strictObject({ start: ClockTime, end: ClockTime }),
+        v.check((h) => h.start < h.end, "start must be before end."),
+        v.description("Working hours in `timeZone`, e.g. {start:'09:00', end:'17:00'}."),
+      ),
+    ),
+    timeZone: v.optional(
+      v.pipe(
+        v.string("Must be a string."),
+        v.check(isValidTimeZone, "Must be an IANA time zone such as Europe/Paris."),
+        v.description("IANA time zone of the working hours and of the answer; default the user's own, else the organization's."),
+      ),
+    ),
+    count: v.optional(v.pipe(wholeNumber(1, 10), v.description("How many slots to return.")), 3),
+  }),
+  v.forward(
+    v.check((i) => before(i.from, i.to), "to must be after from."),
+    ["to"],
+  ),
+);
+
+const CreateEventInput = v.pipe(
+  v.strictObject({
+    title: Title,
+    start: Instant,
+    end: Instant,
+    description: v.optional(LongText),
+    attendees: v.optional(
+      v.pipe(v.array(Email, "Must be an array of email addresses."), v.maxLength(50, "Must hold at most 50 attendees.")),
+    ),
+  }),
+  v.forward(
+    v.check((i) => before(i.start, i.end), "end must be after start."),
+    ["end"],
+  ),
+);
+
 export const findTime = defineOperation({
   id: "findTime",
   summary: "Find open time",
   description:
-    "Finds up to `count` (default 3) open slots of `durationMinutes` on the user's connected calendar, inside working hours (default 09:00–17:00) and between `from` (default now) and `to` (default 7 days later), skipping busy events including recurring ones. Times are in `timeZone` (default the organization's). Needs a connected calendar.",
-  input: v.pipe(
-    v.strictObject({
-      durationMinutes: v.pipe(wholeNumber(5, 480), v.description("Length of the meeting in minutes.")),
-      from: v.optional(v.pipe(Instant, v.description("Start of the search window; default now."))),
-      to: v.optional(v.pipe(Instant, v.description("End of the search window; default 7 days after `from`."))),
-      workingHours: v.optional(
-        v.pipe(
-          v.strictObject({ start: ClockTime, end: ClockTime }),
-          v.check((h) => h.start < h.end, "start must be before end."),
-          v.description("Working hours in `timeZone`, e.g. {start:'09:00', end:'17:00'}."),
-        ),
-      ),
-      timeZone: v.optional(
-        v.pipe(
-          v.string("Must be a string."),
-          v.check(isValidTimeZone, "Must be an IANA time zone such as Europe/Paris."),
-          v.description("IANA time zone; default the organization's."),
-        ),
-      ),
-      count: v.optional(v.pipe(wholeNumber(1, 10), v.description("How many slots to return.")), 3),
-    }),
-    v.forward(
-      v.check((i) => before(i.from, i.to), "to must be after from."),
-      ["to"],
-    ),
-  ),
+    "Finds up to `count` (default 3) open slots of `durationMinutes` on the user's connected calendar, earliest first: inside working hours (default 09:00–17:00) on Monday to Friday, between `from` (default now; never before now) and `to` (default 7 days later; at most 62 days), skipping busy events including every occurrence of recurring ones (events marked free or cancelled do not count; all-day events block the whole day). Slots are back to back and start on a quarter-hour step from the start of the working day. Times are in `timeZone` (default the user's own, else the organization's), written with that zone's offset. Needs a connected calendar.",
+  input: FindTimeInput,
   output: v.object({
     timeZone: v.string(),
     slots: v.pipe(v.array(Slot), v.description("Open slots, earliest first.")),
@@ -72,32 +103,15 @@ export const findTime = defineOperation({
     access: writeAccess(),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   },
-  handler: async (ctx) => {
-    await requireCalendar(ctx);
-    throw calendarUnavailable();
-  },
+  handler: findOpenTime,
 });
 
 export const createCalendarEvent = defineOperation({
   id: "createCalendarEvent",
   summary: "Create a calendar event",
   description:
-    "Creates an event on the user's connected calendar from `start` to `end` (ISO 8601 with offset), with optional description and attendee emails. Returns the event id and times. Needs a connected calendar.",
-  input: v.pipe(
-    v.strictObject({
-      title: Title,
-      start: Instant,
-      end: Instant,
-      description: v.optional(LongText),
-      attendees: v.optional(
-        v.pipe(v.array(Email, "Must be an array of email addresses."), v.maxLength(50, "Must hold at most 50 attendees.")),
-      ),
-    }),
-    v.forward(
-      v.check((i) => before(i.start, i.end), "end must be after start."),
-      ["end"],
-    ),
-  ),
+    "Creates an event on the user's connected calendar from `start` to `end` (ISO 8601 with offset, e.g. a slot from crew_find_time), with optional description and attendee emails (the user is named as organizer; calendar servers that handle scheduling may email the attendees an invitation). Returns the event's id (its iCalendar UID) and its times in the user's time zone. Needs a connected calendar.",
+  input: CreateEventInput,
   output: v.object({ eventId: v.string(), start: DateTime, end: DateTime }),
   mcp: {
     name: "crew_calendar_create",
@@ -105,21 +119,57 @@ export const createCalendarEvent = defineOperation({
     access: writeAccess(),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },
-  handler: async (ctx) => {
-    await requireCalendar(ctx);
-    throw calendarUnavailable();
-  },
+  handler: createEvent,
 });
 
-async function requireCalendar(ctx: OperationContext): Promise<void> {
-  if (await hasIntegration(ctx.db, ctx.principal.userId, "calendar")) return;
-  throw new ApiError(
-    409,
-    "calendar_not_connected",
-    `No calendar is connected. Connect a CalDAV calendar first — POST ${ctx.config.baseUrl}/api/integrations/calendar with {url, username, password}, or the calendar section of the dashboard — then try again.`,
-  );
+/** The zone slots are shown in: the argument, else the user's own, else the organization's. */
+async function effectiveTimeZone(ctx: OperationContext, requested: string | undefined): Promise<string> {
+  if (requested) return requested;
+  const user = await getUserById(ctx.db, ctx.principal.userId);
+  if (user?.timeZone && isValidTimeZone(user.timeZone)) return user.timeZone;
+  return (await getOrg(ctx.db, ctx.principal.orgId))?.timeZone ?? ctx.config.defaultTimeZone;
 }
 
-/** A connected calendar the server cannot use yet: the CalDAV client arrives with the calendar integration. */
-const calendarUnavailable = () =>
-  new ApiError(503, "calendar_unavailable", "The calendar integration is not available on this server yet; try again later.");
+async function findOpenTime(ctx: OperationContext, input: v.InferOutput<typeof FindTimeInput>) {
+  const timeZone = await effectiveTimeZone(ctx, input.timeZone);
+  const now = ctx.clock.now();
+  // Never a slot in the past: a window reaching back starts now.
+  const from = Math.max(input.from ? Date.parse(input.from) : now, now);
+  const to = input.to ? Date.parse(input.to) : from + 7 * DAY;
+  if (to - from > MAX_WINDOW_DAYS * DAY) {
+    throw new ApiError(400, "invalid_request", `The search window may span at most ${MAX_WINDOW_DAYS} days.`, {
+      issues: [{ path: "to", message: `Must be at most ${MAX_WINDOW_DAYS} days after from.` }],
+    });
+  }
+  const workingHours = input.workingHours ?? { start: "09:00", end: "17:00" };
+  if (to <= from) {
+    // A window wholly in the past: nothing to ask the server (and no success to resolve an alert with).
+    if (!(await hasIntegration(ctx.db, ctx.principal.userId, "calendar"))) throw notConnected(ctx.config.baseUrl);
+    return { timeZone, slots: [] };
+  }
+  const slots = await withCalendar(ctx, ctx.principal, async (calendar) => {
+    const objects = await fetchEvents(calendar.calendarUrl, calendar, from, to);
+    const busy = busyIntervals(objects, { start: from, end: to }, timeZone);
+    return findSlots({ from, to, durationMs: input.durationMinutes * MINUTE, workingHours, timeZone, count: input.count, busy });
+  });
+  return { timeZone, slots: slots.map((s) => ({ start: isoInZone(timeZone, s.start), end: isoInZone(timeZone, s.end) })) };
+}
+
+async function createEvent(ctx: OperationContext, input: v.InferOutput<typeof CreateEventInput>) {
+  const timeZone = await effectiveTimeZone(ctx, undefined);
+  const start = Date.parse(input.start);
+  const end = Date.parse(input.end);
+  const uid = `crew-${randomSecret(16)}`;
+  const ics = eventCalendar({
+    uid,
+    title: input.title,
+    start,
+    end,
+    description: input.description,
+    attendees: input.attendees,
+    organizer: { email: ctx.principal.email, name: ctx.principal.name },
+    now: ctx.clock.now(),
+  });
+  await withCalendar(ctx, ctx.principal, (calendar) => putNewEvent(calendar.calendarUrl, calendar, `${uid}.ics`, ics));
+  return { eventId: uid, start: isoInZone(timeZone, start), end: isoInZone(timeZone, end) };
+}

@@ -1,11 +1,14 @@
 /** Every operation, in the order the documents list them. Projections iterate this list. */
 import { addActions, listActionQueue, updateActionOp } from "./actions.ts";
+import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
 import { listOAuthGrants, revokeOAuthGrant } from "./grants.ts";
+import { connectCalendarIntegration, disconnectCalendarIntegration, getCalendarIntegration } from "./integrations.ts";
 import { createApiKey, deleteApiKey, listApiKeys } from "./keys.ts";
 import type { Operation } from "./registry.ts";
 import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "./reports.ts";
+import { createWebhook, deleteWebhookOp, listWebhookDeliveries, listWebhooksOp } from "./webhooks.ts";
 import { addContact, createHandoff, postInsight } from "./writes.ts";
 
 export const operations: Operation[] = [
@@ -22,9 +25,20 @@ export const operations: Operation[] = [
   postInsight,
   findTime,
   createCalendarEvent,
+  getCalendarIntegration,
+  connectCalendarIntegration,
+  disconnectCalendarIntegration,
   listApiKeys,
   createApiKey,
   deleteApiKey,
   listOAuthGrants,
   revokeOAuthGrant,
+  startAgentRunOp,
+  completeAgentRunOp,
+  listAgentRunsOp,
+  updateAgentOp,
+  createWebhook,
+  listWebhooksOp,
+  deleteWebhookOp,
+  listWebhookDeliveries,
 ] as unknown as Operation[];

@@ -44,6 +44,8 @@ export interface RestProjection {
   /** Where the non-path input comes from. */
   from: "query" | "body" | "none";
   tags: string[];
+  /** Error statuses beyond the ones every operation may answer (400, 401, 403, 404, 429, 500), e.g. 409. */
+  errors?: number[];
 }
 
 export interface McpProjection {

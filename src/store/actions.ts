@@ -1,3 +1,4 @@
+import type { InStatement } from "@libsql/client";
 import { type Priority, priorityRank } from "../operations/schemas.ts";
 import { all, type Db, one } from "./db.ts";
 
@@ -89,9 +90,9 @@ export function actionInsertStatement(a: ActionInsert) {
   };
 }
 
-/** All-or-nothing: the batch is one transaction. */
-export async function insertActions(db: Db, actions: ActionInsert[]): Promise<void> {
-  await db.batch(actions.map(actionInsertStatement), "write");
+/** All-or-nothing: the batch is one transaction, `also` included (the webhook outbox rows of the new actions). */
+export async function insertActions(db: Db, actions: ActionInsert[], also: InStatement[] = []): Promise<void> {
+  await db.batch([...actions.map(actionInsertStatement), ...also], "write");
 }
 
 export interface ActionFilter {

@@ -110,3 +110,38 @@ export async function latestMetrics(db: Db, orgId: string): Promise<{ dau: numbe
   );
   return rows[0] ? JSON.parse(rows[0].metrics) : null;
 }
+
+/** An agent's schedule with its organization's time zone, for the scheduler. */
+export interface ScheduledAgent {
+  orgId: string;
+  agentId: string;
+  schedule: string;
+  timeZone: string;
+}
+
+/** Every agent of every organization that has a schedule. */
+export async function listScheduledAgents(db: Db): Promise<ScheduledAgent[]> {
+  const rows = await all<{ org_id: string; id: string; schedule: string; time_zone: string }>(
+    db,
+    `SELECT a.org_id, a.id, a.schedule, o.time_zone FROM agents a JOIN organizations o ON o.id = a.org_id
+      WHERE a.schedule IS NOT NULL ORDER BY a.org_id, a.position`,
+  );
+  return rows.map((r) => ({ orgId: r.org_id, agentId: r.id, schedule: r.schedule, timeZone: r.time_zone }));
+}
+
+export interface AgentRecord {
+  id: string;
+  name: string;
+  category: string;
+  schedule: string | null;
+}
+
+/** Sets (or clears, with null) an agent's schedule; null when the organization has no such agent. */
+export async function setAgentSchedule(db: Db, orgId: string, agentId: string, schedule: string | null): Promise<AgentRecord | null> {
+  const rows = await all<AgentRecord>(
+    db,
+    "UPDATE agents SET schedule = ? WHERE org_id = ? AND id = ? RETURNING id, name, category, schedule",
+    [schedule, orgId, agentId],
+  );
+  return rows[0] ?? null;
+}

@@ -33,3 +33,42 @@ export function alertInsertStatement(a: {
     args: [a.id, a.orgId, a.userId ?? null, a.service, a.severity, a.message, a.flaggedAt],
   };
 }
+
+/** Records which agent run raised an alert (same batch as the alert itself). */
+export function alertSourceInsertStatement(s: { alertId: string; orgId: string; agentId: string; runId: string }) {
+  return {
+    sql: "INSERT INTO alert_sources (alert_id, org_id, agent_id, run_id) VALUES (?, ?, ?, ?)",
+    args: [s.alertId, s.orgId, s.agentId, s.runId],
+  };
+}
+
+/**
+ * Resolves the open alerts an agent raised through its runs: all of them (`services` null), or
+ * only those of the named services.
+ */
+export function resolveAgentAlertsStatement(orgId: string, agentId: string, services: string[] | null, now: number) {
+  const list = services ?? [];
+  return {
+    sql: `UPDATE integration_alerts SET resolved_at = ?
+           WHERE org_id = ? AND resolved_at IS NULL
+             AND id IN (SELECT alert_id FROM alert_sources WHERE org_id = ? AND agent_id = ?)
+             ${services ? `AND service IN (${list.map(() => "?").join(", ") || "NULL"})` : ""}`,
+    args: [now, orgId, orgId, agentId, ...list],
+  };
+}
+
+/** Open critical alerts of the whole organization (every user's too), newest first, with the agent that raised each. */
+export async function listOpenCriticalAlerts(
+  db: Db,
+  orgId: string,
+): Promise<{ service: string; message: string; flaggedAt: number; agent: string | null }[]> {
+  const rows = await all<{ service: string; message: string; flagged_at: number; agent_id: string | null }>(
+    db,
+    `SELECT a.service, a.message, a.flagged_at, s.agent_id FROM integration_alerts a
+       LEFT JOIN alert_sources s ON s.alert_id = a.id
+      WHERE a.org_id = ? AND a.resolved_at IS NULL AND a.severity = 'critical'
+      ORDER BY a.flagged_at DESC, a.id DESC`,
+    [orgId],
+  );
+  return rows.map((r) => ({ service: r.service, message: r.message, flaggedAt: r.flagged_at, agent: r.agent_id }));
+}

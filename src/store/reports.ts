@@ -1,5 +1,5 @@
 /** Stored agent output that is read whole: standups, briefings, company profiles (JSON bodies). */
-import { type Db, one } from "./db.ts";
+import { all, type Db, one } from "./db.ts";
 
 export interface StoredReport<T> {
   id: string;
@@ -72,5 +72,46 @@ export function profileInsertStatement(p: { id: string; orgId: string; runId: st
   return {
     sql: "INSERT INTO profiles (id, org_id, run_id, generated_at, body) VALUES (?, ?, ?, ?, ?)",
     args: [p.id, p.orgId, p.runId, p.generatedAt, JSON.stringify(p.body)],
+  };
+}
+
+/** What the dna agent derives a profile from besides the last reported one: the CRM contacts and the recent insight feed. */
+export interface ProfileSources {
+  contactsByRelationship: Record<string, number>;
+  /** Companies with the most contacts (key and active relationships first), at most 5. */
+  topCompanies: string[];
+  insightsByType: Record<string, number>;
+  /** The latest high-impact insights' titles, at most 3. */
+  highImpactInsights: string[];
+}
+
+export async function profileSources(db: Db, orgId: string, insightsSince: number): Promise<ProfileSources> {
+  const [relationships, companies, types, high] = await Promise.all([
+    all<{ relationship: string; n: number }>(
+      db,
+      "SELECT relationship, count(*) AS n FROM contacts WHERE org_id = ? GROUP BY relationship",
+      [orgId],
+    ),
+    all<{ company: string }>(
+      db,
+      `SELECT company FROM contacts WHERE org_id = ? AND company IS NOT NULL AND company != ''
+        GROUP BY company ORDER BY sum(relationship IN ('key', 'active')) DESC, count(*) DESC, company LIMIT 5`,
+      [orgId],
+    ),
+    all<{ type: string; n: number }>(db, "SELECT type, count(*) AS n FROM insights WHERE org_id = ? AND created_at > ? GROUP BY type", [
+      orgId,
+      insightsSince,
+    ]),
+    all<{ title: string }>(
+      db,
+      "SELECT title FROM insights WHERE org_id = ? AND created_at > ? AND impact = 'high' ORDER BY created_at DESC, id DESC LIMIT 3",
+      [orgId, insightsSince],
+    ),
+  ]);
+  return {
+    contactsByRelationship: Object.fromEntries(relationships.map((r) => [r.relationship, r.n])),
+    topCompanies: companies.map((c) => c.company),
+    insightsByType: Object.fromEntries(types.map((t) => [t.type, t.n])),
+    highImpactInsights: high.map((h) => h.title),
   };
 }

@@ -45,3 +45,11 @@ export function suggestionInsertStatement(s: {
     args: [s.id, s.orgId, s.agentId, s.runId, s.title, s.detail, s.priority, priorityRank(s.priority), s.createdAt],
   };
 }
+
+/** Closes an agent's open suggestions: a run that reports suggestions replaces the agent's current set. */
+export function supersedeSuggestionsStatement(orgId: string, agentId: string) {
+  return {
+    sql: "UPDATE suggestions SET status = 'superseded' WHERE org_id = ? AND agent_id = ? AND status = 'open'",
+    args: [orgId, agentId],
+  };
+}

@@ -16,6 +16,8 @@ export interface RevokeStep {
   question: string;
   /** The confirming button's visible text, e.g. "Revoke key"; screen readers hear the item's name too. */
   verb: string;
+  /** The disclosure's text; default "Revoke…". */
+  label?: string;
 }
 
 export interface ItemRow {
@@ -43,7 +45,7 @@ export interface ItemTable {
 function revokeStep(account: PageAccount, name: string, step: RevokeStep): Html {
   const quoted = html`<span class="sr-only"> “${name}”</span>`;
   return html`<details class="confirm">
-          <summary class="btn btn-danger-quiet">Revoke…${quoted}</summary>
+          <summary class="btn btn-danger-quiet">${step.label ?? "Revoke…"}${quoted}</summary>
           <form method="post" action="${step.action}" class="confirm-box">
             ${csrfField(account)}
             <input type="hidden" name="${step.field[0]}" value="${step.field[1]}">

@@ -32,6 +32,8 @@ export const NAV: { href: string; label: string }[] = [
   { href: "/dashboard", label: "Dashboard" },
   { href: "/dashboard/keys", label: "API keys" },
   { href: "/connected-apps", label: "Connected apps" },
+  { href: "/dashboard/calendar", label: "Calendar" },
+  { href: "/dashboard/webhooks", label: "Webhooks" },
 ];
 
 /** CSP: only same-origin resources, no inline script or style, no framing, forms post only to Crew. */

@@ -9,10 +9,12 @@ import { dummyPasswordHash } from "../auth/passwords.ts";
 import { readSession } from "../auth/sessions.ts";
 import { assetRoutes } from "./assets.ts";
 import { authRoutes } from "./auth-routes.ts";
+import { calendarPageRoutes } from "./calendar-page.ts";
 import { dashboardRoutes } from "./dashboard.ts";
 import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
 import { setupRoutes } from "./setup.ts";
+import { webhooksPageRoutes } from "./webhooks-page.ts";
 
 export { ensureSetupLink } from "./setup.ts";
 
@@ -26,5 +28,7 @@ export function webRoutes(_deps: AppDeps): Hono<AppEnv> {
   router.route("/", setupRoutes());
   router.route("/", dashboardRoutes());
   router.route("/", keysPageRoutes());
+  router.route("/", calendarPageRoutes());
+  router.route("/", webhooksPageRoutes());
   return router;
 }

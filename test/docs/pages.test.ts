@@ -56,7 +56,11 @@ describe("/docs", () => {
       "unsupported_media_type",
       "rate_limited",
       "calendar_not_connected",
+      "calendar_credentials_rejected",
+      "calendar_unreachable",
+      "calendar_not_found",
       "calendar_unavailable",
+      "run_already_completed",
       "internal_error",
     ];
     expect(ERROR_CODES.map((e) => e.code).sort()).toEqual(codes.sort());

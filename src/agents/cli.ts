@@ -1,0 +1,39 @@
+/** `crew agents run <agent>|--due` (SPEC §1): the agents runtime from the command line, on the default organization. */
+import type { Config } from "../config.ts";
+import { iso, systemClock } from "../lib/clock.ts";
+import { createLogger } from "../lib/log.ts";
+import type { Db } from "../store/db.ts";
+import type { Organization } from "../store/orgs.ts";
+import { isAgentId } from "./catalog.ts";
+import { BUILT_IN_RUNNERS, hasRunner, runBuiltIn } from "./runners.ts";
+import { createScheduler, newHolder } from "./scheduler.ts";
+
+export type CliOutcome = { usage: string } | { refused: string } | { result: unknown; text: string; failed: boolean };
+
+export async function runAgentsFromCli(ctx: { db: Db; org: Organization; config: Config }, agent: string | null): Promise<CliOutcome> {
+  const deps = { db: ctx.db, clock: systemClock, log: createLogger(ctx.config.logLevel) };
+  if (agent !== null) {
+    if (!isAgentId(agent)) return { usage: `unknown agent "${agent}"; agents with a built-in runner: ${BUILT_IN_RUNNERS.join(", ")}` };
+    if (!hasRunner(agent)) {
+      return {
+        refused: `agent ${agent} has no built-in runner (those are ${BUILT_IN_RUNNERS.join(", ")}); an external runner acts for it through POST /api/agents/${agent}/runs`,
+      };
+    }
+    const run = await runBuiltIn(deps, ctx.org, agent);
+    return { result: run, text: `${run.agentId}: ${run.status} (${run.runId}): ${run.summary}\n`, failed: run.status === "error" };
+  }
+  const scheduler = createScheduler(deps, { holder: newHolder("cli") });
+  try {
+    const report = await scheduler.tick();
+    const result = { at: iso(deps.clock.now()), ...report };
+    if (!report.leader) {
+      return { result, text: "Another process (a server on this database) leads the scheduler; it runs what is due.\n", failed: false };
+    }
+    const lines = report.ran.map((r) => `${r.agentId}: ${r.status} (${r.runId}): ${r.summary}`);
+    if (lines.length === 0) lines.push("Nothing is due.");
+    if (report.closed > 0) lines.push(`Closed ${report.closed} run${report.closed === 1 ? "" : "s"} left open for over an hour.`);
+    return { result, text: `${lines.join("\n")}\n`, failed: report.ran.some((r) => r.status === "error") };
+  } finally {
+    await scheduler.stop();
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Regeneration after writes that must surface (SPEC §5): a new action, a critical or high handoff,
+ * a high-impact insight makes the standup (mode by local time) and the briefings of every user of
+ * the organization be composed again within seconds. It listens to the in-process domain events,
+ * so it runs in the process that took the write (every server process runs one); a debounce turns
+ * a burst of writes into one regeneration: the first event starts the wait, later ones join it.
+ *
+ * A critical handoff also starts the destination agent's run at once when that agent has a
+ * built-in runner. An agent without one runs elsewhere (an external runner through the run API):
+ * nothing can run in-process, and the handoff waits, queued critical-first, for its next run.
+ */
+
+import { getOrg } from "../store/orgs.ts";
+import type { Events } from "./events.ts";
+import { hasRunner, type RunDeps, runBuiltIn } from "./runners.ts";
+
+export const REGENERATE_DEBOUNCE_MS = 1_000;
+
+export interface Regenerator {
+  /** Runs every pending regeneration now; resolves when it is stored (tests call it instead of waiting). */
+  flush(): Promise<void>;
+  /** Organizations waiting for a regeneration. */
+  pending(): number;
+  stop(): Promise<void>;
+}
+
+interface Pending {
+  surface: boolean;
+  /** Agents with a built-in runner that a critical handoff asked to run. */
+  agents: Set<string>;
+}
+
+export function createRegenerator(
+  deps: RunDeps & { events: Events },
+  options: { debounceMs?: number; timers?: boolean } = {},
+): Regenerator {
+  const debounceMs = options.debounceMs ?? REGENERATE_DEBOUNCE_MS;
+  const timers = options.timers ?? true;
+  const pending = new Map<string, Pending>();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+
+  const mark = (orgId: string, change: { surface?: boolean; agent?: string }) => {
+    const entry = pending.get(orgId) ?? { surface: false, agents: new Set<string>() };
+    if (change.surface) entry.surface = true;
+    if (change.agent) entry.agents.add(change.agent);
+    pending.set(orgId, entry);
+    if (timers && !timer && !stopped) {
+      timer = setTimeout(() => {
+        timer = null;
+        void flush();
+      }, debounceMs);
+    }
+  };
+
+  const unsubscribe = deps.events.on((event) => {
+    switch (event.type) {
+      case "action.created":
+        mark(event.orgId, { surface: true });
+        break;
+      case "handoff.created":
+        if (event.priority === "critical" || event.priority === "high") mark(event.orgId, { surface: true });
+        // standup and briefing run with the surfacing anyway, claiming the handoff.
+        if (event.priority === "critical" && hasRunner(event.to) && event.to !== "standup" && event.to !== "briefing") {
+          mark(event.orgId, { agent: event.to });
+        }
+        break;
+      case "insight.created":
+        if (event.impact === "high") mark(event.orgId, { surface: true });
+        break;
+    }
+  });
+
+  async function regenerate(orgId: string, work: Pending): Promise<void> {
+    const org = await getOrg(deps.db, orgId);
+    if (!org) return;
+    for (const agentId of work.agents) await runBuiltIn(deps, org, agentId);
+    if (work.surface) {
+      await runBuiltIn(deps, org, "standup");
+      await runBuiltIn(deps, org, "briefing");
+    }
+  }
+
+  function flush(): Promise<void> {
+    // One flush at a time, in order: a flush called during another waits for it, then takes what arrived since.
+    running = running.then(async () => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      const work = [...pending.entries()];
+      pending.clear();
+      for (const [orgId, entry] of work) {
+        try {
+          await regenerate(orgId, entry);
+        } catch (error) {
+          deps.log.error("regeneration failed", { org: orgId, error: String(error) });
+        }
+      }
+    });
+    return running;
+  }
+
+  return {
+    flush,
+    pending: () => pending.size,
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * The agent-run API's behaviour (SPEC §8), behind the operations of src/operations/agent-runs.ts:
+ * start a run (claiming the agent's queued handoffs, handing over the insights posted since its
+ * previous run) and complete it, storing everything it reports in one transaction.
+ *
+ * Suggestions: a completion that sends `suggestions` replaces the agent's open suggestions with
+ * them (an agent that runs hourly restates its current advice; it does not pile up); one that
+ * leaves the field out keeps them.
+ *
+ * Alerts: the alerts a completion reports are open alerts of the organization. A successful
+ * completion first resolves every open alert the same agent raised through earlier runs (the
+ * problem is gone: the agent ran); a failed one that reports alerts replaces the agent's open
+ * alerts of those services (no pile-up of the same alert every hour). Alerts raised elsewhere (the
+ * calendar integration) are resolved there.
+ */
+import type { InStatement } from "@libsql/client";
+import { ApiError, type FieldIssue } from "../http/errors.ts";
+import type { Clock } from "../lib/clock.ts";
+import { newId } from "../lib/random.ts";
+import { defaultLane } from "../operations/actions.ts";
+import type { Priority } from "../operations/schemas.ts";
+import { type ActionInsert, type ActionLane, actionInsertStatement } from "../store/actions.ts";
+import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
+import { existingContactIds } from "../store/contacts.ts";
+import type { Db } from "../store/db.ts";
+import { type InsightRecord, listInsightsSince } from "../store/feed.ts";
+import { latestProfile, profileInsertStatement } from "../store/reports.ts";
+import {
+  type ClaimedHandoff,
+  claimedHandoffIds,
+  completeRunStatement,
+  getRun,
+  handoffResultStatement,
+  isAlreadyCompleted,
+  latestRunStart,
+  requeueUnreportedStatement,
+  startRun,
+} from "../store/runs.ts";
+import { suggestionInsertStatement, supersedeSuggestionsStatement } from "../store/suggestions.ts";
+import { actionCreatedEvent, outboxStatements } from "../webhooks/outbox.ts";
+import { isAgentId } from "./catalog.ts";
+import { mergeProfile, type ProfileBody } from "./compose-profile.ts";
+import type { Events } from "./events.ts";
+
+/** At most this many insights are handed to one run (high impact first, then newest). */
+export const MAX_CONTEXT_INSIGHTS = 200;
+
+export function assertAgent(agentId: string): void {
+  if (!isAgentId(agentId)) {
+    throw new ApiError(404, "not_found", `Agent ${agentId} was not found; the agents are listed at GET /api/mcp/agents.`);
+  }
+}
+
+export interface StartedRun {
+  runId: string;
+  handoffs: ClaimedHandoff[];
+  insights: InsightRecord[];
+}
+
+export async function startAgentRun(db: Db, clock: Clock, orgId: string, agentId: string): Promise<StartedRun> {
+  assertAgent(agentId);
+  const now = clock.now();
+  // The previous run's start bounds the insights handed over: those posted since (all, on a first run).
+  const previous = await latestRunStart(db, orgId, agentId);
+  const runId = newId("run", now);
+  const handoffs = await startRun(db, { id: runId, orgId, agentId, startedAt: now });
+  const insights = await listInsightsSince(db, orgId, previous ?? Number.MIN_SAFE_INTEGER, MAX_CONTEXT_INSIGHTS);
+  return { runId, handoffs, insights };
+}
+
+export interface Completion {
+  status: "ok" | "error";
+  summary: string;
+  error?: string;
+  output?: unknown;
+  suggestions?: { title: string; detail: string; priority: Priority }[];
+  metrics?: { dau: number; wau: number; mrr: number };
+  profile?: Partial<ProfileBody>;
+  actions?: {
+    title: string;
+    description?: string;
+    priority: Priority;
+    category?: string;
+    type: "task" | "approval" | "follow_up";
+    lane?: ActionLane;
+    contactId?: string;
+    dealId?: string;
+  }[];
+  alerts?: { service: string; severity: "critical" | "warning"; message: string }[];
+  handoffs?: { id: string; status: "done" | "failed" }[];
+}
+
+const conflict = (runId: string) =>
+  new ApiError(409, "run_already_completed", `Run ${runId} is no longer running: it was completed already, or closed after an hour.`);
+
+/** Checks what the body refers to (contacts, handoffs) before anything is written: a bad item is a 400 and nothing is stored. */
+async function referenceIssues(db: Db, orgId: string, runId: string, input: Completion): Promise<FieldIssue[]> {
+  const actions = input.actions ?? [];
+  const wanted = [...new Set(actions.flatMap((a) => (a.contactId ? [a.contactId] : [])))];
+  const [contacts, claimed] = await Promise.all([existingContactIds(db, orgId, wanted), claimedHandoffIds(db, runId)]);
+  const issues: FieldIssue[] = actions.flatMap((a, i) =>
+    a.contactId && !contacts.has(a.contactId) ? [{ path: `actions[${i}].contactId`, message: "No contact with this id." }] : [],
+  );
+  const seen = new Set<string>();
+  (input.handoffs ?? []).forEach((h, i) => {
+    if (!claimed.has(h.id))
+      issues.push({ path: `handoffs[${i}].id`, message: "Not a handoff this run claimed (or it was reported already)." });
+    else if (seen.has(h.id)) issues.push({ path: `handoffs[${i}].id`, message: "Reported twice." });
+    seen.add(h.id);
+  });
+  return issues;
+}
+
+/** What a completion stores, as statements; the run's own update comes first (it guards against a second completion). */
+async function completionStatements(
+  db: Db,
+  orgId: string,
+  agentId: string,
+  runId: string,
+  input: Completion,
+  now: number,
+): Promise<{ statements: InStatement[]; actions: ActionInsert[] }> {
+  const hasData =
+    input.status === "ok" &&
+    (input.output !== undefined ||
+      Boolean(input.suggestions?.length || input.actions?.length) ||
+      input.metrics !== undefined ||
+      input.profile !== undefined);
+  const statements: InStatement[] = [
+    completeRunStatement({
+      runId,
+      status: input.status,
+      summary: input.summary,
+      error: input.error ?? null,
+      output: input.output,
+      metrics: input.metrics ?? null,
+      hasData,
+      finishedAt: now,
+    }),
+  ];
+  // The suggestions a run reports are the agent's current set: they replace its open ones (an empty list clears them).
+  if (input.suggestions) statements.push(supersedeSuggestionsStatement(orgId, agentId));
+  for (const s of input.suggestions ?? []) {
+    statements.push(suggestionInsertStatement({ id: newId("sug", now), orgId, agentId, runId, ...s, createdAt: now }));
+  }
+  if (input.profile) {
+    const last = await latestProfile<ProfileBody>(db, orgId);
+    const body = mergeProfile(last?.body ?? null, input.profile);
+    statements.push(profileInsertStatement({ id: newId("dna", now), orgId, runId, generatedAt: now, body }));
+  }
+  const actions: ActionInsert[] = (input.actions ?? []).map((a) => ({
+    id: newId("act", now),
+    orgId,
+    title: a.title,
+    description: a.description ?? null,
+    priority: a.priority,
+    category: a.category ?? null,
+    status: "pending",
+    source: agentId,
+    type: a.type,
+    lane: a.lane ?? defaultLane(a.priority),
+    contactId: a.contactId ?? null,
+    dealId: a.dealId ?? null,
+    createdBy: agentId,
+    createdAt: now,
+  }));
+  for (const a of actions) {
+    statements.push(actionInsertStatement(a), ...(await outboxStatements(db, orgId, actionCreatedEvent(a), now)));
+  }
+  const alerts = input.alerts ?? [];
+  if (input.status === "ok") statements.push(resolveAgentAlertsStatement(orgId, agentId, null, now));
+  else if (alerts.length > 0) statements.push(resolveAgentAlertsStatement(orgId, agentId, [...new Set(alerts.map((a) => a.service))], now));
+  for (const a of alerts) {
+    const alertId = newId("alr", now);
+    statements.push(
+      alertInsertStatement({ id: alertId, orgId, service: a.service, severity: a.severity, message: a.message, flaggedAt: now }),
+      alertSourceInsertStatement({ alertId, orgId, agentId, runId }),
+    );
+  }
+  for (const h of input.handoffs ?? []) statements.push(handoffResultStatement(runId, h.id, h.status, now));
+  statements.push(requeueUnreportedStatement(runId, now));
+  return { statements, actions };
+}
+
+export async function completeAgentRun(
+  deps: { db: Db; clock: Clock; events: Events },
+  orgId: string,
+  agentId: string,
+  runId: string,
+  input: Completion,
+): Promise<void> {
+  assertAgent(agentId);
+  const { db } = deps;
+  const run = await getRun(db, orgId, agentId, runId);
+  if (!run) throw new ApiError(404, "not_found", `Run ${runId} of agent ${agentId} was not found.`);
+  if (run.status !== "running") throw conflict(runId);
+  const issues = await referenceIssues(db, orgId, runId, input);
+  if (issues.length > 0) {
+    throw new ApiError(400, "invalid_request", `Unknown references: ${issues.map((i) => i.path).join(", ")}.`, { issues });
+  }
+  const now = deps.clock.now();
+  const { statements, actions } = await completionStatements(db, orgId, agentId, runId, input, now);
+  try {
+    await db.batch(statements, "write");
+  } catch (error) {
+    if (isAlreadyCompleted(error)) throw conflict(runId); // a concurrent completion won the race
+    throw error;
+  }
+  for (const a of actions) {
+    deps.events.emit({
+      type: "action.created",
+      orgId,
+      actionId: a.id,
+      priority: a.priority,
+      contactId: a.contactId,
+      dealId: a.dealId,
+      at: now,
+    });
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Built-in runners (SPEC §8): standup, briefing, pulse and dna compose from stored data, no model.
+ * Each run is a real run row — started (claiming the agent's queued handoffs), then completed in
+ * one batch together with everything it stores and the webhook events it raises — so health,
+ * history and the one-hour sweep treat built-in and external runs alike.
+ */
+import type { InStatement } from "@libsql/client";
+import type { Clock } from "../lib/clock.ts";
+import { DAY } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import { newId } from "../lib/random.ts";
+import { latestMetrics } from "../store/agents.ts";
+import type { Db } from "../store/db.ts";
+import type { Organization } from "../store/orgs.ts";
+import { latestProfile, profileInsertStatement, profileSources } from "../store/reports.ts";
+import { type ClaimedHandoff, completeRunStatement, handoffResultStatement, requeueUnreportedStatement, startRun } from "../store/runs.ts";
+import { getUserById, listOrgUserIds } from "../store/users.ts";
+import { briefingStatements } from "./compose-briefing.ts";
+import { composeProfile, type ProfileBody } from "./compose-profile.ts";
+import { type StandupMode, standupModeAt, standupStatements } from "./compose-standup.ts";
+
+export interface RunDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+}
+
+interface RunnerContext {
+  db: Db;
+  org: Organization;
+  now: number;
+  runId: string;
+  handoffs: ClaimedHandoff[];
+  /** Standup only: the snapshot's mode (default: by local time, before 12:00 morning). */
+  mode?: StandupMode;
+}
+
+interface RunnerResult {
+  summary: string;
+  output?: unknown;
+  metrics?: { dau: number; wau: number; mrr: number } | null;
+  hasData: boolean;
+  statements: InStatement[];
+}
+
+type Runner = (ctx: RunnerContext) => Promise<RunnerResult>;
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const received = (handoffs: ClaimedHandoff[]) => (handoffs.length ? ` Received ${plural(handoffs.length, "handoff")}.` : "");
+
+const RUNNERS: Record<string, Runner> = {
+  async standup(ctx) {
+    const mode = ctx.mode ?? standupModeAt(ctx.now, ctx.org.timeZone);
+    // Handoffs to the standup agent surface as interventions of this snapshot, from the agent that sent them.
+    const extra = ctx.handoffs.map((h) => ({ title: h.title, priority: h.priority, agent: h.from, at: h.createdAt }));
+    const standup = await standupStatements(ctx.db, ctx.org, mode, ctx.now, extra);
+    const count = standup.body.interventions.length;
+    return {
+      summary: `${mode === "morning" ? "Morning" : "Evening"} standup ready: ${count ? `${plural(count, "item")} for a person` : "nothing needs a person"}.${received(ctx.handoffs)}`,
+      output: { standupId: standup.id, mode },
+      hasData: true,
+      statements: standup.statements,
+    };
+  },
+
+  async briefing(ctx) {
+    const ids: string[] = [];
+    const statements: InStatement[] = [];
+    for (const userId of await listOrgUserIds(ctx.db, ctx.org.id)) {
+      const user = await getUserById(ctx.db, userId);
+      if (!user) continue;
+      const briefing = await briefingStatements(ctx.db, { id: user.id, orgId: ctx.org.id, name: user.name }, ctx.now);
+      ids.push(briefing.id);
+      statements.push(...briefing.statements);
+    }
+    return {
+      summary: `Composed the daily briefing for ${plural(ids.length, "member")}.${received(ctx.handoffs)}`,
+      output: { briefingIds: ids },
+      hasData: ids.length > 0,
+      statements,
+    };
+  },
+
+  async pulse(ctx) {
+    const metrics = await latestMetrics(ctx.db, ctx.org.id);
+    const summary = metrics
+      ? `DAU ${metrics.dau.toLocaleString("en-US")}, WAU ${metrics.wau.toLocaleString("en-US")}, MRR $${metrics.mrr.toLocaleString("en-US")} (latest reported).`
+      : "No metrics reported yet: a runner reports them with POST /api/agents/pulse/runs/{runId}/complete {metrics}.";
+    return { summary: summary + received(ctx.handoffs), metrics, hasData: metrics !== null, statements: [] };
+  },
+
+  async dna(ctx) {
+    const [last, sources] = await Promise.all([
+      latestProfile<ProfileBody>(ctx.db, ctx.org.id),
+      profileSources(ctx.db, ctx.org.id, ctx.now - 30 * DAY),
+    ]);
+    const body = composeProfile(last?.body ?? null, sources);
+    const open = body.pipeline.filter((d) => d.stage !== "closed");
+    const worth = open.reduce((sum, d) => sum + d.value, 0);
+    return {
+      summary: `Profile refreshed (${body.archetype}): ${plural(open.length, "open deal")} worth $${worth.toLocaleString("en-US")}.${received(ctx.handoffs)}`,
+      output: { archetype: body.archetype, patterns: body.patterns.length, deals: body.pipeline.length },
+      hasData: body.archetype !== "unknown" || body.pipeline.length > 0 || body.patterns.length > 0,
+      statements: [profileInsertStatement({ id: newId("dna", ctx.now), orgId: ctx.org.id, runId: ctx.runId, generatedAt: ctx.now, body })],
+    };
+  },
+};
+
+export const BUILT_IN_RUNNERS = Object.keys(RUNNERS);
+export const hasRunner = (agentId: string) => Object.hasOwn(RUNNERS, agentId);
+
+export interface BuiltInRun {
+  runId: string;
+  agentId: string;
+  status: "ok" | "error";
+  summary: string;
+}
+
+/** Runs a built-in runner once now. Never throws for the runner's own failure: the run is stored as an error. */
+export async function runBuiltIn(
+  deps: RunDeps,
+  org: Organization,
+  agentId: string,
+  options: { mode?: StandupMode } = {},
+): Promise<BuiltInRun> {
+  const runner = RUNNERS[agentId];
+  if (!runner) throw new Error(`agent ${agentId} has no built-in runner`);
+  const now = deps.clock.now();
+  const runId = newId("run", now);
+  const handoffs = await startRun(deps.db, { id: runId, orgId: org.id, agentId, startedAt: now });
+  try {
+    const result = await runner({ db: deps.db, org, now, runId, handoffs, mode: options.mode });
+    const finishedAt = deps.clock.now();
+    await deps.db.batch(
+      [
+        completeRunStatement({
+          runId,
+          status: "ok",
+          summary: result.summary,
+          error: null,
+          output: result.output,
+          metrics: result.metrics ?? null,
+          hasData: result.hasData,
+          finishedAt,
+        }),
+        ...result.statements,
+        ...handoffs.map((h) => handoffResultStatement(runId, h.id, "done", finishedAt)),
+      ],
+      "write",
+    );
+    return { runId, agentId, status: "ok", summary: result.summary };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    deps.log.error("built-in agent run failed", { agent: agentId, run: runId, error: message });
+    const summary = `The built-in ${agentId} runner failed: ${message.split("\n")[0]}`;
+    const finishedAt = deps.clock.now();
+    await deps.db.batch(
+      [
+        completeRunStatement({ runId, status: "error", summary, error: message, metrics: null, hasData: false, finishedAt }),
+        requeueUnreportedStatement(runId, finishedAt),
+      ],
+      "write",
+    );
+    return { runId, agentId, status: "error", summary };
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The scheduler (SPEC §8). One leader across all processes sharing the database, by a lease row
+ * taken and renewed with one atomic upsert; only the leader runs due agents and closes abandoned
+ * runs. On top of the lease, each schedule slot is claimed atomically (store/runs.ts claimSlot),
+ * so even two leaders in a lease hand-over could not run one slot twice.
+ *
+ * Due: the latest slot of the agent's schedule (in the organization's time zone) at or before now
+ * has not been claimed yet and no run of the agent started at or after it (a run made for another
+ * reason — a regeneration, `crew agents run`, an external runner — covers the slot). After
+ * downtime only the latest missed slot is due: it runs once, not once per missed slot.
+ */
+import { HOUR } from "../lib/clock.ts";
+import { randomSecret } from "../lib/random.ts";
+import { listScheduledAgents } from "../store/agents.ts";
+import { getOrg } from "../store/orgs.ts";
+import { claimSlot, closeAbandonedRuns, latestRunStart, releaseLease, takeLease } from "../store/runs.ts";
+import { standupModeAt } from "./compose-standup.ts";
+import { type BuiltInRun, hasRunner, type RunDeps, runBuiltIn } from "./runners.ts";
+import { latestSlot } from "./schedule.ts";
+
+export const LEASE_NAME = "agents-scheduler";
+/** How long a leader holds the lease without renewing it: a crashed leader is replaced after this. */
+export const LEASE_TTL_MS = 60_000;
+export const TICK_INTERVAL_MS = 15_000;
+/** A run left open longer than this is closed as an error (SPEC §8). */
+export const RUN_TIMEOUT_MS = HOUR;
+
+export interface TickReport {
+  /** Whether this pass held the lease (a follower does nothing else). */
+  leader: boolean;
+  /** Runs left open over an hour that this pass closed. */
+  closed: number;
+  ran: BuiltInRun[];
+}
+
+export const newHolder = (label = "process") => `${label}-${randomSecret(10)}`;
+
+/** One pass: take or renew the lease, close abandoned runs, run every due built-in agent once. */
+export async function tick(deps: RunDeps, holder: string): Promise<TickReport> {
+  const now = deps.clock.now();
+  if (!(await takeLease(deps.db, LEASE_NAME, holder, now, now + LEASE_TTL_MS))) return { leader: false, closed: 0, ran: [] };
+  const closed = await closeAbandonedRuns(
+    deps.db,
+    now - RUN_TIMEOUT_MS,
+    now,
+    "The run was not completed within 1 hour; closed by the scheduler.",
+  );
+  const ran: BuiltInRun[] = [];
+  for (const agent of await listScheduledAgents(deps.db)) {
+    if (!hasRunner(agent.agentId)) continue; // others run only when they have a runner (SPEC §8)
+    const slot = latestSlot(agent.schedule, agent.timeZone, now);
+    if (slot === null) continue;
+    const lastStart = await latestRunStart(deps.db, agent.orgId, agent.agentId);
+    if (lastStart !== null && lastStart >= slot) continue;
+    if (!(await claimSlot(deps.db, agent.orgId, agent.agentId, slot, now))) continue;
+    const org = await getOrg(deps.db, agent.orgId);
+    if (!org) continue;
+    // A standup slot's mode is its local time: before 12:00 morning, else evening.
+    const mode = agent.agentId === "standup" ? standupModeAt(slot, agent.timeZone) : undefined;
+    ran.push(await runBuiltIn(deps, org, agent.agentId, { mode }));
+  }
+  if (closed > 0 || ran.length > 0) deps.log.info("scheduler pass", { closed, ran: ran.map((r) => `${r.agentId}:${r.status}`).join(",") });
+  return { leader: true, closed, ran };
+}
+
+export interface Scheduler {
+  holder: string;
+  tick(): Promise<TickReport>;
+  /** Ticks now and then every `intervalMs`; passes never overlap. */
+  start(): void;
+  /** Stops ticking, waits for a pass in progress, and hands the lease back so another process leads at once. */
+  stop(): Promise<void>;
+}
+
+export function createScheduler(deps: RunDeps, options: { holder?: string; intervalMs?: number } = {}): Scheduler {
+  const holder = options.holder ?? newHolder();
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let current: Promise<unknown> | null = null;
+  const pass = () => {
+    if (current) return;
+    current = tick(deps, holder)
+      .catch((error) => deps.log.error("scheduler pass failed", { error: String(error) }))
+      .finally(() => {
+        current = null;
+      });
+  };
+  return {
+    holder,
+    tick: () => tick(deps, holder),
+    start() {
+      if (timer) return;
+      pass();
+      timer = setInterval(pass, options.intervalMs ?? TICK_INTERVAL_MS);
+      (timer as { unref?: () => void }).unref?.();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await current;
+      await releaseLease(deps.db, LEASE_NAME, holder).catch(() => {});
+    },
+  };
+}

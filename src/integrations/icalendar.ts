@@ -1,0 +1,180 @@
+/**
+ * iCalendar in and out, with ical.js: the busy time of a calendar's events within a range (every
+ * occurrence of recurring events expanded here, since servers such as Radicale 3.1 ignore the
+ * CalDAV `expand` request and answer no free-busy query), and the VEVENT Crew writes.
+ */
+import ICAL from "ical.js";
+import { isValidTimeZone } from "../config.ts";
+import type { Interval } from "./free-slots.ts";
+import { zonedInstant } from "./zoned-time.ts";
+
+type Time = InstanceType<typeof ICAL.Time>;
+type Component = InstanceType<typeof ICAL.Component>;
+type Event = InstanceType<typeof ICAL.Event>;
+
+/** More than any zone's offset from UTC (the extremes are −12:00 and +14:00). */
+const SLACK_MS = 2 * 86_400_000;
+
+const wallClock = (t: Time) => Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
+
+const knownZones = new Map<string, boolean>();
+function isZone(tzid: string): boolean {
+  const known = knownZones.get(tzid);
+  if (known !== undefined) return known;
+  const valid = isValidTimeZone(tzid);
+  if (knownZones.size >= 1000) knownZones.clear(); // TZIDs come from calendars: keep the memo bounded
+  knownZones.set(tzid, valid);
+  return valid;
+}
+
+/** Occurrences looked at per recurring event: a daily event for 25 years; beyond that, a broken rule. */
+const MAX_OCCURRENCES = 10_000;
+
+/**
+ * The instant an iCalendar time stands for. Named IANA zones are converted with Intl (correct
+ * across DST whatever the VTIMEZONE says); other zones by their VTIMEZONE; floating times and
+ * dates are the user's wall clock.
+ */
+export function instantOf(t: Time, userTimeZone: string, tzidHint?: string): number {
+  const date = { year: t.year, month: t.month, day: t.day };
+  if (t.isDate) return zonedInstant(userTimeZone, date);
+  // A TZID without a VTIMEZONE in the object leaves no zone on the time, and occurrences of a
+  // recurring event do not keep the name either: the property's TZID parameter is the hint.
+  const named = t.zone?.tzid && t.zone.tzid !== "floating" ? t.zone.tzid : undefined;
+  const tzid = named ?? (t as unknown as { timezone?: string }).timezone ?? tzidHint;
+  if (tzid === "UTC" || tzid === "Z") return t.toUnixTime() * 1000;
+  if (tzid && tzid !== "floating" && isZone(tzid)) return zonedInstant(tzid, date, t.hour, t.minute) + t.second * 1000;
+  if (named) return t.toUnixTime() * 1000; // a zone defined by a VTIMEZONE of the object only
+  return zonedInstant(userTimeZone, date, t.hour, t.minute) + t.second * 1000;
+}
+
+function tzidOf(item: Event, property: "dtstart" | "dtend"): string | undefined {
+  const tzid = item.component.getFirstProperty(property)?.getParameter("tzid");
+  return typeof tzid === "string" ? tzid : undefined;
+}
+
+/** Whether an occurrence takes time: cancelled and transparent ("free") events do not. */
+function blocksTime(item: Event): boolean {
+  const status = String(item.component.getFirstPropertyValue("status") ?? "").toUpperCase();
+  const transp = String(item.component.getFirstPropertyValue("transp") ?? "").toUpperCase();
+  return status !== "CANCELLED" && transp !== "TRANSPARENT";
+}
+
+/** The VCALENDARs of one text (usually one); none when it cannot be read. */
+function parseCalendars(text: string): Component[] {
+  try {
+    const parsed = ICAL.parse(text) as unknown[];
+    const list = Array.isArray(parsed[0]) ? (parsed as unknown[][]) : [parsed];
+    return list.map((jcal) => new ICAL.Component(jcal));
+  } catch {
+    return []; // one unreadable object must not hide the rest of the calendar
+  }
+}
+
+/** The VEVENTs of one calendar object, grouped by UID: a master and its modified occurrences. */
+function eventsOf(calendar: Component): Event[] {
+  const byUid = new Map<string, { master: Component | null; exceptions: Component[] }>();
+  for (const vevent of calendar.getAllSubcomponents("vevent")) {
+    const uid = String(vevent.getFirstPropertyValue("uid") ?? "");
+    const group = byUid.get(uid) ?? { master: null, exceptions: [] };
+    if (vevent.hasProperty("recurrence-id")) group.exceptions.push(vevent);
+    else group.master = vevent;
+    byUid.set(uid, group);
+  }
+  const events: Event[] = [];
+  for (const { master, exceptions } of byUid.values()) {
+    if (master) events.push(new ICAL.Event(master, { exceptions }));
+    // Modified occurrences of a master the server did not send: each stands alone.
+    else for (const ex of exceptions) events.push(new ICAL.Event(ex));
+  }
+  return events;
+}
+
+/**
+ * Busy intervals overlapping `range`, from raw iCalendar objects (one VCALENDAR text each).
+ * Unreadable objects and events are skipped.
+ */
+export function busyIntervals(objects: readonly string[], range: Interval, userTimeZone: string): Interval[] {
+  const busy: Interval[] = [];
+  const seen = new Set<string>();
+  const add = (item: Event, start: Time, end: Time) => {
+    if (!blocksTime(item)) return;
+    const startZone = tzidOf(item, "dtstart");
+    const s = instantOf(start, userTimeZone, startZone);
+    const e = instantOf(end, userTimeZone, tzidOf(item, "dtend") ?? startZone);
+    if (e <= range.start || s >= range.end || e <= s || seen.has(`${s}/${e}`)) return;
+    seen.add(`${s}/${e}`);
+    busy.push({ start: s, end: e });
+  };
+  for (const text of objects) {
+    for (const event of parseCalendars(text).flatMap(eventsOf)) {
+      try {
+        if (!event.isRecurring()) {
+          if (event.startDate) add(event, event.startDate, event.endDate);
+          continue;
+        }
+        // A modified occurrence may be moved anywhere, even from outside the range into it.
+        // ical.js keeps them in an object keyed by RECURRENCE-ID (typed as an array).
+        for (const ex of Object.values(event.exceptions)) add(ex, ex.startDate, ex.endDate);
+        // Occurrences are compared by wall-clock time first (within a zone's offset of the
+        // instant): only those near the range are converted, the thousands before it are not.
+        const lead = event.duration.toSeconds() * 1000 + SLACK_MS;
+        const iterator = event.iterator();
+        for (let i = 0; i < MAX_OCCURRENCES; i++) {
+          const next = iterator.next();
+          if (!next) break;
+          const wall = wallClock(next);
+          if (wall - SLACK_MS >= range.end) break;
+          if (wall + lead <= range.start) continue;
+          const details = event.getOccurrenceDetails(next);
+          add(details.item, details.startDate, details.endDate);
+        }
+      } catch {
+        // An event ical.js cannot expand (a malformed rule): skip it, keep the others.
+      }
+    }
+  }
+  return busy;
+}
+
+export interface NewEvent {
+  uid: string;
+  title: string;
+  start: number;
+  end: number;
+  description?: string;
+  attendees?: readonly string[];
+  organizer?: { email: string; name: string };
+  now: number;
+}
+
+const utcTime = (ms: number) => ICAL.Time.fromJSDate(new Date(Math.floor(ms / 1000) * 1000), true);
+
+/** A VCALENDAR holding one VEVENT, times in UTC. */
+export function eventCalendar(e: NewEvent): string {
+  const calendar = new ICAL.Component(["vcalendar", [], []]);
+  calendar.updatePropertyWithValue("prodid", "-//Crew//Crew 1.0//EN");
+  calendar.updatePropertyWithValue("version", "2.0");
+  const vevent = new ICAL.Component("vevent");
+  const event = new ICAL.Event(vevent);
+  event.uid = e.uid;
+  vevent.updatePropertyWithValue("dtstamp", utcTime(e.now));
+  vevent.updatePropertyWithValue("created", utcTime(e.now));
+  event.startDate = utcTime(e.start);
+  event.endDate = utcTime(e.end);
+  event.summary = e.title;
+  if (e.description) event.description = e.description;
+  if (e.organizer && e.attendees && e.attendees.length > 0) {
+    // RFC 5545 §3.8.4.3: an event with attendees names its organizer.
+    const organizer = vevent.addPropertyWithValue("organizer", `mailto:${e.organizer.email}`);
+    organizer.setParameter("cn", e.organizer.name);
+  }
+  for (const email of e.attendees ?? []) {
+    const attendee = vevent.addPropertyWithValue("attendee", `mailto:${email}`);
+    attendee.setParameter("role", "REQ-PARTICIPANT");
+    attendee.setParameter("partstat", "NEEDS-ACTION");
+    attendee.setParameter("rsvp", "TRUE");
+  }
+  calendar.addSubcomponent(vevent);
+  return calendar.toString();
+}

@@ -1,0 +1,256 @@
+/**
+ * The agent-run API (SPEC §8): external runners — an LLM script, a cron job, a workflow tool — act
+ * as any agent with an admin credential. REST only (no MCP tools): start a run, complete it, read
+ * the history, and edit an agent's schedule.
+ */
+import * as v from "valibot";
+import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.ts";
+import { hasRunner } from "../agents/runners.ts";
+import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
+import { writeAccess } from "../auth/access.ts";
+import { notFound } from "../http/errors.ts";
+import { iso, isoOrNull } from "../lib/clock.ts";
+import { ACTION_TYPES } from "../store/actions.ts";
+import { setAgentSchedule } from "../store/agents.ts";
+import { getOrg } from "../store/orgs.ts";
+import { listRuns } from "../store/runs.ts";
+import { NewAction } from "./actions.ts";
+import { defineOperation } from "./registry.ts";
+import { Metrics, PIPELINE_STAGES } from "./reports.ts";
+import { DateTime, LongText, Priority, ShortText, Title } from "./schemas.ts";
+
+const AgentIdParam = v.pipe(v.string(), v.description("The agent's id, one of the 17 (e.g. pulse, sales)."));
+const RunIdParam = v.pipe(v.string(), v.description("The run's id (run_…), as returned when it started."));
+const tags = ["Agents runtime"];
+
+const Text = (max: number) => v.pipe(ShortText(max), v.minLength(1, "Must not be empty."));
+const list = <T extends v.GenericSchema>(item: T, max: number) =>
+  v.pipe(v.array(item, "Must be an array."), v.maxLength(max, `Must hold at most ${max} items.`));
+const count = v.pipe(v.number("Must be a number."), v.minValue(0, "Must not be negative."));
+
+const HandoffView = v.object({
+  id: v.string(),
+  from: v.pipe(v.string(), v.description("The agent that sent it, or manual.")),
+  to: v.string(),
+  title: v.string(),
+  context: v.nullable(v.string()),
+  priority: Priority,
+  type: v.nullable(v.string()),
+  createdAt: DateTime,
+});
+
+const InsightView = v.object({
+  id: v.string(),
+  agent: v.string(),
+  title: v.string(),
+  detail: v.nullable(v.string()),
+  type: v.string(),
+  impact: v.picklist(["low", "medium", "high"]),
+  createdAt: DateTime,
+});
+
+export const startAgentRunOp = defineOperation({
+  id: "startAgentRun",
+  summary: "Start an agent run",
+  description:
+    "Starts a run of the agent (status running) and returns its context: the handoffs queued for the agent, now claimed by this run (critical first; two runs never claim the same handoff), and the insights posted to the feed since the agent's previous run started (high impact first). Complete the run within an hour with POST /api/agents/{id}/runs/{runId}/complete, or the scheduler closes it as an error and its unreported handoffs go back to the queue.",
+  input: v.strictObject({ id: AgentIdParam }),
+  output: v.object({
+    runId: v.string(),
+    context: v.object({ handoffs: v.array(HandoffView), insights: v.array(InsightView) }),
+  }),
+  rest: { method: "POST", path: "/api/agents/{id}/runs", access: writeAccess(), from: "none", tags },
+  handler: async (ctx, input) => {
+    const started = await startAgentRun(ctx.db, ctx.clock, ctx.principal.orgId, input.id);
+    return {
+      runId: started.runId,
+      context: {
+        handoffs: started.handoffs.map((h) => ({ ...h, createdAt: iso(h.createdAt) })),
+        insights: started.insights.map((i) => ({ ...i, createdAt: iso(i.createdAt) })),
+      },
+    };
+  },
+});
+
+const RunAction = v.strictObject({
+  ...NewAction.entries,
+  type: v.optional(
+    v.pipe(
+      v.picklist(ACTION_TYPES, `Must be one of ${ACTION_TYPES.join(", ")}.`),
+      v.description("approval: the agent asks a person to approve something."),
+    ),
+    "task",
+  ),
+});
+
+const Profile = v.strictObject({
+  archetype: v.optional(Title),
+  strengths: v.optional(list(Text(500), 50)),
+  weaknesses: v.optional(list(Text(500), 50)),
+  patterns: v.optional(list(v.strictObject({ name: Title, insight: v.pipe(LongText, v.minLength(1, "Must not be empty.")) }), 50)),
+  pipeline: v.optional(
+    list(
+      v.strictObject({
+        company: Title,
+        stage: v.picklist(PIPELINE_STAGES, `Must be one of ${PIPELINE_STAGES.join(", ")}.`),
+        value: v.pipe(count, v.description("Deal value in dollars.")),
+      }),
+      500,
+    ),
+  ),
+});
+
+export const completeAgentRunOp = defineOperation({
+  id: "completeAgentRun",
+  summary: "Complete an agent run",
+  description:
+    "Completes a running run with its outcome and stores everything it reports in one transaction (a bad item is a 400 and nothing is stored): suggestions (replacing the agent's open ones), metrics (pulse's DAU, WAU, MRR feed the standup), a company profile (fields sent replace the last profile's; others are kept), actions for the queue (source = the agent; type approval asks a person to approve), integration alerts (open until a later successful run of this agent resolves them), and the outcome of the handoffs this run claimed (those not reported go back to the queue). Health, standup, briefing, suggestions, profile and alerts derive from these runs. A run completes once: again → 409.",
+  input: v.strictObject({
+    id: AgentIdParam,
+    runId: RunIdParam,
+    status: v.picklist(["ok", "error"], "Must be one of ok, error."),
+    summary: v.pipe(LongText, v.trim(), v.minLength(1, "Must not be empty."), v.description("One line shown on the dashboard.")),
+    error: v.optional(v.pipe(LongText, v.description("What failed, for status error."))),
+    output: v.optional(v.pipe(v.unknown(), v.description("Any JSON the runner wants kept with the run."))),
+    suggestions: v.optional(
+      list(
+        v.strictObject({
+          title: Title,
+          detail: v.optional(LongText, ""),
+          priority: v.optional(Priority, "medium"),
+        }),
+        100,
+      ),
+    ),
+    metrics: v.optional(v.strictObject({ dau: count, wau: count, mrr: count })),
+    profile: v.optional(Profile),
+    actions: v.optional(list(RunAction, 100)),
+    alerts: v.optional(
+      list(
+        v.strictObject({
+          service: v.pipe(Text(50), v.description("The integration, e.g. google, slack, calendar.")),
+          severity: v.picklist(["critical", "warning"], "Must be one of critical, warning."),
+          message: v.pipe(LongText, v.minLength(1, "Must not be empty."), v.description("What is wrong and how to fix it.")),
+        }),
+        20,
+      ),
+    ),
+    handoffs: v.optional(
+      list(
+        v.strictObject({
+          id: v.pipe(v.string("Must be a string."), v.description("A handoff this run claimed (hof_…).")),
+          status: v.picklist(["done", "failed"], "Must be one of done, failed."),
+        }),
+        100,
+      ),
+    ),
+  }),
+  output: v.object({ ok: v.literal(true) }),
+  rest: { method: "POST", path: "/api/agents/{id}/runs/{runId}/complete", access: writeAccess(), from: "body", tags, errors: [409] },
+  handler: async (ctx, input) => {
+    const { id, runId, ...completion } = input;
+    await completeAgentRun(ctx, ctx.principal.orgId, id, runId, completion);
+    return { ok: true as const };
+  },
+});
+
+const RunView = v.object({
+  id: v.string(),
+  agent: v.string(),
+  status: v.picklist(["running", "ok", "error"]),
+  summary: v.nullable(v.string()),
+  error: v.nullable(v.string()),
+  output: v.pipe(v.unknown(), v.description("What the runner stored with the run, or null.")),
+  metrics: v.nullable(Metrics),
+  hasData: v.boolean(),
+  startedAt: DateTime,
+  finishedAt: v.pipe(v.nullable(DateTime), v.description("null while running.")),
+});
+
+export const listAgentRunsOp = defineOperation({
+  id: "listAgentRuns",
+  summary: "Agent run history",
+  description: "The agent's runs, newest first: built-in ones (scheduled or regenerated) and those of external runners alike.",
+  input: v.strictObject({
+    id: AgentIdParam,
+    limit: v.optional(
+      v.pipe(
+        v.number("Must be a whole number from 1 to 100."),
+        v.integer("Must be a whole number from 1 to 100."),
+        v.minValue(1, "Must be at least 1."),
+        v.maxValue(100, "Must be at most 100."),
+      ),
+      20,
+    ),
+  }),
+  output: v.object({ runs: v.array(RunView) }),
+  rest: { method: "GET", path: "/api/agents/{id}/runs", access: writeAccess("read"), from: "query", tags },
+  handler: async (ctx, input) => {
+    assertAgent(input.id);
+    const runs = await listRuns(ctx.db, ctx.principal.orgId, input.id, input.limit);
+    return {
+      runs: runs.map((r) => ({
+        id: r.id,
+        agent: r.agentId,
+        status: r.status,
+        summary: r.summary,
+        error: r.error,
+        output: r.output ?? null,
+        metrics: r.metrics,
+        hasData: r.hasData,
+        startedAt: iso(r.startedAt),
+        finishedAt: isoOrNull(r.finishedAt),
+      })),
+    };
+  },
+});
+
+const Schedule = v.pipe(
+  v.string("Must be a cron expression or null."),
+  v.trim(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const problem = dataset.typed ? scheduleProblem(dataset.value) : null;
+    if (problem)
+      addIssue({ message: `Must be a five-field cron expression (minute hour day month weekday), e.g. "0 8 * * 1-5": ${problem}` });
+  }),
+);
+
+export const updateAgentOp = defineOperation({
+  id: "updateAgent",
+  summary: "Edit an agent's schedule",
+  description:
+    "Sets the agent's schedule: a five-field cron expression (minute hour day month weekday) in the organization's time zone, e.g. \"0 8,18 * * *\", or null for none. The scheduler runs agents with a built-in runner (standup, briefing, pulse, dna) on their schedule; for the others the schedule records when an external runner is expected to run them.",
+  input: v.strictObject({
+    id: AgentIdParam,
+    schedule: v.nullable(Schedule),
+  }),
+  output: v.object({
+    id: v.string(),
+    name: v.string(),
+    schedule: v.nullable(v.string()),
+    timeZone: v.pipe(v.string(), v.description("The organization's time zone the schedule is read in.")),
+    runner: v.pipe(
+      v.picklist(["built-in", "external"]),
+      v.description("built-in: the scheduler runs it; external: a runner acts through this API."),
+    ),
+    nextRunAt: v.pipe(v.nullable(DateTime), v.description("The next slot of the schedule; null without one.")),
+  }),
+  rest: { method: "PATCH", path: "/api/agents/{id}", access: writeAccess(), from: "body", tags },
+  handler: async (ctx, input) => {
+    assertAgent(input.id);
+    const [agent, org] = await Promise.all([
+      setAgentSchedule(ctx.db, ctx.principal.orgId, input.id, input.schedule),
+      getOrg(ctx.db, ctx.principal.orgId),
+    ]);
+    if (!agent || !org) throw notFound(`Agent ${input.id}`);
+    const next = agent.schedule ? nextSlot(agent.schedule, org.timeZone, ctx.clock.now()) : null;
+    return {
+      id: agent.id,
+      name: agent.name,
+      schedule: agent.schedule,
+      timeZone: org.timeZone,
+      runner: hasRunner(agent.id) ? ("built-in" as const) : ("external" as const),
+      nextRunAt: isoOrNull(next),
+    };
+  },
+});

@@ -1,0 +1,210 @@
+/**
+ * Webhook subscriptions (SPEC §9): create (the signing secret shown once), list, delete, and the
+ * recent deliveries of one. REST only, for admin keys and crew:write tokens; the dashboard's
+ * webhooks page and `crew webhook add` call the same functions.
+ */
+import * as v from "valibot";
+import type { Principal } from "../auth/access.ts";
+import { writeAccess } from "../auth/access.ts";
+import type { Config } from "../config.ts";
+import { ApiError, notFound } from "../http/errors.ts";
+import { iso, isoOrNull } from "../lib/clock.ts";
+import { newId } from "../lib/random.ts";
+import type { Db } from "../store/db.ts";
+import { deleteWebhook, getWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRecord } from "../store/webhooks.ts";
+import { WEBHOOK_EVENTS } from "../webhooks/outbox.ts";
+import { newWebhookSecret } from "../webhooks/sign.ts";
+import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../webhooks/targets.ts";
+import { defineOperation } from "./registry.ts";
+import { DateTime, LongText } from "./schemas.ts";
+
+const EventName = v.picklist(WEBHOOK_EVENTS, `Must be one of ${WEBHOOK_EVENTS.join(", ")}.`);
+
+const WebhookUrl = v.pipe(
+  v.string("Must be a string."),
+  v.trim(),
+  v.maxLength(MAX_URL_LENGTH, `Must be at most ${MAX_URL_LENGTH} characters.`),
+  v.url("Must be an absolute http:// or https:// URL."),
+  // One message per field: the scheme and credentials are judged only on a URL the checks above passed.
+  v.rawCheck(({ dataset, addIssue }) => {
+    const problem =
+      dataset.typed && dataset.value.length <= MAX_URL_LENGTH && URL.canParse(dataset.value) ? urlProblem(dataset.value) : null;
+    if (problem) addIssue({ message: problem });
+  }),
+  v.description(
+    "Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless WEBHOOK_ALLOW_PRIVATE is on.",
+  ),
+);
+
+export const CreateWebhookInput = v.strictObject({
+  url: WebhookUrl,
+  events: v.pipe(
+    v.array(EventName, "Must be an array of event names."),
+    v.minLength(1, "Give at least one event."),
+    v.check((events) => new Set(events).size === events.length, "Each event may appear once."),
+    v.description(`The events to receive: ${WEBHOOK_EVENTS.join(", ")}.`),
+  ),
+  description: v.optional(v.pipe(LongText, v.description("A note for people: what receives these events."))),
+});
+export type CreateWebhookInput = v.InferOutput<typeof CreateWebhookInput>;
+
+const Webhook = v.object({
+  id: v.pipe(v.string(), v.description("`whk_…`")),
+  url: v.string(),
+  events: v.array(EventName),
+  description: v.nullable(v.string()),
+  createdAt: DateTime,
+  lastAttemptAt: v.pipe(v.nullable(DateTime), v.description("When the latest delivery attempt to it started; null before the first.")),
+});
+
+const CreatedWebhook = v.object({
+  id: v.string(),
+  url: v.string(),
+  events: v.array(EventName),
+  description: v.nullable(v.string()),
+  secret: v.pipe(
+    v.string(),
+    v.description("The signing secret, `whsec_…` (Standard Webhooks). Shown only in this response: store it in the receiver now."),
+  ),
+  createdAt: DateTime,
+});
+export type CreatedWebhook = v.InferOutput<typeof CreatedWebhook>;
+
+const Delivery = v.object({
+  eventId: v.pipe(v.string(), v.description("`evt_…`: the `webhook-id` header, the same on every attempt.")),
+  event: EventName,
+  payload: v.pipe(v.unknown(), v.description("The JSON body sent.")),
+  status: v.pipe(
+    v.picklist(["pending", "delivering", "delivered", "failed"]),
+    v.description(
+      "pending (due at nextAttemptAt), delivering (an attempt in flight), delivered (a 2xx came back), failed (attempts exhausted).",
+    ),
+  ),
+  attempts: v.pipe(v.number(), v.description("Attempts made so far (at most 7).")),
+  lastStatusCode: v.pipe(v.nullable(v.number()), v.description("HTTP status of the latest attempt; null when none came back.")),
+  lastError: v.pipe(v.nullable(v.string()), v.description("Why the latest attempt did not succeed; null once delivered.")),
+  nextAttemptAt: v.pipe(v.nullable(DateTime), v.description("When the next attempt is due; null once delivered or failed.")),
+  lastAttemptAt: v.nullable(DateTime),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+
+interface WebhookDeps {
+  db: Db;
+  config: Config;
+  clock: { now(): number };
+}
+
+const toView = (w: WebhookRecord): v.InferOutput<typeof Webhook> => ({
+  id: w.id,
+  url: w.url,
+  events: w.events as v.InferOutput<typeof EventName>[],
+  description: w.description,
+  createdAt: iso(w.createdAt),
+  lastAttemptAt: isoOrNull(w.lastAttemptAt),
+});
+
+/** Creates a subscription of the organization; `createdBy` is a user id (or "cli"). */
+export async function createWebhookFor(
+  deps: WebhookDeps,
+  owner: { orgId: string; createdBy: string },
+  input: CreateWebhookInput,
+): Promise<CreatedWebhook> {
+  const refused = privateTargetProblem(input.url, deps.config.webhookAllowPrivate);
+  if (refused)
+    throw new ApiError(400, "invalid_request", `The url is refused: ${refused}`, { issues: [{ path: "url", message: refused }] });
+  const now = deps.clock.now();
+  const created = {
+    id: newId("whk", now),
+    url: new URL(input.url).href,
+    events: input.events,
+    description: input.description?.trim() || null,
+    secret: newWebhookSecret(),
+  };
+  await insertWebhook(deps.db, { ...created, orgId: owner.orgId, createdBy: owner.createdBy }, now);
+  return { ...created, createdAt: iso(now) };
+}
+
+export async function listWebhooksFor(deps: WebhookDeps, principal: Principal) {
+  return { webhooks: (await listWebhooks(deps.db, principal.orgId)).map(toView) };
+}
+
+/** Another organization's subscription is "not found" too. */
+export async function deleteWebhookFor(deps: WebhookDeps, principal: Principal, id: string): Promise<{ ok: true }> {
+  if (!(await deleteWebhook(deps.db, principal.orgId, id))) throw notFound(`Webhook ${id}`);
+  return { ok: true };
+}
+
+const WebhookId = v.pipe(v.string("Must be a string."), v.maxLength(100, "Not a webhook id."), v.description("The webhook id (whk_…)."));
+
+export const createWebhook = defineOperation({
+  id: "createWebhook",
+  summary: "Subscribe a webhook",
+  description:
+    "Subscribes a URL to events of the organization (action.created, briefing.completed, standup.ready). Returns the subscription with its signing secret (`whsec_…`), shown only here. Every delivery is a POST of JSON signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx acknowledges; others are retried after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h.",
+  input: CreateWebhookInput,
+  output: CreatedWebhook,
+  rest: { method: "POST", path: "/api/webhooks", access: writeAccess(), from: "body", tags: ["Webhooks"] },
+  handler: (ctx, input) => createWebhookFor(ctx, { orgId: ctx.principal.orgId, createdBy: ctx.principal.userId }, input),
+});
+
+export const listWebhooksOp = defineOperation({
+  id: "listWebhooks",
+  summary: "List webhooks",
+  description: "The organization's webhook subscriptions, newest first, without their secrets.",
+  input: v.strictObject({}),
+  output: v.object({ webhooks: v.array(Webhook) }),
+  rest: { method: "GET", path: "/api/webhooks", access: writeAccess(), from: "query", tags: ["Webhooks"] },
+  handler: (ctx) => listWebhooksFor(ctx, ctx.principal),
+});
+
+export const deleteWebhookOp = defineOperation({
+  id: "deleteWebhook",
+  summary: "Delete a webhook",
+  description: "Deletes a subscription and its pending deliveries: nothing more is sent to it. 404 when it is not the organization's.",
+  input: v.strictObject({ id: WebhookId }),
+  output: v.object({ ok: v.literal(true) }),
+  rest: { method: "DELETE", path: "/api/webhooks/{id}", access: writeAccess(), from: "none", tags: ["Webhooks"] },
+  handler: (ctx, input) => deleteWebhookFor(ctx, ctx.principal, input.id),
+});
+
+export const listWebhookDeliveries = defineOperation({
+  id: "listWebhookDeliveries",
+  summary: "Recent deliveries of a webhook",
+  description:
+    "The latest deliveries to one subscription, newest event first: the event and its body, status (pending, delivering, delivered, failed), attempts, the last HTTP status or error, and when the next attempt is due; finished deliveries are kept 30 days. Use it to see why a receiver is not getting events.",
+  input: v.strictObject({
+    id: WebhookId,
+    limit: v.optional(
+      v.pipe(
+        v.number("Must be a whole number from 1 to 100."),
+        v.integer("Must be a whole number from 1 to 100."),
+        v.minValue(1, "Must be at least 1."),
+        v.maxValue(100, "Must be at most 100."),
+      ),
+      50,
+    ),
+  }),
+  output: v.object({ deliveries: v.array(Delivery) }),
+  rest: { method: "GET", path: "/api/webhooks/{id}/deliveries", access: writeAccess(), from: "query", tags: ["Webhooks"] },
+  handler: async (ctx, input) => {
+    const hook = await getWebhook(ctx.db, ctx.principal.orgId, input.id);
+    if (!hook) throw notFound(`Webhook ${input.id}`);
+    const rows = await listDeliveries(ctx.db, hook.id, input.limit);
+    return {
+      deliveries: rows.map((d) => ({
+        eventId: d.eventId,
+        event: d.event as v.InferOutput<typeof EventName>,
+        payload: d.payload,
+        status: d.status,
+        attempts: d.attempts,
+        lastStatusCode: d.lastStatus,
+        lastError: d.lastError,
+        nextAttemptAt: isoOrNull(d.nextAttemptAt),
+        lastAttemptAt: isoOrNull(d.lastAttemptAt),
+        createdAt: iso(d.createdAt),
+        updatedAt: iso(d.updatedAt),
+      })),
+    };
+  },
+});

@@ -1,0 +1,264 @@
+/**
+ * Agent runs (SPEC §8): starting one (and claiming the agent's queued handoffs), completing it,
+ * the history, the one-hour sweep of abandoned runs; and the scheduler's coordination rows
+ * (the leader lease, the claimed schedule slots). Every check-and-set is one atomic statement.
+ */
+import type { InStatement } from "@libsql/client";
+import type { Priority } from "../operations/schemas.ts";
+import { all, type Db, one, parseJson } from "./db.ts";
+
+export interface ClaimedHandoff {
+  id: string;
+  from: string;
+  to: string;
+  title: string;
+  context: string | null;
+  priority: Priority;
+  type: string | null;
+  createdAt: number;
+}
+
+interface HandoffRow {
+  id: string;
+  from_agent: string;
+  to_agent: string;
+  title: string;
+  context: string | null;
+  priority: Priority;
+  priority_rank: number;
+  type: string | null;
+  created_at: number;
+}
+
+/** At most this many handoffs are handed to one run (critical first); the rest wait for the next. */
+export const MAX_CLAIMED_HANDOFFS = 100;
+
+/** The start of the agent's latest run (any status), or null when it never ran. */
+export async function latestRunStart(db: Db, orgId: string, agentId: string): Promise<number | null> {
+  const row = await one<{ started_at: number }>(
+    db,
+    "SELECT started_at FROM agent_runs WHERE org_id = ? AND agent_id = ? ORDER BY started_at DESC, id DESC LIMIT 1",
+    [orgId, agentId],
+  );
+  return row?.started_at ?? null;
+}
+
+/**
+ * Inserts the run (status running) and claims the agent's queued handoffs in one transaction.
+ * The claim is a single `UPDATE … WHERE status = 'queued' … RETURNING`: two runs starting at once
+ * can never both claim one handoff.
+ */
+export async function startRun(db: Db, run: { id: string; orgId: string; agentId: string; startedAt: number }): Promise<ClaimedHandoff[]> {
+  const [, claimed] = await db.batch(
+    [
+      {
+        sql: "INSERT INTO agent_runs (id, org_id, agent_id, status, started_at) VALUES (?, ?, ?, 'running', ?)",
+        args: [run.id, run.orgId, run.agentId, run.startedAt],
+      },
+      {
+        sql: `UPDATE handoffs SET status = 'claimed', run_id = ?1, updated_at = ?2
+               WHERE id IN (SELECT id FROM handoffs WHERE org_id = ?3 AND to_agent = ?4 AND status = 'queued'
+                             ORDER BY priority_rank, created_at, id LIMIT ?5)
+                 AND status = 'queued'
+              RETURNING id, from_agent, to_agent, title, context, priority, priority_rank, type, created_at`,
+        args: [run.id, run.startedAt, run.orgId, run.agentId, MAX_CLAIMED_HANDOFFS],
+      },
+    ],
+    "write",
+  );
+  const rows = (claimed?.rows ?? []) as unknown as HandoffRow[];
+  return rows
+    .sort((a, b) => a.priority_rank - b.priority_rank || a.created_at - b.created_at || a.id.localeCompare(b.id))
+    .map((r) => ({
+      id: r.id,
+      from: r.from_agent,
+      to: r.to_agent,
+      title: r.title,
+      context: r.context,
+      priority: r.priority,
+      type: r.type,
+      createdAt: r.created_at,
+    }));
+}
+
+export interface RunRecord {
+  id: string;
+  agentId: string;
+  status: "running" | "ok" | "error";
+  summary: string | null;
+  error: string | null;
+  output: unknown;
+  metrics: { dau: number; wau: number; mrr: number } | null;
+  hasData: boolean;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+interface RunRow {
+  id: string;
+  agent_id: string;
+  status: RunRecord["status"];
+  summary: string | null;
+  error: string | null;
+  output: string | null;
+  metrics: string | null;
+  has_data: number;
+  started_at: number;
+  finished_at: number | null;
+}
+
+const RUN_COLUMNS = "id, agent_id, status, summary, error, output, metrics, has_data, started_at, finished_at";
+
+const toRun = (r: RunRow): RunRecord => ({
+  id: r.id,
+  agentId: r.agent_id,
+  status: r.status,
+  summary: r.summary,
+  error: r.error,
+  output: parseJson<unknown>(r.output, null),
+  metrics: parseJson<RunRecord["metrics"]>(r.metrics, null),
+  hasData: r.has_data === 1,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+});
+
+export async function getRun(db: Db, orgId: string, agentId: string, runId: string): Promise<RunRecord | null> {
+  const row = await one<RunRow>(db, `SELECT ${RUN_COLUMNS} FROM agent_runs WHERE id = ? AND org_id = ? AND agent_id = ?`, [
+    runId,
+    orgId,
+    agentId,
+  ]);
+  return row ? toRun(row) : null;
+}
+
+/** The agent's runs, newest first. */
+export async function listRuns(db: Db, orgId: string, agentId: string, limit: number): Promise<RunRecord[]> {
+  const rows = await all<RunRow>(
+    db,
+    `SELECT ${RUN_COLUMNS} FROM agent_runs WHERE org_id = ? AND agent_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`,
+    [orgId, agentId, limit],
+  );
+  return rows.map(toRun);
+}
+
+/** Ids of the handoffs a run claimed and has not reported yet. */
+export async function claimedHandoffIds(db: Db, runId: string): Promise<Set<string>> {
+  const rows = await all<{ id: string }>(db, "SELECT id FROM handoffs WHERE run_id = ? AND status = 'claimed'", [runId]);
+  return new Set(rows.map((r) => r.id));
+}
+
+export interface RunCompletion {
+  runId: string;
+  status: "ok" | "error";
+  summary: string;
+  error: string | null;
+  output?: unknown;
+  metrics: { dau: number; wau: number; mrr: number } | null;
+  hasData: boolean;
+  finishedAt: number;
+}
+
+/**
+ * Closes a running run. It must be the first statement of the completion's batch: when the run is
+ * no longer `running` (completed already, or closed by the one-hour sweep) it writes a status the
+ * table's CHECK constraint refuses, so the whole batch rolls back and nothing of the second
+ * completion is stored ({@link isAlreadyCompleted} recognizes that failure).
+ */
+export function completeRunStatement(c: RunCompletion): InStatement {
+  return {
+    sql: `UPDATE agent_runs
+             SET status = CASE status WHEN 'running' THEN ? ELSE 'already-completed' END,
+                 summary = ?, error = ?, output = ?, metrics = ?, has_data = ?, finished_at = ?
+           WHERE id = ?`,
+    args: [
+      c.status,
+      c.summary,
+      c.error,
+      c.output === undefined ? null : JSON.stringify(c.output),
+      c.metrics ? JSON.stringify(c.metrics) : null,
+      c.hasData ? 1 : 0,
+      c.finishedAt,
+      c.runId,
+    ],
+  };
+}
+
+export const isAlreadyCompleted = (error: unknown) => /CHECK constraint failed/i.test(String(error));
+
+/** Marks a handoff this run claimed as done or failed. */
+export function handoffResultStatement(runId: string, handoffId: string, status: "done" | "failed", now: number): InStatement {
+  return {
+    sql: "UPDATE handoffs SET status = ?, updated_at = ? WHERE id = ? AND run_id = ? AND status = 'claimed'",
+    args: [status, now, handoffId, runId],
+  };
+}
+
+/**
+ * Handoffs the run claimed but did not report go back to the queue, so the agent's next run gets
+ * them again (at-least-once: a handoff is never lost to a run that forgot it or crashed).
+ */
+export function requeueUnreportedStatement(runId: string, now: number): InStatement {
+  return {
+    sql: "UPDATE handoffs SET status = 'queued', run_id = NULL, updated_at = ? WHERE run_id = ? AND status = 'claimed'",
+    args: [now, runId],
+  };
+}
+
+/** Closes every run left `running` since before `cutoff` as an error; returns how many. */
+export async function closeAbandonedRuns(db: Db, cutoff: number, now: number, message: string): Promise<number> {
+  const [, closed] = await db.batch(
+    [
+      {
+        sql: `UPDATE handoffs SET status = 'queued', run_id = NULL, updated_at = ?
+               WHERE status = 'claimed' AND run_id IN (SELECT id FROM agent_runs WHERE status = 'running' AND started_at < ?)`,
+        args: [now, cutoff],
+      },
+      {
+        sql: `UPDATE agent_runs SET status = 'error', error = ?, summary = coalesce(summary, ?), finished_at = ?
+               WHERE status = 'running' AND started_at < ?`,
+        args: [message, message, now, cutoff],
+      },
+    ],
+    "write",
+  );
+  return closed?.rowsAffected ?? 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scheduler coordination.
+
+/**
+ * Takes or renews the named lease for `holder` until `expiresAt`: one atomic upsert that succeeds
+ * only when the lease is free, expired, or already ours. Resolves to whether `holder` holds it.
+ */
+export async function takeLease(db: Db, name: string, holder: string, now: number, expiresAt: number): Promise<boolean> {
+  const row = await one<{ holder: string }>(
+    db,
+    `INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
+     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+      WHERE leases.expires_at < ?4 OR leases.holder = excluded.holder
+     RETURNING holder`,
+    [name, holder, expiresAt, now],
+  );
+  return row?.holder === holder;
+}
+
+export async function releaseLease(db: Db, name: string, holder: string): Promise<void> {
+  await db.execute({ sql: "DELETE FROM leases WHERE name = ? AND holder = ?", args: [name, holder] });
+}
+
+/**
+ * Claims the schedule slot `slotAt` of an agent: succeeds only when no slot at or after it was
+ * claimed before, so each slot runs once across processes and only ever moving forward.
+ */
+export async function claimSlot(db: Db, orgId: string, agentId: string, slotAt: number, now: number): Promise<boolean> {
+  const row = await one<{ slot_at: number }>(
+    db,
+    `INSERT INTO schedule_slots (org_id, agent_id, slot_at, claimed_at) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT (org_id, agent_id) DO UPDATE SET slot_at = excluded.slot_at, claimed_at = excluded.claimed_at
+      WHERE schedule_slots.slot_at < excluded.slot_at
+     RETURNING slot_at`,
+    [orgId, agentId, slotAt, now],
+  );
+  return row?.slot_at === slotAt;
+}

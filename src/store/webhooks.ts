@@ -1,0 +1,241 @@
+/**
+ * Webhook subscriptions and the delivery outbox (SPEC §9). Every state change of a delivery is one
+ * atomic statement: the claim (`pending` or an expired `delivering` → `delivering`, attempts + 1)
+ * and the outcome (only by the claim that is still current), so processes sharing the database
+ * never send one attempt twice and a crashed claim is taken again once its lock expires.
+ */
+import type { InStatement } from "@libsql/client";
+import { all, type Db, one, parseJson, run } from "./db.ts";
+
+export interface WebhookRecord {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  createdBy: string;
+  createdAt: number;
+  /** When the last delivery attempt to it started, over every event. */
+  lastAttemptAt: number | null;
+}
+
+interface WebhookRow {
+  id: string;
+  url: string;
+  events: string;
+  description: string | null;
+  created_by: string;
+  created_at: number;
+  last_attempt_at: number | null;
+}
+
+const toWebhook = (r: WebhookRow): WebhookRecord => ({
+  id: r.id,
+  url: r.url,
+  events: parseJson<string[]>(r.events, []),
+  description: r.description,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+  lastAttemptAt: r.last_attempt_at,
+});
+
+const WEBHOOK_COLUMNS = `id, url, events, description, created_by, created_at,
+  (SELECT max(d.last_attempt_at) FROM webhook_deliveries d WHERE d.webhook_id = webhooks.id) AS last_attempt_at`;
+
+export async function insertWebhook(
+  db: Db,
+  w: { id: string; orgId: string; url: string; events: string[]; description: string | null; secret: string; createdBy: string },
+  now: number,
+): Promise<void> {
+  await run(
+    db,
+    "INSERT INTO webhooks (id, org_id, url, events, description, secret, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    [w.id, w.orgId, w.url, JSON.stringify(w.events), w.description, w.secret, w.createdBy, now],
+  );
+}
+
+/** The organization's subscriptions, newest first (ids are ULIDs). Secrets are never read here. */
+export async function listWebhooks(db: Db, orgId: string): Promise<WebhookRecord[]> {
+  const rows = await all<WebhookRow>(db, `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ? ORDER BY id DESC`, [orgId]);
+  return rows.map(toWebhook);
+}
+
+export async function getWebhook(db: Db, orgId: string, id: string): Promise<WebhookRecord | null> {
+  const row = await one<WebhookRow>(db, `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ? AND id = ?`, [orgId, id]);
+  return row ? toWebhook(row) : null;
+}
+
+/** Deletes a subscription and its outbox rows in one transaction; false when it is not the organization's. */
+export async function deleteWebhook(db: Db, orgId: string, id: string): Promise<boolean> {
+  const [, deleted] = await db.batch(
+    [
+      {
+        sql: "DELETE FROM webhook_deliveries WHERE webhook_id = ? AND EXISTS (SELECT 1 FROM webhooks WHERE id = ? AND org_id = ?)",
+        args: [id, id, orgId],
+      },
+      { sql: "DELETE FROM webhooks WHERE id = ? AND org_id = ?", args: [id, orgId] },
+    ],
+    "write",
+  );
+  return (deleted?.rowsAffected ?? 0) === 1;
+}
+
+const WANTS_EVENT = "EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ?)";
+
+/** Whether any subscription of the organization wants this event (spares a statement per write when none does). */
+export async function hasSubscribers(db: Db, orgId: string, event: string): Promise<boolean> {
+  return (await one(db, `SELECT 1 AS x FROM webhooks w WHERE w.org_id = ? AND ${WANTS_EVENT} LIMIT 1`, [orgId, event])) !== null;
+}
+
+/**
+ * One delivery row per subscription wanting the event, chosen when the caller's batch commits (so a
+ * subscription deleted meanwhile gets none). Due at once.
+ */
+export function deliveryInsertStatement(orgId: string, eventId: string, event: string, payload: string, now: number): InStatement {
+  return {
+    sql: `INSERT INTO webhook_deliveries (webhook_id, event_id, event, payload, status, attempts, next_attempt_at, created_at, updated_at)
+          SELECT w.id, ?, ?, ?, 'pending', 0, ?, ?, ? FROM webhooks w WHERE w.org_id = ? AND ${WANTS_EVENT}`,
+    args: [eventId, event, payload, now, now, now, orgId, event],
+  };
+}
+
+export interface ClaimedDelivery {
+  webhookId: string;
+  eventId: string;
+  event: string;
+  payload: string;
+  /** This attempt's number, 1 for the first: with the ids, the claim's fencing token. */
+  attempt: number;
+}
+
+interface ClaimRow {
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  payload: string;
+  attempts: number;
+}
+
+const DUE = "((status = 'pending' AND next_attempt_at <= ?) OR (status = 'delivering' AND locked_until < ?))";
+
+/**
+ * Claims up to `limit` due deliveries for this process until `lockedUntil`. One statement: the
+ * outer WHERE repeats the due test, so a row another process claimed first is not taken again.
+ */
+export async function claimDueDeliveries(db: Db, now: number, lockedUntil: number, limit: number): Promise<ClaimedDelivery[]> {
+  // A read first: an idle poll then never takes the database's write lock, which other processes' requests wait on.
+  if (!(await one(db, `SELECT 1 AS x FROM webhook_deliveries WHERE ${DUE} LIMIT 1`, [now, now]))) return [];
+  const rows = await all<ClaimRow>(
+    db,
+    `UPDATE webhook_deliveries SET status = 'delivering', locked_until = ?, attempts = attempts + 1, last_attempt_at = ?, updated_at = ?
+      WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE ${DUE} ORDER BY next_attempt_at LIMIT ?)
+        AND ${DUE}
+      RETURNING webhook_id, event_id, event, payload, attempts`,
+    [lockedUntil, now, now, now, now, limit, now, now],
+  );
+  return rows.map((r) => ({ webhookId: r.webhook_id, eventId: r.event_id, event: r.event, payload: r.payload, attempt: r.attempts }));
+}
+
+/** Where and how to send: the URL and signing secret of each subscription named. */
+export async function webhookTargets(db: Db, ids: string[]): Promise<Map<string, { url: string; secret: string }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await all<{ id: string; url: string; secret: string }>(
+    db,
+    `SELECT id, url, secret FROM webhooks WHERE id IN (${ids.map(() => "?").join(", ")})`,
+    ids,
+  );
+  return new Map(rows.map((r) => [r.id, { url: r.url, secret: r.secret }]));
+}
+
+export type AttemptOutcome =
+  | { status: "delivered"; httpStatus: number }
+  | { status: "pending"; httpStatus: number | null; error: string | null; nextAttemptAt: number }
+  | { status: "failed"; httpStatus: number | null; error: string | null };
+
+/**
+ * Records how an attempt ended — only while this claim is still the current one (same attempt
+ * number, still `delivering`): a claim that expired and was taken over records nothing.
+ */
+export async function finishAttempt(db: Db, d: ClaimedDelivery, outcome: AttemptOutcome, now: number): Promise<boolean> {
+  const row = await one(
+    db,
+    `UPDATE webhook_deliveries SET status = ?, locked_until = NULL, next_attempt_at = ?, last_status = ?, last_error = ?, updated_at = ?
+      WHERE webhook_id = ? AND event_id = ? AND status = 'delivering' AND attempts = ? RETURNING 1 AS x`,
+    [
+      outcome.status,
+      outcome.status === "pending" ? outcome.nextAttemptAt : null,
+      outcome.httpStatus,
+      outcome.status === "delivered" ? null : outcome.error,
+      now,
+      d.webhookId,
+      d.eventId,
+      d.attempt,
+    ],
+  );
+  return row !== null;
+}
+
+/** Gives a claim back untried (the process is stopping): due again at once, the attempt not counted. */
+export async function releaseClaim(db: Db, d: ClaimedDelivery, now: number): Promise<void> {
+  await run(
+    db,
+    `UPDATE webhook_deliveries SET status = 'pending', locked_until = NULL, attempts = attempts - 1, next_attempt_at = ?, updated_at = ?
+      WHERE webhook_id = ? AND event_id = ? AND status = 'delivering' AND attempts = ?`,
+    [now, now, d.webhookId, d.eventId, d.attempt],
+  );
+}
+
+export interface DeliveryRecord {
+  eventId: string;
+  event: string;
+  payload: unknown;
+  status: "pending" | "delivering" | "delivered" | "failed";
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface DeliveryRow {
+  event_id: string;
+  event: string;
+  payload: string;
+  status: DeliveryRecord["status"];
+  attempts: number;
+  next_attempt_at: number | null;
+  last_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The subscription's most recent deliveries, newest event first (event ids are ULIDs). */
+export async function listDeliveries(db: Db, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
+  const rows = await all<DeliveryRow>(
+    db,
+    `SELECT event_id, event, payload, status, attempts, next_attempt_at, last_attempt_at, last_status, last_error, created_at, updated_at
+       FROM webhook_deliveries WHERE webhook_id = ? ORDER BY event_id DESC LIMIT ?`,
+    [webhookId, limit],
+  );
+  return rows.map((r) => ({
+    eventId: r.event_id,
+    event: r.event,
+    payload: parseJson<unknown>(r.payload, null),
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastAttemptAt: r.last_attempt_at,
+    lastStatus: r.last_status,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  }));
+}
+
+/** Forgets finished deliveries last touched before `before` (the history the deliveries endpoint shows is bounded). */
+export async function pruneDeliveries(db: Db, before: number): Promise<number> {
+  return run(db, "DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ?", [before]);
+}

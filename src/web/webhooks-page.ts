@@ -1,0 +1,203 @@
+/**
+ * The webhooks page (SPEC §9, §12): subscribe a URL to events (the signing secret shown once, with
+ * a copy button), list the organization's subscriptions with their last delivery attempt, delete
+ * with a confirmation step. Plain forms that work without JavaScript; they call the same functions
+ * as the /api/webhooks operations (src/operations/webhooks.ts). Managing webhooks takes a plan with
+ * write access, as over the API.
+ */
+import { type Context, Hono } from "hono";
+import { html } from "hono/html";
+import * as v from "valibot";
+import type { AppEnv } from "../app.ts";
+import { planIncludes } from "../auth/plans.ts";
+import type { ValidSession } from "../auth/sessions.ts";
+import { ApiError, type FieldIssue } from "../http/errors.ts";
+import { toFieldIssues } from "../http/validate.ts";
+import { type CreatedWebhook, CreateWebhookInput, createWebhookFor, deleteWebhookFor, listWebhooksFor } from "../operations/webhooks.ts";
+import { WEBHOOK_EVENTS } from "../webhooks/outbox.ts";
+import { type ItemRow, itemTable } from "./item-table.ts";
+import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
+import { accountOf, principalOf, readSignedInForm, requirePageSession } from "./pages.ts";
+
+const EVENT_HELP: Record<string, string> = {
+  "action.created": "A task was added to the action queue (API, MCP or an agent).",
+  "briefing.completed": "A person's daily briefing is ready.",
+  "standup.ready": "The morning standup is ready.",
+};
+
+interface FieldErrors {
+  url?: string;
+  events?: string;
+  description?: string;
+}
+
+interface WebhooksView {
+  created?: CreatedWebhook;
+  error?: string;
+  fieldErrors?: FieldErrors;
+  notice?: string;
+  url?: string;
+  events?: string[];
+  description?: string;
+}
+
+function createdPanel(created: CreatedWebhook): Html {
+  return html`<section class="card card-success" aria-labelledby="new-hook-h">
+  <h2 id="new-hook-h">Webhook created</h2>
+  <p>Events now go to <span class="mono">${created.url}</span>. Copy the signing secret into the receiver now: Crew <strong>will not show it again</strong>.</p>
+  <div class="copy-row">
+    <label class="sr-only" for="new-secret">Signing secret</label>
+    <input id="new-secret" class="mono" readonly value="${created.secret}" spellcheck="false" autocomplete="off">
+    <button type="button" class="btn btn-primary" data-copy="new-secret" hidden>Copy</button>
+  </div>
+  <p class="muted small">Verify each request with any Standard Webhooks library (headers <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>).</p>
+</section>`;
+}
+
+function createForm(account: PageAccount, view: WebhooksView): Html {
+  const errors = view.fieldErrors ?? {};
+  const chosen = view.events ?? ["action.created"];
+  const boxes = WEBHOOK_EVENTS.map(
+    (event) => html`<div class="check">
+      <input type="checkbox" id="event-${event}" name="events" value="${event}" aria-describedby="event-${event}-help"${chosen.includes(event) ? html` checked` : ""}>
+      <div><label for="event-${event}">${event}</label> <span class="muted small" id="event-${event}-help">${EVENT_HELP[event] ?? ""}</span></div>
+    </div>`,
+  );
+  // Without JavaScript nothing else can take the focus to the field to correct.
+  const urlInvalid = errors.url ? html` aria-invalid="true" aria-describedby="hook-url-error" autofocus` : "";
+  const descriptionInvalid = errors.description ? html` aria-invalid="true" aria-describedby="hook-description-error"` : "";
+  return html`<form method="post" action="/dashboard/webhooks" class="stack">
+    ${csrfField(account)}
+    <div class="field">
+      <label for="hook-url">URL</label>
+      <input id="hook-url" name="url" required maxlength="2000" inputmode="url" spellcheck="false" placeholder="https://example.com/crew-events" value="${view.url ?? ""}"${urlInvalid}>
+      ${errors.url ? html`<p class="field-error" id="hook-url-error">${errors.url}</p>` : ""}
+    </div>
+    <fieldset class="field"${errors.events ? html` aria-describedby="events-error"` : ""}>
+      <legend>Events</legend>
+      ${errors.events ? html`<p class="field-error" id="events-error">${errors.events}</p>` : ""}
+      ${boxes}
+    </fieldset>
+    <div class="field">
+      <label for="hook-description">Description <span class="muted small">(optional)</span></label>
+      <input id="hook-description" name="description" maxlength="5000" placeholder="e.g. Zapier: new actions to Slack" value="${view.description ?? ""}"${descriptionInvalid}>
+      ${errors.description ? html`<p class="field-error" id="hook-description-error">${errors.description}</p>` : ""}
+    </div>
+    <div><button type="submit" class="btn btn-primary">Create webhook</button></div>
+  </form>`;
+}
+
+type WebhookRow = Awaited<ReturnType<typeof listWebhooksFor>>["webhooks"][number];
+
+function hookList(account: PageAccount, hooks: WebhookRow[], now: number): Html {
+  if (hooks.length === 0) return html`<p class="muted">No webhooks yet.</p>`;
+  const rows = hooks.map((h): ItemRow => {
+    const name = h.description ?? new URL(h.url).host;
+    return {
+      name,
+      // The URL under the name, where a long one has the widest column to wrap in.
+      id: html`<br><span class="small mono">${h.url}</span><br><span class="muted small mono">${h.id}</span>`,
+      cells: [{ value: h.events.join(", ") }],
+      createdAt: h.createdAt,
+      lastUsedAt: h.lastAttemptAt,
+      revoke: {
+        action: "/dashboard/webhooks/delete",
+        field: ["id", h.id],
+        question: `Delete the webhook to ${h.url}? Crew stops sending events to it at once, pending retries included.`,
+        verb: "Delete webhook",
+        label: "Delete…",
+      },
+    };
+  });
+  const caption = "Webhooks of your organization, newest first; “Last used” is the latest delivery attempt";
+  return itemTable(account, now, { caption, nameLabel: "Webhook", columns: ["Events"], createdLabel: "Created", rows });
+}
+
+function fieldErrorsOf(issues: FieldIssue[], url: string): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    if (issue.path.startsWith("events")) errors.events ??= issue.path === "events" ? "Choose at least one event." : issue.message;
+    else if (issue.path === "description") errors.description ??= issue.message;
+    else errors.url ??= url.trim() === "" ? "Give the URL that receives the events." : issue.message;
+  }
+  return errors;
+}
+
+async function webhooksPage(c: Context<AppEnv>, found: ValidSession, view: WebhooksView, status = 200): Promise<Response> {
+  const deps = c.get("deps");
+  const account = accountOf(found);
+  const title = "Webhooks";
+  if (!planIncludes(found.user.plan, "write")) {
+    const body = html`<h1>Webhooks</h1>
+<p>Your plan (<strong>${found.user.plan}</strong>) does not include managing webhooks; the <strong>operator</strong> and <strong>team_enterprise</strong> plans do.</p>
+<p class="muted small">The administrator of this Crew can change your plan (<code>npx crew user set-plan</code>).</p>`;
+    return renderPage(c, { title, body, account, active: "/dashboard/webhooks" }, status === 200 ? 200 : 403);
+  }
+  const { webhooks } = await listWebhooksFor(deps, principalOf(found));
+  const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
+  const body = html`<h1>Webhooks</h1>
+<p class="lead">Crew POSTs signed JSON to these URLs when events happen in your organization, and retries for about 7 hours until the receiver answers 2xx.</p>
+${alertBox("error", view.error ?? (invalid ? "The webhook was not created: correct the form below." : null))}
+${alertBox("success", view.notice)}
+${view.created ? createdPanel(view.created) : ""}
+<div class="grid-keys">
+  <section class="card" aria-labelledby="create-h">
+    <h2 id="create-h">Add a webhook</h2>
+    ${createForm(account, view)}
+  </section>
+  <section class="card" aria-labelledby="list-h">
+    <h2 id="list-h">Webhooks</h2>
+    ${hookList(account, webhooks, deps.clock.now())}
+  </section>
+</div>`;
+  return renderPage(c, { title, body, account, active: "/dashboard/webhooks" }, status);
+}
+
+export function webhooksPageRoutes(): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+
+  router.get("/dashboard/webhooks", async (c) => {
+    const found = await requirePageSession(c);
+    if (found instanceof Response) return found;
+    return webhooksPage(c, found, { notice: c.req.query("deleted") === "1" ? "Webhook deleted." : undefined });
+  });
+
+  router.post("/dashboard/webhooks", async (c) => {
+    const signed = await readSignedInForm(c);
+    if (signed instanceof Response) return signed;
+    const { found, form } = signed;
+    if (!planIncludes(found.user.plan, "write")) return webhooksPage(c, found, {}, 403);
+    const description = (form.get("description") ?? "").trim();
+    const raw = { url: form.get("url") ?? "", events: form.getAll("events"), ...(description ? { description } : {}) };
+    const view = { url: raw.url, events: raw.events, description };
+    const parsed = v.safeParse(CreateWebhookInput, raw, { abortEarly: false });
+    if (!parsed.success) return webhooksPage(c, found, { ...view, fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues), raw.url) }, 400);
+    try {
+      const created = await createWebhookFor(c.get("deps"), { orgId: found.user.orgId, createdBy: found.user.id }, parsed.output);
+      return webhooksPage(c, found, { created });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return webhooksPage(
+        c,
+        found,
+        { ...view, fieldErrors: fieldErrorsOf(error.extra.issues ?? [], raw.url), error: error.extra.issues ? undefined : error.message },
+        error.status,
+      );
+    }
+  });
+
+  router.post("/dashboard/webhooks/delete", async (c) => {
+    const signed = await readSignedInForm(c);
+    if (signed instanceof Response) return signed;
+    if (!planIncludes(signed.found.user.plan, "write")) return webhooksPage(c, signed.found, {}, 403);
+    try {
+      await deleteWebhookFor(c.get("deps"), principalOf(signed.found), signed.form.get("id") ?? "");
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return webhooksPage(c, signed.found, { error: "That webhook was not found: it may have been deleted already." }, 404);
+    }
+    return seeOther(c, "/dashboard/webhooks?deleted=1");
+  });
+
+  return router;
+}

@@ -1,0 +1,194 @@
+/**
+ * The webhook deliverer (SPEC §9): a background task that claims due outbox rows, POSTs each as
+ * signed JSON, and records the outcome. Any 2xx acknowledges; anything else (another status, a
+ * redirect — never followed —, a timeout, a refused connection) is retried after 5 s, 30 s, 2 min,
+ * 10 min, 1 h and 6 h, then the delivery is `failed`. All state lives in the database, so a
+ * restart loses nothing and several processes can run a deliverer on one database at once.
+ */
+import type { AppDeps } from "../app.ts";
+import type { BackgroundTask } from "../background.ts";
+import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
+import {
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  finishAttempt,
+  pruneDeliveries,
+  releaseClaim,
+  webhookTargets,
+} from "../store/webhooks.ts";
+import { signedHeaders } from "./sign.ts";
+import { isPrivateAddress, privateTargetProblem } from "./targets.ts";
+
+/** Waits after attempt 1, 2, …, 6 fail; attempt 7 is the last. */
+export const RETRY_DELAYS_MS = [5_000, 30_000, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** A claim outlives the request timeout by far, so only a crashed process's claims expire. */
+export const CLAIM_MS = 60_000;
+export const REQUEST_TIMEOUT_MS = 10_000;
+/** Delivered and failed deliveries are kept this long for GET /api/webhooks/{id}/deliveries, then pruned (hourly). */
+export const RETENTION_MS = 30 * DAY;
+
+export interface DelivererOptions {
+  /** Rows claimed per statement (several rounds per tick while rows are due). */
+  batchSize?: number;
+  /** Claim rounds per tick at most, so one tick ends even under a flood. */
+  maxRounds?: number;
+  fetch?: typeof fetch;
+  /**
+   * Resolves a host name to its addresses, to refuse names that point at private addresses when
+   * WEBHOOK_ALLOW_PRIVATE is off. Web standards have no DNS lookup, so none is used by default:
+   * literal addresses and localhost names are still refused (README "Webhooks").
+   */
+  resolveHost?: (host: string) => Promise<string[]>;
+  /** Aborts requests in flight (the task is stopping): their claims are given back untried. */
+  signal?: AbortSignal;
+}
+
+export interface TickReport {
+  delivered: number;
+  retrying: number;
+  failed: number;
+}
+
+const short = (text: string) => (text.length > 300 ? `${text.slice(0, 299)}…` : text);
+
+function describeError(error: unknown): string {
+  const e = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === "TimeoutError") return `No response within ${REQUEST_TIMEOUT_MS / 1000} s.`;
+  const cause = e?.cause?.code ?? e?.cause?.message;
+  return short(`Request failed: ${e?.message ?? String(error)}${cause ? ` (${cause})` : ""}`);
+}
+
+async function targetProblem(url: string, deps: AppDeps, options: DelivererOptions): Promise<string | null> {
+  const literal = privateTargetProblem(url, deps.config.webhookAllowPrivate);
+  if (literal || deps.config.webhookAllowPrivate || !options.resolveHost) return literal;
+  const host = new URL(url).hostname;
+  const addresses = await options.resolveHost(host);
+  return addresses.some(isPrivateAddress)
+    ? `${host} resolves to a loopback, private or link-local address; Crew only sends webhooks to public addresses.`
+    : null;
+}
+
+/** One attempt: sign, send, classify. Never throws. */
+async function attempt(
+  deps: AppDeps,
+  options: DelivererOptions,
+  d: ClaimedDelivery,
+  target: { url: string; secret: string },
+): Promise<AttemptOutcome | "released"> {
+  let httpStatus: number | null = null;
+  let error: string | null = null;
+  try {
+    // A refused target fails at once (retrying cannot help); a failed lookup is retried like a failed request.
+    const refused = await targetProblem(target.url, deps, options);
+    if (refused) return { status: "failed", httpStatus: null, error: refused };
+    const signals = [AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])];
+    const res = await (options.fetch ?? fetch)(target.url, {
+      method: "POST",
+      headers: signedHeaders(target.secret, d.eventId, deps.clock.now(), d.payload),
+      body: d.payload,
+      redirect: "manual",
+      signal: AbortSignal.any(signals),
+    });
+    httpStatus = res.status;
+    await res.body?.cancel().catch(() => {}); // the answer's body is not read: free the connection
+    if (res.status >= 200 && res.status < 300) return { status: "delivered", httpStatus };
+    error = res.status >= 300 && res.status < 400 ? "Redirects are not followed; use the final URL." : `HTTP ${res.status}.`;
+  } catch (caught) {
+    if (options.signal?.aborted) return "released";
+    error = describeError(caught);
+  }
+  const delay = RETRY_DELAYS_MS[d.attempt - 1];
+  return delay === undefined
+    ? { status: "failed", httpStatus, error }
+    : { status: "pending", httpStatus, error, nextAttemptAt: deps.clock.now() + delay };
+}
+
+/** One pass: deliver every delivery due now (tests call this with a ManualClock). */
+export async function deliverDue(deps: AppDeps, options: DelivererOptions = {}): Promise<TickReport> {
+  const report: TickReport = { delivered: 0, retrying: 0, failed: 0 };
+  const batchSize = options.batchSize ?? 20;
+  for (let round = 0; round < (options.maxRounds ?? 10) && !options.signal?.aborted; round++) {
+    const now = deps.clock.now();
+    const claimed = await claimDueDeliveries(deps.db, now, now + CLAIM_MS, batchSize);
+    if (claimed.length === 0) break;
+    const targets = await webhookTargets(deps.db, [...new Set(claimed.map((d) => d.webhookId))]);
+    await Promise.all(
+      claimed.map(async (d) => {
+        const target = targets.get(d.webhookId);
+        // Deleting a subscription deletes its outbox rows too; a row left without one is closed, not retried.
+        const outcome = target
+          ? await attempt(deps, options, d, target)
+          : { status: "failed" as const, httpStatus: null, error: "The subscription no longer exists." };
+        if (outcome === "released") return releaseClaim(deps.db, d, deps.clock.now());
+        if (!(await finishAttempt(deps.db, d, outcome, deps.clock.now()))) return;
+        report[outcome.status === "delivered" ? "delivered" : outcome.status === "pending" ? "retrying" : "failed"] += 1;
+        if (outcome.status !== "delivered") {
+          deps.log.warn("webhook delivery failed", {
+            webhook: d.webhookId,
+            event_id: d.eventId,
+            attempt: d.attempt,
+            status: outcome.httpStatus,
+            error: outcome.error,
+            final: outcome.status === "failed",
+          });
+        }
+      }),
+    );
+    if (claimed.length < batchSize) break;
+  }
+  return report;
+}
+
+/**
+ * The background task: a pass every `intervalMs`, and one at once after any domain event (a new
+ * action's outbox rows are committed before its event is emitted). Passes never overlap.
+ */
+export function webhookDeliveryTask(options: DelivererOptions & { intervalMs?: number } = {}): BackgroundTask {
+  return {
+    name: "webhook-deliverer",
+    start(deps) {
+      const controller = new AbortController();
+      let running: Promise<void> | null = null;
+      let again = false;
+      let prunedAt = Number.NEGATIVE_INFINITY;
+      const kick = () => {
+        if (controller.signal.aborted) return;
+        if (running) {
+          again = true;
+          return;
+        }
+        running = (async () => {
+          do {
+            again = false;
+            try {
+              await deliverDue(deps, { ...options, signal: controller.signal });
+              if (deps.clock.now() - prunedAt >= HOUR) {
+                prunedAt = deps.clock.now();
+                await pruneDeliveries(deps.db, prunedAt - RETENTION_MS);
+              }
+            } catch (error) {
+              deps.log.error("webhook delivery pass failed", { error: String(error) });
+            }
+          } while (again && !controller.signal.aborted);
+        })().finally(() => {
+          running = null;
+        });
+      };
+      const timer = setInterval(kick, options.intervalMs ?? 1000);
+      const off = deps.events.on(() => kick());
+      kick();
+      return {
+        async stop() {
+          clearInterval(timer);
+          off();
+          controller.abort();
+          await running;
+        },
+      };
+    },
+  };
+}
+
+export const webhookDeliverer = webhookDeliveryTask();

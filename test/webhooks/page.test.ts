@@ -1,0 +1,101 @@
+/**
+ * The webhooks page of the dashboard (SPEC §9, §12): the signed-in owner lists, creates (the
+ * secret shown once) and deletes subscriptions with plain forms, CSRF-checked like the keys page;
+ * plans without write access get an explanation instead.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { all } from "../../src/store/db.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { Browserish, signedIn } from "../web/client.ts";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startServer();
+});
+afterAll(() => s.close());
+
+const secretOn = (text: string) => text.match(/id="new-secret"[^>]*value="(whsec_[^"]+)"/)?.[1];
+
+describe("/dashboard/webhooks", () => {
+  it("sends a signed-out visitor to sign in, and back", async () => {
+    const reply = await new Browserish(s.url).request("/dashboard/webhooks");
+    expect(reply.status).toBe(303);
+    expect(reply.headers.get("location")).toBe("/sign-in?next=%2Fdashboard%2Fwebhooks");
+  });
+
+  it("creates a webhook showing its secret once, lists it, and deletes it after confirmation", async () => {
+    const { tab, user } = await signedIn(s, "operator");
+    const empty = await tab.request("/dashboard/webhooks");
+    expect(empty.status).toBe(200);
+    expect(empty.text).toContain('<a href="/dashboard/webhooks" aria-current="page">Webhooks</a>');
+    expect(empty.text).toContain("No webhooks yet.");
+    const csrf = await tab.csrfToken("/dashboard/webhooks");
+
+    const created = await tab.request("/dashboard/webhooks", {
+      form: { csrf, url: "https://hooks.example.com/crew", events: ["action.created", "standup.ready"], description: "Slack relay" },
+    });
+    expect(created.status).toBe(200);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+    const secret = secretOn(created.text);
+    expect(secret).toMatch(/^whsec_/);
+    const [row] = await all<{ id: string; secret: string; created_by: string; events: string }>(
+      s.db,
+      "SELECT id, secret, created_by, events FROM webhooks WHERE url = ?",
+      ["https://hooks.example.com/crew"],
+    );
+    expect(row).toMatchObject({ secret, created_by: user.id, events: '["action.created","standup.ready"]' });
+    expect(created.text).toContain("Slack relay");
+
+    const again = await tab.request("/dashboard/webhooks");
+    expect(again.text).toContain("https://hooks.example.com/crew");
+    expect(again.text).toContain("action.created, standup.ready");
+    expect(again.text).not.toContain(secret!);
+
+    const deleted = await tab.request("/dashboard/webhooks/delete", { form: { csrf, id: row!.id } });
+    expect(deleted.status).toBe(303);
+    expect(deleted.headers.get("location")).toBe("/dashboard/webhooks?deleted=1");
+    const after = await tab.request("/dashboard/webhooks?deleted=1");
+    expect(after.text).toContain("Webhook deleted.");
+    expect(after.text).not.toContain("https://hooks.example.com/crew");
+    const twice = await tab.request("/dashboard/webhooks/delete", { form: { csrf, id: row!.id } });
+    expect(twice.status).toBe(404);
+    expect(twice.text).toContain("That webhook was not found");
+  });
+
+  it("explains what is wrong with each field and keeps what was typed", async () => {
+    const { tab } = await signedIn(s, "operator");
+    const csrf = await tab.csrfToken("/dashboard/webhooks");
+    const missing = await tab.request("/dashboard/webhooks", { form: { csrf, url: "", description: "kept" } });
+    expect(missing.status).toBe(400);
+    expect(missing.text).toContain("The webhook was not created: correct the form below.");
+    expect(missing.text).toContain("Give the URL that receives the events.");
+    expect(missing.text).toContain("Choose at least one event.");
+    expect(missing.text).toContain('value="kept"');
+    const scheme = await tab.request("/dashboard/webhooks", { form: { csrf, url: "ftp://example.com/", events: "action.created" } });
+    expect(scheme.status).toBe(400);
+    expect(scheme.text).toContain("Must be an http:// or https:// URL.");
+    expect(scheme.text).toContain('value="ftp://example.com/"');
+    expect(await all(s.db, "SELECT id FROM webhooks WHERE url LIKE 'ftp:%'")).toEqual([]);
+  });
+
+  it("refuses forms without this session's token or from another origin", async () => {
+    const { tab } = await signedIn(s, "operator");
+    const form = { url: "https://forged.example.com/", events: "action.created" };
+    expect((await tab.request("/dashboard/webhooks", { form })).status).toBe(403);
+    const csrf = await tab.csrfToken("/dashboard/webhooks");
+    expect((await tab.request("/dashboard/webhooks", { form: { ...form, csrf }, origin: "https://evil.example" })).status).toBe(403);
+    expect(await all(s.db, "SELECT id FROM webhooks WHERE url = ?", ["https://forged.example.com/"])).toEqual([]);
+  });
+
+  it("tells a plan without write access that it cannot manage webhooks", async () => {
+    const { tab } = await signedIn(s, "pro");
+    const page = await tab.request("/dashboard/webhooks");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("does not include managing webhooks");
+    expect(page.text).not.toContain('action="/dashboard/webhooks"');
+    const csrf = await tab.csrfToken("/dashboard");
+    const refused = await tab.request("/dashboard/webhooks", { form: { csrf, url: "https://pro.example.com/", events: "action.created" } });
+    expect(refused.status).toBe(403);
+    expect(await all(s.db, "SELECT id FROM webhooks WHERE url = ?", ["https://pro.example.com/"])).toEqual([]);
+  });
+});
