@@ -5,30 +5,17 @@
  * command or option, missing or invalid flag value) and 1 for everything else.
  */
 import { parseArgs } from "node:util";
-import * as v from "valibot";
-import type { DemoSummary } from "./agents/demo.ts";
-import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan } from "./auth/plans.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { iso, systemClock } from "./lib/clock.ts";
-import { Email, Title } from "./operations/schemas.ts";
-import type { Db } from "./store/db.ts";
-import type { Organization } from "./store/orgs.ts";
+import { KEY_SCOPES, PLANS } from "./auth/plans.ts";
+import { type CliIo, CommandError, type Env, type Flags, UsageError } from "./cli-support.ts";
+import { ConfigError } from "./config.ts";
 
-// The store, the app and the MCP server load on demand (dynamic imports below): `--help` and
-// usage errors answer without compiling the whole service.
+export type { CliIo };
 
-type Env = Record<string, string | undefined>;
-type Flags = Record<string, string | boolean | undefined>;
-
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-/** A mistake in how the command was called: exit code 2. */
-class UsageError extends Error {}
-/** The command was well-formed but cannot be carried out: exit code 1. */
-class CommandError extends Error {}
+// This file is the dispatcher: the command table (names, options, help), argument parsing and
+// exit codes. Each implementation lives with its concern (src/auth/cli.ts, src/store/cli.ts,
+// src/webhooks/cli.ts, src/agents/cli.ts; shared helpers in src/cli-support.ts) and loads only
+// when its command runs, as do the store, the app and the MCP server: `--help` and usage errors
+// answer without compiling the whole service.
 
 interface Option {
   type: "string" | "boolean";
@@ -52,60 +39,6 @@ interface Command {
 
 const jsonOption: Option = { type: "boolean", description: "Print the result as JSON." };
 
-async function withStore<T>(env: Env, work: (db: Db, org: Organization, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig(env);
-  const [{ openStore }, { createLogger }, { getDefaultOrg }] = await Promise.all([
-    import("./boot.ts"),
-    import("./lib/log.ts"),
-    import("./store/orgs.ts"),
-  ]);
-  const db = await openStore(config, createLogger(config.logLevel), systemClock.now());
-  try {
-    const org = await getDefaultOrg(db);
-    if (!org) throw new CommandError("the default organization is missing");
-    return await work(db, org, config);
-  } finally {
-    db.close();
-  }
-}
-
-/** The database location without a query string (which may carry an auth token). */
-const shownUrl = (url: string) => url.split("?")[0];
-
-function parsePlan(value: string): Plan {
-  if ((PLANS as readonly string[]).includes(value)) return value as Plan;
-  throw new UsageError(`unknown plan "${value}"; plans are ${PLANS.join(", ")}`);
-}
-
-function parseEmail(value: string): string {
-  const result = v.safeParse(Email, value);
-  if (!result.success) throw new UsageError(`--email "${value}" is not a valid email address`);
-  return result.output;
-}
-
-function parseTitle(flag: string, value: string, max: number): string {
-  const result = v.safeParse(Title, value);
-  // Characters as the API counts them (code points): 100 emoji are a valid key name.
-  if (!result.success || [...result.output].length > max) throw new UsageError(`--${flag} must be 1–${max} characters`);
-  return result.output;
-}
-
-function planSummary(plan: Plan): string {
-  const allowed = allowedKeyScopes(plan);
-  return allowed.length ? `allowed key scopes: ${allowed.join(", ")}` : "no API access";
-}
-
-function demoReport(summary: DemoSummary, org: Organization): string {
-  const { health, rows } = summary;
-  return [
-    `Loaded demo content into ${org.name}${summary.replaced ? ` (replacing ${summary.replaced} rows of the previous demo)` : ""}:`,
-    `  agents: ${health.green} green, ${health.stale} stale, ${health.error} error, ${health.never_ran} never ran (${rows.agent_runs} runs)`,
-    `  ${rows.standups} standups, ${rows.profiles} company profile, ${rows.suggestions} suggestions, ${rows.actions} actions`,
-    `  ${rows.contacts} contacts, ${rows.handoffs} handoffs, ${rows.insights} insights, ${rows.integration_alerts} integration alerts`,
-    `  ${rows.briefings} ${rows.briefings === 1 ? "briefing" : "briefings"} (one per user of the organization; users created later get theirs on first request)`,
-  ].join("\n");
-}
-
 const COMMANDS: Command[] = [
   {
     name: "serve",
@@ -127,12 +60,8 @@ const COMMANDS: Command[] = [
     options: {},
     examples: ["DATABASE_URL=file:/var/lib/crew/crew.db npx crew migrate"],
     async run(_flags, env, io) {
-      return withStore(env, async (db, _org, config) => {
-        const [{ migrate }, { readSchema }] = await Promise.all([import("./store/migrations.ts"), import("./boot.ts")]);
-        const version = await migrate(db, readSchema());
-        io.out(`Database ${shownUrl(config.databaseUrl)} is at schema version ${version}.\n`);
-        return 0;
-      });
+      const { migrateFromCli } = await import("./store/cli.ts");
+      return migrateFromCli(env, io);
     },
   },
   {
@@ -148,15 +77,8 @@ const COMMANDS: Command[] = [
       "contacts, handoffs, insights, integration alerts, and a briefing for every user of the organization.\n" +
       "Running it again replaces the previous demo rows with fresh ones; nothing else is touched.",
     async run(flags, env, io) {
-      return withStore(env, async (db, org) => {
-        if (!flags.demo) {
-          io.out(`${org.name} and its 17 agents are in place (add --demo for demo content).\n`);
-          return 0;
-        }
-        const { seedDemo } = await import("./agents/demo.ts");
-        io.out(`${demoReport(await seedDemo(db, org, systemClock.now()), org)}\n`);
-        return 0;
-      });
+      const { seedFromCli } = await import("./store/cli.ts");
+      return seedFromCli(flags, env, io);
     },
   },
   {
@@ -172,28 +94,8 @@ const COMMANDS: Command[] = [
     },
     examples: ["npx crew user create --email ada@example.com --password 'long secret' --plan operator"],
     async run(flags, env, io) {
-      const email = parseEmail(String(flags.email));
-      const password = String(flags.password);
-      if (password.length < 8) throw new UsageError("--password must be at least 8 characters");
-      const name = parseTitle("name", typeof flags.name === "string" ? flags.name : (email.split("@")[0] ?? email), 200);
-      const plan = parsePlan(typeof flags.plan === "string" ? flags.plan : "lite");
-      return withStore(env, async (db, org) => {
-        const [{ hashPassword }, { createUser, EmailTakenError }] = await Promise.all([
-          import("./auth/passwords.ts"),
-          import("./store/users.ts"),
-        ]);
-        const passwordHash = await hashPassword(password);
-        let user: Awaited<ReturnType<typeof createUser>>;
-        try {
-          user = await createUser(db, { orgId: org.id, email, name, passwordHash, plan }, systemClock.now());
-        } catch (error) {
-          if (error instanceof EmailTakenError) throw new CommandError(`a user with email ${email} already exists`);
-          throw error;
-        }
-        if (flags.json) io.out(`${JSON.stringify({ ...user, createdAt: iso(user.createdAt) }, null, 2)}\n`);
-        else io.out(`Created user ${user.email} (${user.id}) on plan ${user.plan} in ${org.name}.\n`);
-        return 0;
-      });
+      const { createUserFromCli } = await import("./auth/cli.ts");
+      return createUserFromCli(flags, env, io);
     },
   },
   {
@@ -206,14 +108,8 @@ const COMMANDS: Command[] = [
     },
     examples: ["npx crew user set-plan --email ada@example.com --plan pro"],
     async run(flags, env, io) {
-      const email = parseEmail(String(flags.email));
-      const plan = parsePlan(String(flags.plan));
-      return withStore(env, async (db) => {
-        const { setUserPlan } = await import("./store/users.ts");
-        if (!(await setUserPlan(db, email, plan))) throw new CommandError(`no user with email ${email}`);
-        io.out(`${email} is now on plan ${plan} (${planSummary(plan)}).\n`);
-        return 0;
-      });
+      const { setUserPlanFromCli } = await import("./auth/cli.ts");
+      return setUserPlanFromCli(flags, env, io);
     },
   },
   {
@@ -234,49 +130,8 @@ const COMMANDS: Command[] = [
     examples: ["KEY=$(npx crew key create --email ada@example.com --name laptop --scopes admin)"],
     notes: "Prints only the key on stdout (a note goes to stderr), so it can be captured by a script.",
     async run(flags, env, io) {
-      const email = parseEmail(String(flags.email));
-      const name = parseTitle("name", String(flags.name), 100);
-      const scopes = [
-        ...new Set(
-          String(flags.scopes)
-            .split(",")
-            .map((s) => s.trim())
-            .filter(Boolean),
-        ),
-      ];
-      if (scopes.length === 0) throw new UsageError("--scopes needs at least one scope");
-      const unknown = scopes.filter((s) => !(KEY_SCOPES as readonly string[]).includes(s));
-      if (unknown.length) throw new UsageError(`unknown scope "${unknown[0]}"; scopes are ${KEY_SCOPES.join(", ")}`);
-      return withStore(env, async (db) => {
-        const [{ getUserByEmail }, { generateApiKey }, { insertApiKey }] = await Promise.all([
-          import("./store/users.ts"),
-          import("./auth/api-keys.ts"),
-          import("./store/api-keys.ts"),
-        ]);
-        const user = await getUserByEmail(db, email);
-        if (!user) throw new CommandError(`no user with email ${email}`);
-        const allowed = allowedKeyScopes(user.plan);
-        const refused = scopes.filter((s) => !allowed.includes(s as KeyScope));
-        if (allowed.length === 0) {
-          throw new CommandError(
-            `plan ${user.plan} includes no API access, so ${email} cannot have keys; upgrade to pro or operator (crew user set-plan)`,
-          );
-        }
-        if (refused.length) {
-          throw new CommandError(
-            `scope ${refused.join(", ")} is outside plan ${user.plan} (${planSummary(user.plan)}); it needs plan ${cheapestPlanFor("write")}`,
-          );
-        }
-        const now = systemClock.now();
-        const { key, hash } = generateApiKey();
-        await insertApiKey(db, { hash, userId: user.id, name, scopes: scopes as KeyScope[] }, now);
-        if (flags.json) io.out(`${JSON.stringify({ key, hash, name, scopes, createdAt: iso(now), email: user.email }, null, 2)}\n`);
-        else {
-          io.out(`${key}\n`);
-          io.err(`Created key "${name}" for ${user.email} with scopes ${scopes.join(", ")}. It is shown only once: store it now.\n`);
-        }
-        return 0;
-      });
+      const { createKeyFromCli } = await import("./auth/cli.ts");
+      return createKeyFromCli(flags, env, io);
     },
   },
   {
@@ -303,16 +158,7 @@ const COMMANDS: Command[] = [
     notes: "The secret (whsec_…) signs every delivery per Standard Webhooks; it is shown only once.",
     async run(flags, env, io) {
       const { addWebhookFromCli } = await import("./webhooks/cli.ts");
-      const outcome = await withStore(env, (db, org, config) => addWebhookFromCli({ db, config, clock: systemClock }, org.id, flags));
-      if ("usage" in outcome) throw new UsageError(outcome.usage);
-      if ("refused" in outcome) throw new CommandError(outcome.refused);
-      const w = outcome.created;
-      if (flags.json) io.out(`${JSON.stringify(w, null, 2)}\n`);
-      else {
-        io.out(`id      ${w.id}\nurl     ${w.url}\nevents  ${w.events.join(", ")}\nsecret  ${w.secret}\n`);
-        io.err("The secret is shown only once: store it in the receiver now.\n");
-      }
-      return 0;
+      return addWebhookFromCli(flags, env, io);
     },
   },
   {
@@ -331,16 +177,12 @@ const COMMANDS: Command[] = [
       "(POST /api/agents/{id}/runs, then …/complete). --due takes the scheduler lease: while a server on the\n" +
       "same database leads the scheduler, it is the one that runs what is due.",
     async run(flags, env, io) {
+      // Checked here, before the agents runtime loads, so this usage error answers fast too.
       const agent = typeof flags.agent === "string" ? flags.agent : undefined;
       if (agent && flags.due) throw new UsageError("give an agent or --due, not both");
       if (!agent && !flags.due) throw new UsageError("name the agent to run, or give --due");
       const { runAgentsFromCli } = await import("./agents/cli.ts");
-      const outcome = await withStore(env, (db, org, config) => runAgentsFromCli({ db, org, config }, agent ?? null));
-      if ("usage" in outcome) throw new UsageError(outcome.usage);
-      if ("refused" in outcome) throw new CommandError(outcome.refused);
-      if (flags.json) io.out(`${JSON.stringify(outcome.result, null, 2)}\n`);
-      else io.out(outcome.text);
-      return outcome.failed ? 1 : 0;
+      return runAgentsFromCli(flags, env, io);
     },
   },
   {

@@ -1,4 +1,5 @@
 /** `crew agents run <agent>|--due` (SPEC §1): the agents runtime from the command line, on the default organization. */
+import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "../cli-support.ts";
 import type { Config } from "../config.ts";
 import { iso, systemClock } from "../lib/clock.ts";
 import { createLogger } from "../lib/log.ts";
@@ -8,16 +9,29 @@ import { isAgentId } from "./catalog.ts";
 import { BUILT_IN_RUNNERS, hasRunner, runBuiltIn } from "./runners.ts";
 import { createScheduler, newHolder } from "./scheduler.ts";
 
-export type CliOutcome = { usage: string } | { refused: string } | { result: unknown; text: string; failed: boolean };
+interface Outcome {
+  result: unknown;
+  text: string;
+  failed: boolean;
+}
 
-export async function runAgentsFromCli(ctx: { db: Db; org: Organization; config: Config }, agent: string | null): Promise<CliOutcome> {
+/** src/cli.ts has already checked that exactly one of the agent and --due is given. */
+export async function runAgentsFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const agent = typeof flags.agent === "string" ? flags.agent : null;
+  const outcome = await withStore(env, (db, org, config) => runAgents({ db, org, config }, agent));
+  if (flags.json) printJson(io, outcome.result);
+  else io.out(outcome.text);
+  return outcome.failed ? 1 : 0;
+}
+
+async function runAgents(ctx: { db: Db; org: Organization; config: Config }, agent: string | null): Promise<Outcome> {
   const deps = { db: ctx.db, clock: systemClock, log: createLogger(ctx.config.logLevel) };
   if (agent !== null) {
-    if (!isAgentId(agent)) return { usage: `unknown agent "${agent}"; agents with a built-in runner: ${BUILT_IN_RUNNERS.join(", ")}` };
+    if (!isAgentId(agent)) throw new UsageError(`unknown agent "${agent}"; agents with a built-in runner: ${BUILT_IN_RUNNERS.join(", ")}`);
     if (!hasRunner(agent)) {
-      return {
-        refused: `agent ${agent} has no built-in runner (those are ${BUILT_IN_RUNNERS.join(", ")}); an external runner acts for it through POST /api/agents/${agent}/runs`,
-      };
+      throw new CommandError(
+        `agent ${agent} has no built-in runner (those are ${BUILT_IN_RUNNERS.join(", ")}); an external runner acts for it through POST /api/agents/${agent}/runs`,
+      );
     }
     const run = await runBuiltIn(deps, ctx.org, agent);
     return { result: run, text: `${run.agentId}: ${run.status} (${run.runId}): ${run.summary}\n`, failed: run.status === "error" };

@@ -63,7 +63,7 @@ export function itemTable(account: PageAccount, now: number, table: ItemTable): 
       ${row.cells.map((cell, i) => html`<td data-label="${table.columns[i]}"${cell.mono ? html` class="mono"` : ""}>${cell.value}</td>`)}
       <td data-label="${table.createdLabel}" class="nowrap">${ago(row.createdAt, now)}</td>
       <td data-label="Last used" class="nowrap">${ago(row.lastUsedAt, now)}</td>
-      <td data-label="Revoke">${revokeStep(account, row.name, row.revoke)}</td>
+      <td data-label="${(row.revoke.label ?? "Revoke…").replace(/…$/, "")}">${revokeStep(account, row.name, row.revoke)}</td>
     </tr>`,
   );
   return html`<div class="table-wrap"><table class="table stack items">

@@ -1,0 +1,108 @@
+/**
+ * `crew user create`, `crew user set-plan` and `crew key create` (SPEC §1): accounts and API keys
+ * in the default organization. Each checks its flags first and loads the store modules only then,
+ * so a usage error answers as fast as `--help`.
+ */
+import {
+  type CliIo,
+  CommandError,
+  type Env,
+  type Flags,
+  parseEmail,
+  parseTitle,
+  printJson,
+  UsageError,
+  withStore,
+} from "../cli-support.ts";
+import { iso, systemClock } from "../lib/clock.ts";
+import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan } from "./plans.ts";
+
+function parsePlan(value: string): Plan {
+  if ((PLANS as readonly string[]).includes(value)) return value as Plan;
+  throw new UsageError(`unknown plan "${value}"; plans are ${PLANS.join(", ")}`);
+}
+
+function planSummary(plan: Plan): string {
+  const allowed = allowedKeyScopes(plan);
+  return allowed.length ? `allowed key scopes: ${allowed.join(", ")}` : "no API access";
+}
+
+export async function createUserFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const email = parseEmail(String(flags.email));
+  const password = String(flags.password);
+  if (password.length < 8) throw new UsageError("--password must be at least 8 characters");
+  const name = parseTitle("name", typeof flags.name === "string" ? flags.name : (email.split("@")[0] ?? email), 200);
+  const plan = parsePlan(typeof flags.plan === "string" ? flags.plan : "lite");
+  return withStore(env, async (db, org) => {
+    const [{ hashPassword }, { createUser, EmailTakenError }] = await Promise.all([import("./passwords.ts"), import("../store/users.ts")]);
+    const passwordHash = await hashPassword(password);
+    let user: Awaited<ReturnType<typeof createUser>>;
+    try {
+      user = await createUser(db, { orgId: org.id, email, name, passwordHash, plan }, systemClock.now());
+    } catch (error) {
+      if (error instanceof EmailTakenError) throw new CommandError(`a user with email ${email} already exists`);
+      throw error;
+    }
+    if (flags.json) printJson(io, { ...user, createdAt: iso(user.createdAt) });
+    else io.out(`Created user ${user.email} (${user.id}) on plan ${user.plan} in ${org.name}.\n`);
+    return 0;
+  });
+}
+
+export async function setUserPlanFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const email = parseEmail(String(flags.email));
+  const plan = parsePlan(String(flags.plan));
+  return withStore(env, async (db) => {
+    const { setUserPlan } = await import("../store/users.ts");
+    if (!(await setUserPlan(db, email, plan))) throw new CommandError(`no user with email ${email}`);
+    io.out(`${email} is now on plan ${plan} (${planSummary(plan)}).\n`);
+    return 0;
+  });
+}
+
+/** Prints only the key on stdout (the note goes to stderr), so a script can capture it. */
+export async function createKeyFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const email = parseEmail(String(flags.email));
+  const name = parseTitle("name", String(flags.name), 100);
+  const scopes = [
+    ...new Set(
+      String(flags.scopes)
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (scopes.length === 0) throw new UsageError("--scopes needs at least one scope");
+  const unknown = scopes.filter((s) => !(KEY_SCOPES as readonly string[]).includes(s));
+  if (unknown.length) throw new UsageError(`unknown scope "${unknown[0]}"; scopes are ${KEY_SCOPES.join(", ")}`);
+  return withStore(env, async (db) => {
+    const [{ getUserByEmail }, { generateApiKey }, { insertApiKey }] = await Promise.all([
+      import("../store/users.ts"),
+      import("./api-keys.ts"),
+      import("../store/api-keys.ts"),
+    ]);
+    const user = await getUserByEmail(db, email);
+    if (!user) throw new CommandError(`no user with email ${email}`);
+    const allowed = allowedKeyScopes(user.plan);
+    const refused = scopes.filter((s) => !allowed.includes(s as KeyScope));
+    if (allowed.length === 0) {
+      throw new CommandError(
+        `plan ${user.plan} includes no API access, so ${email} cannot have keys; upgrade to pro or operator (crew user set-plan)`,
+      );
+    }
+    if (refused.length) {
+      throw new CommandError(
+        `scope ${refused.join(", ")} is outside plan ${user.plan} (${planSummary(user.plan)}); it needs plan ${cheapestPlanFor("write")}`,
+      );
+    }
+    const now = systemClock.now();
+    const { key, hash } = generateApiKey();
+    await insertApiKey(db, { hash, userId: user.id, name, scopes: scopes as KeyScope[] }, now);
+    if (flags.json) printJson(io, { key, hash, name, scopes, createdAt: iso(now), email: user.email });
+    else {
+      io.out(`${key}\n`);
+      io.err(`Created key "${name}" for ${user.email} with scopes ${scopes.join(", ")}. It is shown only once: store it now.\n`);
+    }
+    return 0;
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * What the `crew` command implementations share (src/auth/cli.ts, src/store/cli.ts, …): the two
+ * error kinds the dispatcher in src/cli.ts turns into exit codes, the store opened on the default
+ * organization, and flag and output helpers. Light on purpose: src/cli.ts loads it for `--help`.
+ */
+import * as v from "valibot";
+import { type Config, loadConfig } from "./config.ts";
+import { systemClock } from "./lib/clock.ts";
+import { Email, Title } from "./operations/schemas.ts";
+import type { Db } from "./store/db.ts";
+import type { Organization } from "./store/orgs.ts";
+
+export type Env = Record<string, string | undefined>;
+export type Flags = Record<string, string | boolean | undefined>;
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** A mistake in how the command was called: exit code 2. */
+export class UsageError extends Error {}
+/** The command was well-formed but cannot be carried out: exit code 1. */
+export class CommandError extends Error {}
+
+/** Opens the store from the environment (applying the schema), runs `work` on the default organization, closes it. */
+export async function withStore<T>(env: Env, work: (db: Db, org: Organization, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig(env);
+  // Loaded here, not above: the store drivers are the slow part of starting (see src/cli.ts).
+  const [{ openStore }, { createLogger }, { getDefaultOrg }] = await Promise.all([
+    import("./boot.ts"),
+    import("./lib/log.ts"),
+    import("./store/orgs.ts"),
+  ]);
+  const db = await openStore(config, createLogger(config.logLevel), systemClock.now());
+  try {
+    const org = await getDefaultOrg(db);
+    if (!org) throw new CommandError("the default organization is missing");
+    return await work(db, org, config);
+  } finally {
+    db.close();
+  }
+}
+
+export function parseEmail(value: string): string {
+  const result = v.safeParse(Email, value);
+  if (!result.success) throw new UsageError(`--email "${value}" is not a valid email address`);
+  return result.output;
+}
+
+export function parseTitle(flag: string, value: string, max: number): string {
+  const result = v.safeParse(Title, value);
+  // Characters as the API counts them (code points): 100 emoji are a valid key name.
+  if (!result.success || [...result.output].length > max) throw new UsageError(`--${flag} must be 1–${max} characters`);
+  return result.output;
+}
+
+/** A `--json` record on stdout. */
+export function printJson(io: CliIo, value: unknown): void {
+  io.out(`${JSON.stringify(value, null, 2)}\n`);
+}
