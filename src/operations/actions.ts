@@ -20,7 +20,7 @@ import {
 import { existingContactIds } from "../store/contacts.ts";
 import { actionCreatedEvent, outboxStatements } from "../webhooks/outbox.ts";
 import { defineOperation } from "./registry.ts";
-import { DateTime, LongText, type Priority, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
+import { DateTime, LongText, PageLimit, type Priority, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
 
 const Status = v.picklist(ACTION_STATUSES, `Must be one of ${ACTION_STATUSES.join(", ")}.`);
 const Lane = v.picklist(ACTION_LANES, `Must be one of ${ACTION_LANES.join(", ")}.`);
@@ -98,15 +98,7 @@ export const listActionQueue = defineOperation({
     source: v.optional(v.picklist(SOURCES, "Must be api, mcp, or an agent id.")),
     type: v.optional(v.picklist(ACTION_TYPES, `Must be one of ${ACTION_TYPES.join(", ")}.`)),
     lane: v.optional(Lane),
-    limit: v.optional(
-      v.pipe(
-        v.number("Must be a whole number from 1 to 100."),
-        v.integer("Must be a whole number from 1 to 100."),
-        v.minValue(1, "Must be at least 1."),
-        v.maxValue(100, "Must be at most 100."),
-      ),
-      50,
-    ),
+    limit: PageLimit(50),
     cursor: v.optional(
       v.pipe(
         v.string("Not a cursor returned by this endpoint."),

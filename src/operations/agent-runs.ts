@@ -17,7 +17,7 @@ import { listRuns } from "../store/runs.ts";
 import { NewAction } from "./actions.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics, PIPELINE_STAGES } from "./reports.ts";
-import { DateTime, LongText, Priority, ShortText, Title } from "./schemas.ts";
+import { DateTime, LongText, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
 
 const AgentIdParam = v.pipe(v.string(), v.description("The agent's id, one of the 17 (e.g. pulse, sales)."));
 const RunIdParam = v.pipe(v.string(), v.description("The run's id (run_…), as returned when it started."));
@@ -173,15 +173,7 @@ export const listAgentRunsOp = defineOperation({
   description: "The agent's runs, newest first: built-in ones (scheduled or regenerated) and those of external runners alike.",
   input: v.strictObject({
     id: AgentIdParam,
-    limit: v.optional(
-      v.pipe(
-        v.number("Must be a whole number from 1 to 100."),
-        v.integer("Must be a whole number from 1 to 100."),
-        v.minValue(1, "Must be at least 1."),
-        v.maxValue(100, "Must be at most 100."),
-      ),
-      20,
-    ),
+    limit: PageLimit(20),
   }),
   output: v.object({ runs: v.array(RunView) }),
   rest: { method: "GET", path: "/api/agents/{id}/runs", access: writeAccess("read"), from: "query", tags },

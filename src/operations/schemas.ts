@@ -44,3 +44,15 @@ export const Email = v.pipe(
 export const DateTime = v.pipe(v.string(), v.isoTimestamp());
 
 export const AgentId = v.picklist(AGENT_IDS, "Must be one of the 17 agent ids.");
+
+/** A page size: a whole number from 1 to 100 (SPEC §5), with the endpoint's default. */
+export const PageLimit = (fallback: number) =>
+  v.optional(
+    v.pipe(
+      v.number("Must be a whole number from 1 to 100."),
+      v.integer("Must be a whole number from 1 to 100."),
+      v.minValue(1, "Must be at least 1."),
+      v.maxValue(100, "Must be at most 100."),
+    ),
+    fallback,
+  );

@@ -16,7 +16,7 @@ import { WEBHOOK_EVENTS } from "../webhooks/outbox.ts";
 import { newWebhookSecret } from "../webhooks/sign.ts";
 import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../webhooks/targets.ts";
 import { defineOperation } from "./registry.ts";
-import { DateTime, LongText } from "./schemas.ts";
+import { DateTime, LongText, PageLimit } from "./schemas.ts";
 
 const EventName = v.picklist(WEBHOOK_EVENTS, `Must be one of ${WEBHOOK_EVENTS.join(", ")}.`);
 
@@ -175,15 +175,7 @@ export const listWebhookDeliveries = defineOperation({
     "The latest deliveries to one subscription, newest event first: the event and its body, status (pending, delivering, delivered, failed), attempts, the last HTTP status or error, and when the next attempt is due; finished deliveries are kept 30 days. Use it to see why a receiver is not getting events.",
   input: v.strictObject({
     id: WebhookId,
-    limit: v.optional(
-      v.pipe(
-        v.number("Must be a whole number from 1 to 100."),
-        v.integer("Must be a whole number from 1 to 100."),
-        v.minValue(1, "Must be at least 1."),
-        v.maxValue(100, "Must be at most 100."),
-      ),
-      50,
-    ),
+    limit: PageLimit(50),
   }),
   output: v.object({ deliveries: v.array(Delivery) }),
   rest: { method: "GET", path: "/api/webhooks/{id}/deliveries", access: writeAccess(), from: "query", tags: ["Webhooks"] },
