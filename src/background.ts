@@ -1,12 +1,12 @@
 /**
  * Work the server process does besides answering requests: the agents scheduler, the webhook
- * deliverer. Each concern exports a `BackgroundTask`; the list below is the one place they are
+ * deliverer. Each concern exports a `BackgroundTask`; `serverTasks` is the one place they are
  * named. Entries start them after the app is built and stop them before the database closes.
  * Tasks coordinate across processes through the database only (leases, row locks).
  */
 import { agentsRuntime } from "./agents/runtime.ts";
 import type { AppDeps } from "./app.ts";
-import { webhookDeliverer } from "./webhooks/deliver.ts";
+import { webhookDeliveryTask } from "./webhooks/deliver.ts";
 
 export interface RunningTask {
   stop(): Promise<void>;
@@ -17,9 +17,17 @@ export interface BackgroundTask {
   start(deps: AppDeps): RunningTask;
 }
 
-export const backgroundTasks: BackgroundTask[] = [webhookDeliverer, agentsRuntime];
+/** What the runtime provides that web standards do not (boot.ts passes them in). */
+export interface Platform {
+  /** DNS lookup, so webhook targets whose names resolve to private addresses are refused too. */
+  resolveHost?: (host: string) => Promise<string[]>;
+}
 
-export function startBackground(deps: AppDeps, tasks: BackgroundTask[] = backgroundTasks): RunningTask {
+export function serverTasks(platform: Platform = {}): BackgroundTask[] {
+  return [webhookDeliveryTask({ resolveHost: platform.resolveHost }), agentsRuntime];
+}
+
+export function startBackground(deps: AppDeps, tasks: BackgroundTask[]): RunningTask {
   const running = tasks.map((task) => {
     deps.log.debug("background task started", { task: task.name });
     return task.start(deps);

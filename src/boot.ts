@@ -3,6 +3,8 @@
  * secret, database, schema, default organization and agents. It is the one module besides the
  * entries that touches the file system, through `node:fs`, which Node, Deno and Bun all provide.
  */
+
+import { lookup } from "node:dns/promises";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -109,6 +111,12 @@ export async function openStore(config: Config, log: Logger, now: number): Promi
   return db;
 }
 
+/** DNS for the webhook deliverer's private-target check (node:dns exists on Node, Deno and Bun). */
+async function resolveHost(host: string): Promise<string[]> {
+  const found = await lookup(host, { all: true });
+  return found.map((a) => a.address);
+}
+
 export interface BootOptions {
   clock?: Clock;
   log?: Logger;
@@ -126,7 +134,7 @@ export async function boot(env: Record<string, string | undefined>, options: Boo
   const db = await openStore(config, log, clock.now());
   // The app loads here rather than at the top, so the CLI's store commands (openStore) start
   // without compiling the whole service.
-  const [{ createApp, resolveDeps }, { ensureSetupLink }, { startBackground }] = await Promise.all([
+  const [{ createApp, resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }] = await Promise.all([
     import("./app.ts"),
     import("./web/setup.ts"),
     import("./background.ts"),
@@ -135,7 +143,7 @@ export async function boot(env: Record<string, string | undefined>, options: Boo
   const app = createApp(deps);
   const setupLink = options.announceSetup === false ? null : await ensureSetupLink(db, config, clock.now());
   if (setupLink) console.log(`No user yet: create the owner account at ${setupLink} (the link works once)`);
-  const background = options.background === false ? null : startBackground(deps);
+  const background = options.background === false ? null : startBackground(deps, serverTasks({ resolveHost }));
   return {
     config,
     db,

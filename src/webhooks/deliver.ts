@@ -190,5 +190,3 @@ export function webhookDeliveryTask(options: DelivererOptions & { intervalMs?: n
     },
   };
 }
-
-export const webhookDeliverer = webhookDeliveryTask();
