@@ -18,9 +18,6 @@ export interface DemoRun {
   metrics?: { dau: number; wau: number; mrr: number };
 }
 
-/** Agents whose runs the demo leaves out entirely: health `never_ran`. */
-export const NEVER_RAN = ["calendar", "compliance", "bdr"];
-
 /**
  * Runs of the agents other than standup and briefing (those two run at their local schedule,
  * see demo.ts). Green: latest run ok within 24 h. Stale: latest run ok, over 24 h ago. Error:

@@ -45,7 +45,3 @@ export function allowedKeyScopes(plan: Plan): KeyScope[] {
       return ["admin", "read", "briefing", "agents"];
   }
 }
-
-export function isPlan(value: string): value is Plan {
-  return (PLANS as readonly string[]).includes(value);
-}

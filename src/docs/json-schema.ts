@@ -36,20 +36,6 @@ export function objectForms(schema: JsonSchema): JsonSchema[] {
   return schema.type === "object" || schema.properties ? [schema] : [];
 }
 
-/** Every property of the schema's object forms (first definition wins), with whether all forms require it. */
-export function propertiesOf(schema: JsonSchema): { name: string; schema: JsonSchema; required: boolean }[] {
-  const forms = objectForms(schema);
-  const seen = new Map<string, { name: string; schema: JsonSchema; required: boolean }>();
-  for (const form of forms) {
-    for (const [name, prop] of Object.entries(form.properties ?? {})) {
-      if (!seen.has(name)) {
-        seen.set(name, { name, schema: prop, required: forms.every((f) => f.required?.includes(name)) });
-      }
-    }
-  }
-  return [...seen.values()];
-}
-
 /** The schema without the named properties (path parameters, which travel in the URL instead). */
 export function withoutProperties(schema: JsonSchema, names: string[]): JsonSchema {
   if (names.length === 0) return schema;

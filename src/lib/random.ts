@@ -3,7 +3,7 @@
  * encoded here, identifiers are a type prefix plus a ULID, digests are SHA-256 hex.
  */
 import { sha256 } from "@oslojs/crypto/sha2";
-import { encodeBase32LowerCaseNoPadding, encodeBase64urlNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
+import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
 import { monotonicFactory } from "ulid";
 
 export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
@@ -15,10 +15,6 @@ export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
 /** A secret of `bytes` random bytes, base32 lower-case (no padding): URL, header and cookie safe. */
 export function randomSecret(bytes = 32): string {
   return encodeBase32LowerCaseNoPadding(randomBytes(bytes));
-}
-
-export function randomBase64url(bytes = 32): string {
-  return encodeBase64urlNoPadding(randomBytes(bytes));
 }
 
 /** Lower-case hex SHA-256 of a UTF-8 string: how every secret is stored. */

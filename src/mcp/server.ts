@@ -21,9 +21,6 @@ import { callTool, type McpTool, toolError, visibleTools } from "./tools.ts";
 /** SPEC §7. The SDK also speaks 2024 versions; Crew does not, so they are refused or negotiated up. */
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
 export const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
-/** What a request without MCP-Protocol-Version means (Streamable HTTP, 2025-06-18 §2.7). */
-export const DEFAULT_PROTOCOL_VERSION = "2025-03-26";
-
 export const isSupportedProtocolVersion = (v: string): boolean => (PROTOCOL_VERSIONS as readonly string[]).includes(v);
 
 const SERVER_INFO = { name: "crew", title: "Crew", version: API_VERSION };

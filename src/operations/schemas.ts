@@ -1,6 +1,5 @@
 /** Field schemas shared by the operations: one definition per limit of SPEC §4 and enum of §5. */
 import * as v from "valibot";
-import { AGENT_IDS } from "../agents/catalog.ts";
 
 export const PRIORITIES = ["critical", "high", "medium", "low"] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -42,8 +41,6 @@ export const Email = v.pipe(
 );
 
 export const DateTime = v.pipe(v.string(), v.isoTimestamp());
-
-export const AgentId = v.picklist(AGENT_IDS, "Must be one of the 17 agent ids.");
 
 /** A page size: a whole number from 1 to 100 (SPEC §5), with the endpoint's default. */
 export const PageLimit = (fallback: number) =>

@@ -145,11 +145,6 @@ export async function listActions(
   };
 }
 
-export async function getAction(db: Db, orgId: string, id: string): Promise<ActionRecord | null> {
-  const row = await one<Row>(db, `SELECT ${COLUMNS} FROM actions WHERE org_id = ? AND id = ?`, [orgId, id]);
-  return row ? toAction(row) : null;
-}
-
 /** Changes only the given fields; returns the stored action, or null when it does not exist. */
 export async function updateAction(
   db: Db,

@@ -56,12 +56,6 @@ export async function revokeApiKey(db: Db, userId: string, hash: string, now: nu
   );
 }
 
-/** Keys created by a user since a time, revoked ones included: the creation rate limit. */
-export async function countKeysCreatedSince(db: Db, userId: string, since: number): Promise<number> {
-  const row = await one<{ n: number }>(db, "SELECT count(*) AS n FROM api_keys WHERE user_id = ? AND created_at > ?", [userId, since]);
-  return row?.n ?? 0;
-}
-
 /**
  * Inserts a key only while fewer than `limit` keys (revoked ones included) were created by the user
  * after `since`: one statement, so concurrent creations cannot overshoot the limit.

@@ -71,7 +71,3 @@ export async function existingContactIds(db: Db, orgId: string, ids: string[]): 
   });
   return new Set(result.rows.map((r) => String(r.id)));
 }
-
-export async function countContacts(db: Db, orgId: string): Promise<number> {
-  return (await one<{ n: number }>(db, "SELECT count(*) AS n FROM contacts WHERE org_id = ?", [orgId]))?.n ?? 0;
-}

@@ -57,7 +57,3 @@ export async function countRegistrationsSince(db: Db, address: string, since: nu
 export async function purgeUnusedClients(db: Db, createdBefore: number): Promise<number> {
   return run(db, "DELETE FROM oauth_clients WHERE first_used_at IS NULL AND created_at < ?", [createdBefore]);
 }
-
-export async function markClientUsed(db: Db, id: string, now: number): Promise<void> {
-  await run(db, "UPDATE oauth_clients SET first_used_at = ? WHERE id = ? AND first_used_at IS NULL", [now, id]);
-}

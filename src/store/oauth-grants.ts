@@ -6,7 +6,7 @@
 import type { OAuthScope } from "../auth/access.ts";
 import type { ClientMetadata } from "../oauth/client-metadata.ts";
 import { scopeString, scopesFromString } from "../oauth/scopes.ts";
-import { all, type Db, one, parseJson } from "./db.ts";
+import { all, type Db, parseJson } from "./db.ts";
 
 export interface Grant {
   id: string;
@@ -64,11 +64,6 @@ export async function insertGrant(db: Db, g: Omit<Grant, "createdAt" | "lastUsed
   );
 }
 
-export async function findGrant(db: Db, id: string): Promise<Grant | null> {
-  const row = await one<GrantRow>(db, `SELECT ${COLUMNS} FROM oauth_grants g WHERE g.id = ?`, [id]);
-  return row ? toGrant(row) : null;
-}
-
 /** Revokes the grant and every token under it, in one transaction. Returns whether the grant was live. */
 export async function revokeGrant(db: Db, grantId: string, now: number, userId?: string): Promise<boolean> {
   const owner = userId === undefined ? "" : " AND user_id = ?";
@@ -85,10 +80,6 @@ export async function revokeGrant(db: Db, grantId: string, now: number, userId?:
     "write",
   );
   return (grant?.rowsAffected ?? 0) === 1;
-}
-
-export async function touchGrant(db: Db, grantId: string, now: number): Promise<void> {
-  await db.execute({ sql: "UPDATE oauth_grants SET last_used_at = ? WHERE id = ?", args: [now, grantId] });
 }
 
 /**

@@ -79,7 +79,3 @@ export function takeQuota(db: Db, userId: string, windowStart: number, limit: nu
   const waiters = group.waiters;
   return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
 }
-
-export async function purgeQuotaWindowsBefore(db: Db, windowStart: number): Promise<void> {
-  await db.execute({ sql: "DELETE FROM quota_windows WHERE window_start < ?", args: [windowStart] });
-}

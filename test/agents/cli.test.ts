@@ -4,12 +4,11 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { Db } from "../../src/store/db.ts";
 import { createUser } from "../../src/store/users.ts";
 import { rows } from "../helpers/agents.ts";
-import { runCrew } from "../helpers/cli.ts";
+import { runCliInProcess, runCrew } from "../helpers/cli.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
 const temp = tempDir("crew-agents-cli-");
@@ -17,19 +16,7 @@ const dbUrl = `file:${join(temp.dir, "crew.db")}`;
 const env = { DATABASE_URL: dbUrl };
 let db: Db;
 
-async function local(...args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, env, {
-    out: (text) => {
-      stdout += text;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-  });
-  return { code, stdout, stderr };
-}
+const local = (...args: string[]) => runCliInProcess(args, env);
 
 beforeAll(async () => {
   const prepared = await prepareDatabase(dbUrl, loadConfig(env), Date.now());

@@ -15,7 +15,7 @@ import { sha256Hex } from "../../src/lib/random.ts";
 import { findActiveKeyOwner } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
 import { createUser, getUserByEmail } from "../../src/store/users.ts";
-import { runCrew, startRuntime } from "../helpers/cli.ts";
+import { runCliInProcess, runCrew, startRuntime } from "../helpers/cli.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";
 import { freePort } from "../helpers/spawn.ts";
 
@@ -23,20 +23,7 @@ const temp = tempDir("crew-cli-");
 const dbUrl = `file:${join(temp.dir, "crew.db")}`;
 const env = { DATABASE_URL: dbUrl };
 const crew = (...args: string[]) => runCrew(args, env);
-/** The same command line through runCli in this process. */
-async function local(...args: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, env, {
-    out: (text) => {
-      stdout += text;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-  });
-  return { code, stdout, stderr };
-}
+const local = (...args: string[]) => runCliInProcess(args, env);
 let db: Db;
 
 beforeAll(async () => {

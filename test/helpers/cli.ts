@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
+import { runCli } from "../../src/cli.ts";
 import { loadConfig } from "../../src/config.ts";
 import { type Clock, systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
@@ -21,6 +22,24 @@ import { prepareDatabase, tempDir, testPasswordHash } from "./server.ts";
 import { freePort } from "./spawn.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The same command line through runCli in this process, its output captured (no process start-up cost). */
+export async function runCliInProcess(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | "running"; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(args, env, {
+    out: (text) => {
+      stdout += text;
+    },
+    err: (text) => {
+      stderr += text;
+    },
+  });
+  return { code, stdout, stderr };
+}
 
 export interface CliResult {
   code: number | null;

@@ -264,6 +264,27 @@ export async function seedAlert(
   );
 }
 
+/** A stored action's row with plain defaults (a medium-priority pending task), overridden by `a`. */
+export function actionRow(orgId: string, createdBy: string, createdAt: number, a: Partial<ActionInsert> = {}): ActionInsert {
+  return {
+    id: newId("act", createdAt),
+    orgId,
+    title: "Action",
+    description: null,
+    priority: "medium" as Priority,
+    category: null,
+    status: "pending",
+    source: "api",
+    type: "task",
+    lane: "this_week",
+    contactId: null,
+    dealId: null,
+    createdBy,
+    ...a,
+    createdAt,
+  };
+}
+
 /** Actions written straight to the store (no events fire, so nothing regenerates behind the test's back). */
 export async function seedActions(
   s: TestServer,
@@ -271,26 +292,9 @@ export async function seedActions(
   items: Partial<ActionInsert>[],
   orgId = s.org.id,
 ): Promise<ActionInsert[]> {
-  const rows = items.map((a, i) => {
-    const createdAt = a.createdAt ?? s.clock.now() - (items.length - i) * 1000;
-    return {
-      id: newId("act", createdAt),
-      orgId,
-      title: `Action ${i}`,
-      description: null,
-      priority: "medium" as Priority,
-      category: null,
-      status: "pending" as const,
-      source: "api",
-      type: "task" as const,
-      lane: "this_week" as const,
-      contactId: null,
-      dealId: null,
-      createdBy,
-      ...a,
-      createdAt,
-    };
-  });
+  const rows = items.map((a, i) =>
+    actionRow(orgId, createdBy, a.createdAt ?? s.clock.now() - (items.length - i) * 1000, { title: `Action ${i}`, ...a }),
+  );
   if (rows.length > 0) await s.db.batch(rows.map(actionInsertStatement), "write");
   return rows;
 }

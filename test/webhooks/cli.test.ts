@@ -5,10 +5,9 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli.ts";
 import { loadConfig } from "../../src/config.ts";
 import { all, type Db } from "../../src/store/db.ts";
-import { runCrew } from "../helpers/cli.ts";
+import { runCliInProcess, runCrew } from "../helpers/cli.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
 const temp = tempDir("crew-webhook-cli-");
@@ -16,23 +15,7 @@ const dbUrl = `file:${join(temp.dir, "crew.db")}`;
 const env = { DATABASE_URL: dbUrl, LOG_LEVEL: "silent" };
 let db: Db;
 
-async function local(args: string[], extraEnv: Record<string, string> = {}) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(
-    args,
-    { ...env, ...extraEnv },
-    {
-      out: (text) => {
-        stdout += text;
-      },
-      err: (text) => {
-        stderr += text;
-      },
-    },
-  );
-  return { code, stdout, stderr };
-}
+const local = (args: string[], extraEnv: Record<string, string> = {}) => runCliInProcess(args, { ...env, ...extraEnv });
 
 beforeAll(async () => {
   db = (await prepareDatabase(dbUrl, loadConfig(env), Date.now())).db;

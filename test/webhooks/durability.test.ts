@@ -13,7 +13,7 @@ import { all } from "../../src/store/db.ts";
 import { claimDueDeliveries } from "../../src/store/webhooks.ts";
 import { CLAIM_MS, deliverDue, RETENTION_MS, webhookDeliveryTask } from "../../src/webhooks/deliver.ts";
 import { actionCreatedEvent, outboxStatements } from "../../src/webhooks/outbox.ts";
-import { type Call, client, serverWithClient } from "../helpers/rest.ts";
+import { actionRow, type Call, client, serverWithClient } from "../helpers/rest.ts";
 import { api, prepareDatabase, type TestServer, tempDir } from "../helpers/server.ts";
 import { deliveryRows, type Receiver, secondInstance, serveFile, startReceiver, subscribe, verifyAt } from "../helpers/webhooks.ts";
 
@@ -42,22 +42,7 @@ describe("the outbox commits with the write", () => {
   it("rolls back with a batch that fails inside the database", async () => {
     const now = s.clock.now();
     const user = (await client(s, "operator", ["admin"])).user;
-    const row = (title: string, id = newId("act", now)) => ({
-      id,
-      orgId: s.org.id,
-      title,
-      description: null,
-      priority: "medium" as const,
-      category: null,
-      status: "pending" as const,
-      source: "api",
-      type: "task" as const,
-      lane: "this_week" as const,
-      contactId: null,
-      dealId: null,
-      createdBy: user.id,
-      createdAt: now,
-    });
+    const row = (title: string, id = newId("act", now)) => actionRow(s.org.id, user.id, now, { id, title });
     const existing = row("Stored first");
     await s.db.execute(actionInsertStatement(existing));
     const rows = [row("New"), row("Duplicate id", existing.id)];
