@@ -3,7 +3,7 @@
 import { register } from "tsx/esm/api";
 
 register();
-const { runCli } = await import("../src/cli.ts");
+const { runCli } = await import("../src/cli/index.ts");
 const code = await runCli(process.argv.slice(2), process.env, {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),

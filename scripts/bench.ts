@@ -17,9 +17,9 @@
  * Spawning, measuring and the table: scripts/bench-lib.ts (shared with scripts/bench-mcp.ts).
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../src/app.ts";
 import { protect } from "../src/auth/protect.ts";
 import { boot } from "../src/boot.ts";
+import type { AppEnv } from "../src/deps.ts";
 import { renderError, requestId } from "../src/http/middleware.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import * as bench from "./bench-lib.ts";

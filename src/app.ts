@@ -3,49 +3,16 @@
  * the rest of the behaviour lives in the folder of its concern.
  */
 import { Hono } from "hono";
-import { createEvents, type Events } from "./agents/events.ts";
-import type { Principal } from "./auth/access.ts";
 import { protect } from "./auth/protect.ts";
-import type { Config } from "./config.ts";
+import { type AppDepsInput, type AppEnv, resolveDeps } from "./deps.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { ApiError } from "./http/errors.ts";
 import { apiVersion, renderError, requestId } from "./http/middleware.ts";
-import { type Clock, systemClock } from "./lib/clock.ts";
-import { createLogger, type Logger } from "./lib/log.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { operations } from "./operations/index.ts";
 import { restRouter, sessionPaths } from "./rest/router.ts";
-import type { Db } from "./store/db.ts";
 import { webRoutes } from "./web/routes.ts";
-
-export interface AppDeps {
-  db: Db;
-  config: Config;
-  clock: Clock;
-  log: Logger;
-  events: Events;
-}
-
-export type AppEnv = {
-  Variables: {
-    deps: AppDeps;
-    requestId: string;
-    principal: Principal;
-  };
-};
-
-export type AppDepsInput = Pick<AppDeps, "db" | "config"> & Partial<AppDeps>;
-
-export function resolveDeps(input: AppDepsInput): AppDeps {
-  const log = input.log ?? createLogger(input.config.logLevel);
-  return {
-    clock: systemClock,
-    events: createEvents((error, event) => log.error("event listener failed", { event: event.type, error: String(error) })),
-    ...input,
-    log,
-  };
-}
 
 export function createApp(input: AppDepsInput): Hono<AppEnv> {
   const deps = resolveDeps(input);

@@ -1,21 +1,12 @@
 /**
  * Work the server process does besides answering requests: the agents scheduler, the webhook
- * deliverer. Each concern exports a `BackgroundTask`; `serverTasks` is the one place they are
+ * deliverer. Each concern exports a `BackgroundTask` (src/deps.ts); `serverTasks` is the one place they are
  * named. Entries start them after the app is built and stop them before the database closes.
  * Tasks coordinate across processes through the database only (leases, row locks).
  */
 import { agentsRuntime } from "./agents/runtime.ts";
-import type { AppDeps } from "./app.ts";
+import type { AppDeps, BackgroundTask, RunningTask } from "./deps.ts";
 import { webhookDeliveryTask } from "./webhooks/deliver.ts";
-
-export interface RunningTask {
-  stop(): Promise<void>;
-}
-
-export interface BackgroundTask {
-  name: string;
-  start(deps: AppDeps): RunningTask;
-}
 
 /** What the runtime provides that web standards do not (boot.ts passes them in). */
 export interface Platform {

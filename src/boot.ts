@@ -8,8 +8,9 @@ import { lookup } from "node:dns/promises";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { AppDeps, createApp } from "./app.ts";
+import type { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
+import type { AppDeps } from "./deps.ts";
 import type { Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { randomSecret } from "./lib/random.ts";
@@ -134,8 +135,9 @@ export async function boot(env: Record<string, string | undefined>, options: Boo
   const db = await openStore(config, log, clock.now());
   // The app loads here rather than at the top, so the CLI's store commands (openStore) start
   // without compiling the whole service.
-  const [{ createApp, resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }] = await Promise.all([
+  const [{ createApp }, { resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }] = await Promise.all([
     import("./app.ts"),
+    import("./deps.ts"),
     import("./web/setup.ts"),
     import("./background.ts"),
   ]);

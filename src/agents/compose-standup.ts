@@ -6,9 +6,9 @@
  * which composes its standups from the demo as it stood at each standup's time.
  */
 import type { InStatement } from "@libsql/client";
+import { type Priority, priorityRank } from "../domain.ts";
 import { iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { type Priority, priorityRank } from "../operations/schemas.ts";
 import { listOpenActions } from "../store/actions.ts";
 import { type AgentRunSummary, latestMetrics, listAgentsWithRuns } from "../store/agents.ts";
 import { listOpenCriticalAlerts } from "../store/alerts.ts";

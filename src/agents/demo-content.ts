@@ -3,9 +3,9 @@
  * data, every time relative to `now` ("ago" in milliseconds), so the same content reads as fresh
  * whenever it is loaded. src/agents/demo.ts turns it into rows.
  */
+
+import type { ActionLane, ActionStatus, ActionType, Priority } from "../domain.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
-import type { Priority } from "../operations/schemas.ts";
-import type { ActionLane, ActionStatus, ActionType } from "../store/actions.ts";
 
 export interface DemoRun {
   agent: string;

@@ -7,6 +7,8 @@
  * Running it again replaces the rows the previous run inserted (tracked in demo_rows) with fresh
  * ones relative to the new `now`; rows anyone else wrote are left alone.
  */
+
+import { AGENTS } from "../domain.ts";
 import { HOUR, MINUTE } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { type ActionInsert, actionInsertStatement } from "../store/actions.ts";
@@ -19,7 +21,6 @@ import type { Organization } from "../store/orgs.ts";
 import { profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
 import { suggestionInsertStatement } from "../store/suggestions.ts";
 import { getUserById, listOrgUserIds } from "../store/users.ts";
-import { AGENTS } from "./catalog.ts";
 import { generateBriefing } from "./compose-briefing.ts";
 import { composeStandupBody, countHealth } from "./compose-standup.ts";
 import {

@@ -14,12 +14,12 @@
  * calendar integration) are resolved there.
  */
 import type { InStatement } from "@libsql/client";
+import type { Priority } from "../domain.ts";
+import { type ActionLane, defaultLane, isAgentId } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { defaultLane } from "../operations/actions.ts";
-import type { Priority } from "../operations/schemas.ts";
-import { type ActionInsert, type ActionLane, actionInsertStatement } from "../store/actions.ts";
+import { type ActionInsert, actionInsertStatement } from "../store/actions.ts";
 import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
 import { existingContactIds } from "../store/contacts.ts";
 import type { Db } from "../store/db.ts";
@@ -38,7 +38,6 @@ import {
 } from "../store/runs.ts";
 import { suggestionInsertStatement, supersedeSuggestionsStatement } from "../store/suggestions.ts";
 import { actionCreatedEvent, outboxStatements } from "../webhooks/outbox.ts";
-import { isAgentId } from "./catalog.ts";
 import { mergeProfile, type ProfileBody } from "./compose-profile.ts";
 import type { Events } from "./events.ts";
 

@@ -3,7 +3,7 @@
  * (one leader across processes, by lease) and the regenerator (in every process, for the writes
  * that process takes).
  */
-import type { BackgroundTask } from "../background.ts";
+import type { BackgroundTask } from "../deps.ts";
 import { createRegenerator } from "./regenerate.ts";
 import { createScheduler } from "./scheduler.ts";
 

@@ -2,11 +2,9 @@
  * What an operation needs, and whether a principal has it (SPEC §3): the effective permission of
  * a request is (credential scopes) ∩ (what the plan includes). Pure policy, no I/O.
  */
+import type { OAuthScope } from "../domain.ts";
+import { cheapestPlanFor, type KeyScope, type Plan, planIncludes } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
-import { cheapestPlanFor, type KeyScope, type Plan, planIncludes } from "./plans.ts";
-
-export const OAUTH_SCOPES = ["crew:read", "crew:write", "crew:admin"] as const;
-export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
 /** The requirement of one operation in one projection (REST or MCP). */
 export interface Access {

@@ -4,7 +4,7 @@
  * Every response after authentication, errors included, carries the X-RateLimit-* headers.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { authenticateBearer } from "./bearer.ts";
 import { consumeQuota, quotaHeaders } from "./quota.ts";

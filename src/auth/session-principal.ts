@@ -1,6 +1,6 @@
 /** The principal of an endpoint that takes the signed-in session instead of a Bearer credential. */
 import type { Context } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../deps.ts";
 import { assertSameOrigin } from "../http/csrf.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Principal } from "./access.ts";

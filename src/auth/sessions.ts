@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../deps.ts";
 import { DAY } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";

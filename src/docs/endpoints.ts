@@ -10,7 +10,7 @@
  */
 import * as v from "valibot";
 import type { Access } from "../auth/access.ts";
-import { PLANS } from "../auth/plans.ts";
+import { PLANS } from "../domain.ts";
 import type { McpProjection, Operation } from "../operations/registry.ts";
 import { type JsonSchema, jsonSchemaOf, pathParamsOf, withoutProperties } from "./json-schema.ts";
 

@@ -2,7 +2,7 @@
  * GET /openapi.json: OpenAPI 3.1 generated from the operation registry (plus the few routes listed
  * in endpoints.ts), so the document cannot drift from the schemas the server validates with.
  */
-import type { OAUTH_SCOPES } from "../auth/access.ts";
+import type { OAUTH_SCOPES } from "../domain.ts";
 import { API_VERSION } from "../http/middleware.ts";
 import type { Operation } from "../operations/registry.ts";
 import { accessNotes, oauthScopesSatisfying } from "./access-notes.ts";

@@ -4,7 +4,7 @@
  * from the registry (it does not change while the process runs).
  */
 import { Hono } from "hono";
-import type { AppDeps, AppEnv } from "../app.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { operations } from "../operations/index.ts";
 import type { Operation } from "../operations/registry.ts";
 import { llmsText, serverCard } from "./discovery.ts";

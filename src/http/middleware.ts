@@ -1,6 +1,6 @@
 /** Middleware every response passes through: request id, API-Version, the error envelope. */
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../deps.ts";
 import { newId } from "../lib/random.ts";
 import { ApiError, renderApiError } from "./errors.ts";
 

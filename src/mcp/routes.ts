@@ -14,8 +14,8 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono, type MiddlewareHandler } from "hono";
-import type { AppDeps, AppEnv } from "../app.ts";
 import { protect } from "../auth/protect.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";

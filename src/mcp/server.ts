@@ -12,8 +12,8 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { AppDeps } from "../app.ts";
 import type { Principal } from "../auth/access.ts";
+import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { API_VERSION } from "../http/middleware.ts";
 import { callTool, type McpTool, toolError, visibleTools } from "./tools.ts";

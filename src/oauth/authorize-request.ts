@@ -6,8 +6,9 @@
  * an error page and never to a redirect — an attacker must not be able to bounce the browser to a
  * URI of their choosing. After that, errors go back to the client as a redirect with state and iss.
  */
-import type { OAuthScope } from "../auth/access.ts";
+
 import type { Config } from "../config.ts";
+import type { OAuthScope } from "../domain.ts";
 import type { Db } from "../store/db.ts";
 import { findClient, type OAuthClient } from "../store/oauth-clients.ts";
 import { isValidS256Challenge } from "./pkce.ts";

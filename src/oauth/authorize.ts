@@ -3,8 +3,8 @@
  * is the consent form's answer. Consent is asked at every authorization (SPEC §6).
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app.ts";
 import { readSession } from "../auth/sessions.ts";
+import type { AppEnv } from "../deps.ts";
 import { newId, sha256Hex } from "../lib/random.ts";
 import { insertCode } from "../store/oauth-codes.ts";
 import { insertGrant } from "../store/oauth-grants.ts";

@@ -3,29 +3,9 @@
  * what is stored and echoed. Fields Crew does not know are dropped; a `null` is treated as absent,
  * so the echo never carries a null field. Pure, no I/O.
  */
+import { AUTH_METHODS, type AuthMethod, type ClientMetadata, GRANT_TYPES, scopeString } from "../domain.ts";
 import { redirectUriProblem } from "./redirect-uri.ts";
-import { parseScopeParam, scopeString } from "./scopes.ts";
-
-export const AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"] as const;
-export type AuthMethod = (typeof AUTH_METHODS)[number];
-export const GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
-
-/** The metadata Crew stores and echoes (without client_id, secret and timestamps). */
-export interface ClientMetadata {
-  redirect_uris: string[];
-  token_endpoint_auth_method: AuthMethod;
-  grant_types: string[];
-  response_types: string[];
-  client_name?: string;
-  client_uri?: string;
-  logo_uri?: string;
-  tos_uri?: string;
-  policy_uri?: string;
-  scope?: string;
-  contacts?: string[];
-  software_id?: string;
-  software_version?: string;
-}
+import { parseScopeParam } from "./scopes.ts";
 
 export type MetadataResult =
   | { ok: true; metadata: ClientMetadata }

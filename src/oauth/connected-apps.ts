@@ -5,8 +5,8 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import type { AppEnv } from "../app.ts";
 import type { ValidSession } from "../auth/sessions.ts";
+import type { AppEnv } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { type GrantView, listGrantsFor, revokeGrantFor } from "../operations/grants.ts";
 import { type ItemRow, itemTable } from "../web/item-table.ts";

@@ -6,10 +6,10 @@
  */
 import type { Context } from "hono";
 import { html } from "hono/html";
-import type { AppEnv } from "../app.ts";
-import type { OAuthScope } from "../auth/access.ts";
-import { cheapestPlanFor, planTier } from "../auth/plans.ts";
 import type { ValidSession } from "../auth/sessions.ts";
+import type { AppEnv } from "../deps.ts";
+import type { OAuthScope } from "../domain.ts";
+import { cheapestPlanFor, planTier } from "../domain.ts";
 import { alertBox, CONTENT_SECURITY_POLICY, csrfField, type Html, renderPage } from "../web/layout.ts";
 import { accountOf } from "../web/pages.ts";
 import type { AuthorizeRequest } from "./authorize-request.ts";

@@ -5,7 +5,7 @@
  * here; error responses get the headers too, because this runs after the handler whatever it did.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../deps.ts";
 
 export const CORS_ALLOW_HEADERS = "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID";
 export const CORS_EXPOSE_HEADERS = "WWW-Authenticate, Mcp-Session-Id, X-Request-Id, Retry-After";

@@ -2,9 +2,9 @@
  * Discovery documents. Every URL is built from BASE_URL, never from the request's Host header
  * (a proxy or a DNS-rebinding page could set that).
  */
-import { OAUTH_SCOPES } from "../auth/access.ts";
+
 import type { Config } from "../config.ts";
-import { AUTH_METHODS, GRANT_TYPES } from "./client-metadata.ts";
+import { AUTH_METHODS, GRANT_TYPES, OAUTH_SCOPES } from "../domain.ts";
 
 /** RFC 8414. Crew is not an OpenID provider: no ID tokens, no userinfo, no jwks. */
 export function authorizationServerMetadata(config: Config) {

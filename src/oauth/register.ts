@@ -4,7 +4,7 @@
  * registrations never used for a grant are purged after 24 hours.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../deps.ts";
 import { readBodyText } from "../http/body.ts";
 import { DAY, HOUR } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";

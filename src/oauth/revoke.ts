@@ -4,7 +4,7 @@
  * and tokens of another client, get the same 200 (§2.2), so the endpoint reveals nothing.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../deps.ts";
 import { sha256Hex } from "../lib/random.ts";
 import { revokeGrant } from "../store/oauth-grants.ts";
 import { findTokenForRevocation, revokeToken } from "../store/oauth-tokens.ts";

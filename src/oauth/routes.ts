@@ -4,7 +4,7 @@
  * cookie and never answer CORS.
  */
 import { type Context, Hono } from "hono";
-import type { AppDeps, AppEnv } from "../app.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { authorizeGet, authorizePost } from "./authorize.ts";
 import { connectedAppsRoutes } from "./connected-apps.ts";

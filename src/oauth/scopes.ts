@@ -3,8 +3,7 @@
  * accepted and ignored (refresh tokens are always issued), default `crew:read`, unknown scopes
  * refused. Capping by plan: what a consent can grant. Pure, no I/O.
  */
-import { OAUTH_SCOPES, type OAuthScope } from "../auth/access.ts";
-import { type Plan, planTier } from "../auth/plans.ts";
+import { canonicalScopes, isOAuthScope, type OAuthScope, type Plan, planTier } from "../domain.ts";
 
 export const DEFAULT_SCOPES: readonly OAuthScope[] = ["crew:read"];
 
@@ -13,14 +12,6 @@ const IGNORED = new Set(["offline_access"]);
 
 export type ScopeParse = { ok: true; scopes: OAuthScope[] } | { ok: false; unknown: string[] };
 
-const isOAuthScope = (s: string): s is OAuthScope => (OAUTH_SCOPES as readonly string[]).includes(s);
-
-/** Known scopes in canonical order, without duplicates. */
-export function canonicalScopes(scopes: Iterable<OAuthScope>): OAuthScope[] {
-  const set = new Set(scopes);
-  return OAUTH_SCOPES.filter((s) => set.has(s));
-}
-
 export function parseScopeParam(raw: string | null | undefined, fallback: readonly OAuthScope[] = DEFAULT_SCOPES): ScopeParse {
   const words = (raw ?? "").split(/\s+/).filter((w) => w !== "" && !IGNORED.has(w));
   const unknown = words.filter((w) => !isOAuthScope(w));
@@ -28,12 +19,6 @@ export function parseScopeParam(raw: string | null | undefined, fallback: readon
   const scopes = canonicalScopes(words as OAuthScope[]);
   return { ok: true, scopes: scopes.length > 0 ? scopes : [...fallback] };
 }
-
-/** The space-separated wire form. */
-export const scopeString = (scopes: readonly OAuthScope[]) => canonicalScopes(scopes).join(" ");
-
-/** Scopes stored in the database: space-separated; unknown words dropped. */
-export const scopesFromString = (value: string): OAuthScope[] => canonicalScopes(value.split(/\s+/).filter(isOAuthScope));
 
 /**
  * What a user on `plan` can grant of `requested`: nothing on a plan without API access; on a

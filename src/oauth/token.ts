@@ -4,7 +4,7 @@
  * authentication (§3.2.1), grant type, then the grant itself.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../deps.ts";
 import { sha256Hex } from "../lib/random.ts";
 import type { OAuthClient } from "../store/oauth-clients.ts";
 import { takeCode } from "../store/oauth-codes.ts";

@@ -1,9 +1,9 @@
 /** Token material: opaque random strings handed out once; only their SHA-256 is stored. */
-import type { OAuthScope } from "../auth/access.ts";
+import type { OAuthScope } from "../domain.ts";
+import { scopeString } from "../domain.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
 import type { TokenPair } from "../store/oauth-tokens.ts";
-import { scopeString } from "./scopes.ts";
 
 export const ACCESS_TOKEN_TTL = HOUR;
 export const REFRESH_TOKEN_TTL = 30 * DAY;

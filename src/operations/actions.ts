@@ -1,26 +1,17 @@
 /** The action queue (SPEC §5): list, add (one or a batch, all-or-nothing), update. */
+
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
 import * as v from "valibot";
-import { AGENT_IDS } from "../agents/catalog.ts";
 import { readAccess, writeAccess } from "../auth/access.ts";
+import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, AGENT_IDS, defaultLane } from "../domain.ts";
 import { ApiError, type FieldIssue, notFound } from "../http/errors.ts";
 import { iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import {
-  ACTION_LANES,
-  ACTION_STATUSES,
-  ACTION_TYPES,
-  type ActionCursor,
-  type ActionLane,
-  type ActionRecord,
-  insertActions,
-  listActions,
-  updateAction,
-} from "../store/actions.ts";
+import { type ActionCursor, type ActionRecord, insertActions, listActions, updateAction } from "../store/actions.ts";
 import { existingContactIds } from "../store/contacts.ts";
 import { actionCreatedEvent, outboxStatements } from "../webhooks/outbox.ts";
 import { defineOperation } from "./registry.ts";
-import { DateTime, LongText, PageLimit, type Priority, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
+import { DateTime, LongText, PageLimit, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
 
 const Status = v.picklist(ACTION_STATUSES, `Must be one of ${ACTION_STATUSES.join(", ")}.`);
 const Lane = v.picklist(ACTION_LANES, `Must be one of ${ACTION_LANES.join(", ")}.`);
@@ -71,9 +62,6 @@ const ActionBatch = v.strictObject({
     v.maxLength(100, "Must hold 1 to 100 actions."),
   ),
 });
-
-export const defaultLane = (p: Priority): ActionLane =>
-  p === "critical" || p === "high" ? "today" : p === "medium" ? "this_week" : "later";
 
 const encodeCursor = (c: ActionCursor) => encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify([c.rank, c.id])));
 

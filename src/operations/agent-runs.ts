@@ -8,9 +8,9 @@ import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.
 import { hasRunner } from "../agents/runners.ts";
 import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
 import { writeAccess } from "../auth/access.ts";
+import { ACTION_TYPES } from "../domain.ts";
 import { notFound } from "../http/errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
-import { ACTION_TYPES } from "../store/actions.ts";
 import { setAgentSchedule } from "../store/agents.ts";
 import { getOrg } from "../store/orgs.ts";
 import { listRuns } from "../store/runs.ts";

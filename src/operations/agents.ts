@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { AGENT_CATEGORIES } from "../agents/catalog.ts";
 import { healthOf, hoursAgo, summaryOf } from "../agents/health.ts";
 import { readAccess } from "../auth/access.ts";
+import { AGENT_CATEGORIES } from "../domain.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { listAgentsWithRuns } from "../store/agents.ts";
 import { listOpenAlerts } from "../store/alerts.ts";

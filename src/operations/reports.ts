@@ -1,8 +1,8 @@
 /** Read operations over stored agent output: standup, briefing, suggestions, company profile. */
 import * as v from "valibot";
-import { SUGGESTION_AGENTS } from "../agents/catalog.ts";
 import { type BriefingBody, generateBriefing } from "../agents/compose-briefing.ts";
 import { readAccess } from "../auth/access.ts";
+import { SUGGESTION_AGENTS } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
 import { iso } from "../lib/clock.ts";
 import { latestBriefing, latestProfile, latestStandup } from "../store/reports.ts";

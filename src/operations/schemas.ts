@@ -1,9 +1,7 @@
 /** Field schemas shared by the operations: one definition per limit of SPEC §4 and enum of §5. */
-import * as v from "valibot";
 
-export const PRIORITIES = ["critical", "high", "medium", "low"] as const;
-export type Priority = (typeof PRIORITIES)[number];
-export const priorityRank = (p: Priority): number => PRIORITIES.indexOf(p);
+import * as v from "valibot";
+import { PRIORITIES } from "../domain.ts";
 
 export const Priority = v.picklist(PRIORITIES, "Must be one of critical, high, medium, low.");
 

@@ -1,7 +1,7 @@
 /** The write side besides the action queue: contacts (upsert), handoffs between agents, the insight feed. */
 import * as v from "valibot";
-import { AGENT_IDS } from "../agents/catalog.ts";
 import { writeAccess } from "../auth/access.ts";
+import { AGENT_IDS } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import { upsertContact } from "../store/contacts.ts";
 import { insertHandoff, insertInsight } from "../store/feed.ts";

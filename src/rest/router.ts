@@ -5,9 +5,9 @@
  */
 import { type Context, Hono } from "hono";
 import type * as v from "valibot";
-import type { AppDeps, AppEnv } from "../app.ts";
 import { type Access, denial, type Principal, requiredScopeName } from "../auth/access.ts";
 import { sessionPrincipal } from "../auth/session-principal.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { readJsonObject } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";

@@ -1,13 +1,7 @@
 import type { InStatement } from "@libsql/client";
-import { type Priority, priorityRank } from "../operations/schemas.ts";
+import type { ActionLane, ActionStatus, ActionType } from "../domain.ts";
+import { type Priority, priorityRank } from "../domain.ts";
 import { all, type Db, one } from "./db.ts";
-
-export const ACTION_STATUSES = ["pending", "approved", "in_progress", "done", "dismissed"] as const;
-export const ACTION_TYPES = ["task", "approval", "follow_up"] as const;
-export const ACTION_LANES = ["today", "this_week", "later"] as const;
-export type ActionStatus = (typeof ACTION_STATUSES)[number];
-export type ActionType = (typeof ACTION_TYPES)[number];
-export type ActionLane = (typeof ACTION_LANES)[number];
 
 export interface ActionRecord {
   id: string;

@@ -1,4 +1,4 @@
-import type { KeyScope, Plan } from "../auth/plans.ts";
+import type { KeyScope, Plan } from "../domain.ts";
 import { all, type Db, one, parseJson, run } from "./db.ts";
 
 export interface ApiKeyRecord {

@@ -1,6 +1,6 @@
 /** Handoffs between agents and the shared insight feed. */
 import type { InStatement } from "@libsql/client";
-import { type Priority, priorityRank } from "../operations/schemas.ts";
+import { type Priority, priorityRank } from "../domain.ts";
 import { all, type Db } from "./db.ts";
 
 export type HandoffStatus = "queued" | "claimed" | "done" | "failed";

@@ -1,5 +1,5 @@
 /** Registered OAuth clients (RFC 7591). The secret of a confidential client is stored as SHA-256 only. */
-import type { ClientMetadata } from "../oauth/client-metadata.ts";
+import type { ClientMetadata } from "../domain.ts";
 import { type Db, one, parseJson, run } from "./db.ts";
 
 export interface OAuthClient {

@@ -1,8 +1,8 @@
 /** Authorization codes: single use, short-lived, bound to client, redirect URI, PKCE challenge and resource. Stored as SHA-256. */
 
-import type { OAuthScope } from "../auth/access.ts";
+import type { OAuthScope } from "../domain.ts";
+import { scopeString, scopesFromString } from "../domain.ts";
 import { DAY } from "../lib/clock.ts";
-import { scopeString, scopesFromString } from "../oauth/scopes.ts";
 import { type Db, one } from "./db.ts";
 
 export interface AuthorizationCode {

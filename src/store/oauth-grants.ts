@@ -3,9 +3,8 @@
  * tokens hang off a grant; revoking the grant kills every token issued under it at once (the
  * token lookup joins the grant).
  */
-import type { OAuthScope } from "../auth/access.ts";
-import type { ClientMetadata } from "../oauth/client-metadata.ts";
-import { scopeString, scopesFromString } from "../oauth/scopes.ts";
+import type { ClientMetadata, OAuthScope } from "../domain.ts";
+import { scopeString, scopesFromString } from "../domain.ts";
 import { all, type Db, parseJson } from "./db.ts";
 
 export interface Grant {

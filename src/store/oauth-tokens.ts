@@ -1,7 +1,6 @@
-import type { OAuthScope } from "../auth/access.ts";
-import type { Plan } from "../auth/plans.ts";
+import type { OAuthScope, Plan } from "../domain.ts";
+import { scopeString, scopesFromString } from "../domain.ts";
 import { DAY } from "../lib/clock.ts";
-import { scopeString, scopesFromString } from "../oauth/scopes.ts";
 import { type Db, one } from "./db.ts";
 
 export interface AccessTokenOwner {

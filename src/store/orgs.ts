@@ -1,4 +1,4 @@
-import { AGENTS } from "../agents/catalog.ts";
+import { AGENTS } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import { type Db, one } from "./db.ts";
 

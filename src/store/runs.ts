@@ -4,7 +4,7 @@
  * (the leader lease, the claimed schedule slots). Every check-and-set is one atomic statement.
  */
 import type { InStatement } from "@libsql/client";
-import type { Priority } from "../operations/schemas.ts";
+import type { Priority } from "../domain.ts";
 import { all, type Db, one, parseJson } from "./db.ts";
 
 export interface ClaimedHandoff {

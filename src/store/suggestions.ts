@@ -1,4 +1,4 @@
-import { type Priority, priorityRank } from "../operations/schemas.ts";
+import { type Priority, priorityRank } from "../domain.ts";
 import { all, type Db } from "./db.ts";
 
 export interface SuggestionRecord {

@@ -1,4 +1,4 @@
-import type { Plan } from "../auth/plans.ts";
+import type { Plan } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import { type Db, one, run } from "./db.ts";
 

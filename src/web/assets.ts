@@ -4,7 +4,7 @@
  * system and runs unchanged on Node, Deno and Bun.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app.ts";
+import type { AppEnv } from "../deps.ts";
 
 const CSS = `
 :root {

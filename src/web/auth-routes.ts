@@ -7,8 +7,8 @@
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
-import type { AppEnv } from "../app.ts";
 import { endSession, readSession, startSession } from "../auth/sessions.ts";
+import type { AppEnv } from "../deps.ts";
 import { readJsonObject } from "../http/body.ts";
 import { assertSameOrigin, crossSiteReason } from "../http/csrf.ts";
 import { ApiError } from "../http/errors.ts";

@@ -1,8 +1,8 @@
 /** The signed-in dashboard: agent health (the same data as GET /api/mcp/agents), integration alerts, account. */
 import { Hono } from "hono";
 import { html } from "hono/html";
-import type { AppEnv } from "../app.ts";
-import { allowedKeyScopes } from "../auth/plans.ts";
+import type { AppEnv } from "../deps.ts";
+import { allowedKeyScopes } from "../domain.ts";
 import { type AgentDashboard, agentDashboard } from "../operations/agents.ts";
 import { ago, type Html, renderPage } from "./layout.ts";
 import { accountOf, requirePageSession } from "./pages.ts";

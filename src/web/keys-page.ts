@@ -6,8 +6,8 @@
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
-import type { AppEnv } from "../app.ts";
 import type { ValidSession } from "../auth/sessions.ts";
+import type { AppEnv } from "../deps.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CreatedKey, CreateKeyInput, createKeyFor, listKeysFor, revokeKeyFor } from "../operations/keys.ts";

@@ -4,9 +4,9 @@
  * (connected apps, consent, webhooks, calendar) use these too.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app.ts";
 import type { Principal } from "../auth/access.ts";
 import { readSession, type ValidSession } from "../auth/sessions.ts";
+import type { AppEnv } from "../deps.ts";
 import { readBodyText } from "../http/body.ts";
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from "../http/csrf.ts";
 import { ApiError } from "../http/errors.ts";

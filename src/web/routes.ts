@@ -4,9 +4,9 @@
  * the session's token). Other pages (connected apps, consent) reuse layout.ts and pages.ts.
  */
 import { Hono } from "hono";
-import type { AppDeps, AppEnv } from "../app.ts";
 import { dummyPasswordHash } from "../auth/passwords.ts";
 import { readSession } from "../auth/sessions.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { assetRoutes } from "./assets.ts";
 import { authRoutes } from "./auth-routes.ts";
 import { calendarPageRoutes } from "./calendar-page.ts";

@@ -7,10 +7,10 @@
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
-import type { AppEnv } from "../app.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { startSession } from "../auth/sessions.ts";
 import type { Config } from "../config.ts";
+import type { AppEnv } from "../deps.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";

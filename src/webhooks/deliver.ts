@@ -5,8 +5,7 @@
  * 10 min, 1 h and 6 h, then the delivery is `failed`. All state lives in the database, so a
  * restart loses nothing and several processes can run a deliverer on one database at once.
  */
-import type { AppDeps } from "../app.ts";
-import type { BackgroundTask } from "../background.ts";
+import type { AppDeps, BackgroundTask } from "../deps.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import {
   type AttemptOutcome,

@@ -8,9 +8,9 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "../../src/auth/passwords.ts";
-import type { Plan } from "../../src/auth/plans.ts";
-import { runCli } from "../../src/cli.ts";
+import { runCli } from "../../src/cli/index.ts";
 import { loadConfig } from "../../src/config.ts";
+import type { Plan } from "../../src/domain.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
 import { findActiveKeyOwner } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";

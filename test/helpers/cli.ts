@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
-import { runCli } from "../../src/cli.ts";
+import { runCli } from "../../src/cli/index.ts";
 import { loadConfig } from "../../src/config.ts";
 import { type Clock, systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";

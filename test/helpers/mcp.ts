@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { OAuthScope } from "../../src/auth/access.ts";
+import type { OAuthScope } from "../../src/domain.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import { newId, randomSecret, sha256Hex } from "../../src/lib/random.ts";
 import type { Db } from "../../src/store/db.ts";

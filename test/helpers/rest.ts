@@ -6,10 +6,9 @@
  */
 import { afterAll, beforeAll, expect } from "vitest";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
-import type { KeyScope, Plan } from "../../src/auth/plans.ts";
+import type { KeyScope, Plan, Priority } from "../../src/domain.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/random.ts";
-import type { Priority } from "../../src/operations/schemas.ts";
 import { type ActionInsert, actionInsertStatement } from "../../src/store/actions.ts";
 import { runInsertStatement } from "../../src/store/agents.ts";
 import { alertInsertStatement } from "../../src/store/alerts.ts";

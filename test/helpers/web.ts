@@ -1,5 +1,5 @@
 /** Data for web page tests: agent runs as the scheduler would have stored them, hours before the test clock's now. */
-import { AGENTS } from "../../src/agents/catalog.ts";
+import { AGENTS } from "../../src/domain.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import type { TestServer } from "./server.ts";
 

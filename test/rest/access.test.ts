@@ -4,7 +4,7 @@
  * with the plan changed between requests (read on every request, so it takes effect at once).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type KeyScope, PLANS, type Plan } from "../../src/auth/plans.ts";
+import { type KeyScope, PLANS, type Plan } from "../../src/domain.ts";
 import { setUserPlan } from "../../src/store/users.ts";
 import {
   client,

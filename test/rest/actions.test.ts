@@ -4,8 +4,8 @@
  * all-or-nothing), update by PATCH.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { priorityRank } from "../../src/domain.ts";
 import { iso, MINUTE } from "../../src/lib/clock.ts";
-import { priorityRank } from "../../src/operations/schemas.ts";
 import type { ActionInsert } from "../../src/store/actions.ts";
 import { upsertContact } from "../../src/store/contacts.ts";
 import { type Call, expectError, expectRateHeaders, otherOrg, seedActions, seededRandom, serverWithClient } from "../helpers/rest.ts";

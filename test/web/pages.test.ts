@@ -4,7 +4,7 @@
  * step of both credential tables, and the dashboard's run ages.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENTS } from "../../src/agents/catalog.ts";
+import { AGENTS } from "../../src/domain.ts";
 import { setUserPlan } from "../../src/store/users.ts";
 import { connect, exchangeCode, HttpBrowser } from "../helpers/oauth.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";

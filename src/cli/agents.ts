@@ -1,13 +1,14 @@
 /** `crew agents run <agent>|--due` (SPEC §1): the agents runtime from the command line, on the default organization. */
-import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "../cli-support.ts";
+
+import { BUILT_IN_RUNNERS, hasRunner, runBuiltIn } from "../agents/runners.ts";
+import { createScheduler, newHolder } from "../agents/scheduler.ts";
 import type { Config } from "../config.ts";
+import { isAgentId } from "../domain.ts";
 import { iso, systemClock } from "../lib/clock.ts";
 import { createLogger } from "../lib/log.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
-import { isAgentId } from "./catalog.ts";
-import { BUILT_IN_RUNNERS, hasRunner, runBuiltIn } from "./runners.ts";
-import { createScheduler, newHolder } from "./scheduler.ts";
+import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
 
 interface Outcome {
   result: unknown;
@@ -15,7 +16,7 @@ interface Outcome {
   failed: boolean;
 }
 
-/** src/cli.ts has already checked that exactly one of the agent and --due is given. */
+/** src/cli/index.ts has already checked that exactly one of the agent and --due is given. */
 export async function runAgentsFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   const agent = typeof flags.agent === "string" ? flags.agent : null;
   const outcome = await withStore(env, (db, org, config) => runAgents({ db, org, config }, agent));

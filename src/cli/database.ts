@@ -5,10 +5,10 @@
  */
 import type { DemoSummary } from "../agents/demo.ts";
 import { readSchema } from "../boot.ts";
-import { type CliIo, type Env, type Flags, withStore } from "../cli-support.ts";
 import { systemClock } from "../lib/clock.ts";
-import { migrate } from "./migrations.ts";
-import type { Organization } from "./orgs.ts";
+import { migrate } from "../store/migrations.ts";
+import type { Organization } from "../store/orgs.ts";
+import { type CliIo, type Env, type Flags, withStore } from "./support.ts";
 
 /** The database location without a query string (which may carry an auth token). */
 const shownUrl = (url: string) => url.split("?")[0];

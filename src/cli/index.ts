@@ -5,15 +5,15 @@
  * command or option, missing or invalid flag value) and 1 for everything else.
  */
 import { parseArgs } from "node:util";
-import { KEY_SCOPES, PLANS } from "./auth/plans.ts";
-import { type CliIo, CommandError, type Env, type Flags, UsageError } from "./cli-support.ts";
-import { ConfigError } from "./config.ts";
+import { ConfigError } from "../config.ts";
+import { KEY_SCOPES, PLANS } from "../domain.ts";
+import { type CliIo, CommandError, type Env, type Flags, UsageError } from "./support.ts";
 
 export type { CliIo };
 
 // This file is the dispatcher: the command table (names, options, help), argument parsing and
-// exit codes. Each implementation lives with its concern (src/auth/cli.ts, src/store/cli.ts,
-// src/webhooks/cli.ts, src/agents/cli.ts; shared helpers in src/cli-support.ts) and loads only
+// exit codes. Each implementation has its own file beside this one (users.ts, database.ts,
+// webhooks.ts, agents.ts; shared helpers in support.ts) and loads only
 // when its command runs, as do the store, the app and the MCP server: `--help` and usage errors
 // answer without compiling the whole service.
 
@@ -48,7 +48,7 @@ const COMMANDS: Command[] = [
     examples: ["PORT=8080 npx crew serve"],
     notes: "Applies the schema, seeds the 17 agents, serves until SIGINT/SIGTERM.",
     async run(_flags, env) {
-      const { serveNode } = await import("./serve.ts");
+      const { serveNode } = await import("../serve.ts");
       await serveNode(env);
       return "running";
     },
@@ -60,7 +60,7 @@ const COMMANDS: Command[] = [
     options: {},
     examples: ["DATABASE_URL=file:/var/lib/crew/crew.db npx crew migrate"],
     async run(_flags, env, io) {
-      const { migrateFromCli } = await import("./store/cli.ts");
+      const { migrateFromCli } = await import("./database.ts");
       return migrateFromCli(env, io);
     },
   },
@@ -77,7 +77,7 @@ const COMMANDS: Command[] = [
       "contacts, handoffs, insights, integration alerts, and a briefing for every user of the organization.\n" +
       "Running it again replaces the previous demo rows with fresh ones; nothing else is touched.",
     async run(flags, env, io) {
-      const { seedFromCli } = await import("./store/cli.ts");
+      const { seedFromCli } = await import("./database.ts");
       return seedFromCli(flags, env, io);
     },
   },
@@ -94,7 +94,7 @@ const COMMANDS: Command[] = [
     },
     examples: ["npx crew user create --email ada@example.com --password 'long secret' --plan operator"],
     async run(flags, env, io) {
-      const { createUserFromCli } = await import("./auth/cli.ts");
+      const { createUserFromCli } = await import("./users.ts");
       return createUserFromCli(flags, env, io);
     },
   },
@@ -108,7 +108,7 @@ const COMMANDS: Command[] = [
     },
     examples: ["npx crew user set-plan --email ada@example.com --plan pro"],
     async run(flags, env, io) {
-      const { setUserPlanFromCli } = await import("./auth/cli.ts");
+      const { setUserPlanFromCli } = await import("./users.ts");
       return setUserPlanFromCli(flags, env, io);
     },
   },
@@ -130,7 +130,7 @@ const COMMANDS: Command[] = [
     examples: ["KEY=$(npx crew key create --email ada@example.com --name laptop --scopes admin)"],
     notes: "Prints only the key on stdout (a note goes to stderr), so it can be captured by a script.",
     async run(flags, env, io) {
-      const { createKeyFromCli } = await import("./auth/cli.ts");
+      const { createKeyFromCli } = await import("./users.ts");
       return createKeyFromCli(flags, env, io);
     },
   },
@@ -157,7 +157,7 @@ const COMMANDS: Command[] = [
     examples: ["npx crew webhook add --url https://hooks.example.com/crew --events action.created,standup.ready"],
     notes: "The secret (whsec_…) signs every delivery per Standard Webhooks; it is shown only once.",
     async run(flags, env, io) {
-      const { addWebhookFromCli } = await import("./webhooks/cli.ts");
+      const { addWebhookFromCli } = await import("./webhooks.ts");
       return addWebhookFromCli(flags, env, io);
     },
   },
@@ -181,7 +181,7 @@ const COMMANDS: Command[] = [
       const agent = typeof flags.agent === "string" ? flags.agent : undefined;
       if (agent && flags.due) throw new UsageError("give an agent or --due, not both");
       if (!agent && !flags.due) throw new UsageError("name the agent to run, or give --due");
-      const { runAgentsFromCli } = await import("./agents/cli.ts");
+      const { runAgentsFromCli } = await import("./agents.ts");
       return runAgentsFromCli(flags, env, io);
     },
   },
@@ -193,7 +193,7 @@ const COMMANDS: Command[] = [
     examples: ['{"command": "npx", "args": ["crew", "mcp"], "env": {"CREW_API_KEY": "crew_…"}}'],
     notes: "For local MCP clients (Claude Desktop, Cursor, …); the same plan and scope rules as over HTTP.",
     async run(_flags, env) {
-      const { runStdioServer } = await import("./mcp/stdio.ts");
+      const { runStdioServer } = await import("../mcp/stdio.ts");
       await runStdioServer(env); // resolves when the client closes stdin
       return 0;
     },

@@ -1,14 +1,14 @@
 /**
- * What the `crew` command implementations share (src/auth/cli.ts, src/store/cli.ts, …): the two
- * error kinds the dispatcher in src/cli.ts turns into exit codes, the store opened on the default
- * organization, and flag and output helpers. Light on purpose: src/cli.ts loads it for `--help`.
+ * What the `crew` command implementations share (src/cli/users.ts, src/cli/database.ts, …): the two
+ * error kinds the dispatcher in src/cli/index.ts turns into exit codes, the store opened on the default
+ * organization, and flag and output helpers. Light on purpose: src/cli/index.ts loads it for `--help`.
  */
 import * as v from "valibot";
-import { type Config, loadConfig } from "./config.ts";
-import { systemClock } from "./lib/clock.ts";
-import { Email, Title } from "./operations/schemas.ts";
-import type { Db } from "./store/db.ts";
-import type { Organization } from "./store/orgs.ts";
+import { type Config, loadConfig } from "../config.ts";
+import { systemClock } from "../lib/clock.ts";
+import { Email, Title } from "../operations/schemas.ts";
+import type { Db } from "../store/db.ts";
+import type { Organization } from "../store/orgs.ts";
 
 export type Env = Record<string, string | undefined>;
 export type Flags = Record<string, string | boolean | undefined>;
@@ -26,11 +26,11 @@ export class CommandError extends Error {}
 /** Opens the store from the environment (applying the schema), runs `work` on the default organization, closes it. */
 export async function withStore<T>(env: Env, work: (db: Db, org: Organization, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig(env);
-  // Loaded here, not above: the store drivers are the slow part of starting (see src/cli.ts).
+  // Loaded here, not above: the store drivers are the slow part of starting (see src/cli/index.ts).
   const [{ openStore }, { createLogger }, { getDefaultOrg }] = await Promise.all([
-    import("./boot.ts"),
-    import("./lib/log.ts"),
-    import("./store/orgs.ts"),
+    import("../boot.ts"),
+    import("../lib/log.ts"),
+    import("../store/orgs.ts"),
   ]);
   const db = await openStore(config, createLogger(config.logLevel), systemClock.now());
   try {

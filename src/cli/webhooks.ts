@@ -3,13 +3,13 @@
  * function as POST /api/webhooks, in the default organization, created by "cli".
  */
 import * as v from "valibot";
-import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "../cli-support.ts";
 import type { Config } from "../config.ts";
 import { ApiError } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { systemClock } from "../lib/clock.ts";
 import { type CreatedWebhook, CreateWebhookInput, createWebhookFor } from "../operations/webhooks.ts";
 import type { Db } from "../store/db.ts";
+import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
 
 /** Which flag an input field came from, for one-line usage errors. */
 const FLAG: Record<string, string> = { url: "--url", events: "--events", description: "--description" };

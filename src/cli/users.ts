@@ -3,19 +3,10 @@
  * in the default organization. Each checks its flags first and loads the store modules only then,
  * so a usage error answers as fast as `--help`.
  */
-import {
-  type CliIo,
-  CommandError,
-  type Env,
-  type Flags,
-  parseEmail,
-  parseTitle,
-  printJson,
-  UsageError,
-  withStore,
-} from "../cli-support.ts";
+
+import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan } from "../domain.ts";
 import { iso, systemClock } from "../lib/clock.ts";
-import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan } from "./plans.ts";
+import { type CliIo, CommandError, type Env, type Flags, parseEmail, parseTitle, printJson, UsageError, withStore } from "./support.ts";
 
 function parsePlan(value: string): Plan {
   if ((PLANS as readonly string[]).includes(value)) return value as Plan;
@@ -34,7 +25,10 @@ export async function createUserFromCli(flags: Flags, env: Env, io: CliIo): Prom
   const name = parseTitle("name", typeof flags.name === "string" ? flags.name : (email.split("@")[0] ?? email), 200);
   const plan = parsePlan(typeof flags.plan === "string" ? flags.plan : "lite");
   return withStore(env, async (db, org) => {
-    const [{ hashPassword }, { createUser, EmailTakenError }] = await Promise.all([import("./passwords.ts"), import("../store/users.ts")]);
+    const [{ hashPassword }, { createUser, EmailTakenError }] = await Promise.all([
+      import("../auth/passwords.ts"),
+      import("../store/users.ts"),
+    ]);
     const passwordHash = await hashPassword(password);
     let user: Awaited<ReturnType<typeof createUser>>;
     try {
@@ -78,7 +72,7 @@ export async function createKeyFromCli(flags: Flags, env: Env, io: CliIo): Promi
   return withStore(env, async (db) => {
     const [{ getUserByEmail }, { generateApiKey }, { insertApiKey }] = await Promise.all([
       import("../store/users.ts"),
-      import("./api-keys.ts"),
+      import("../auth/api-keys.ts"),
       import("../store/api-keys.ts"),
     ]);
     const user = await getUserByEmail(db, email);

@@ -1,0 +1,150 @@
+/**
+ * The shared words of Crew: plans and what they include (SPEC §2), key and OAuth scopes (§3, §6),
+ * priorities and their rank, the agent catalog (§5, §8), action enums and the default lane, and
+ * the registered OAuth client's metadata. Pure data and functions at the bottom of the import
+ * graph: every layer, the store included, may import this file; it imports nothing of Crew.
+ */
+
+// --- Plans and key scopes (SPEC §2). A plan grants a tier: none, read, or write. The plan is read
+// on every request, so a downgrade caps existing keys and tokens at once.
+export const PLANS = ["lite", "pro", "operator", "team_starter", "team_growth", "team_enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const KEY_SCOPES = ["admin", "read", "briefing", "agents"] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+export type Tier = "none" | "read" | "write";
+
+const tierOf: Record<Plan, Tier> = {
+  lite: "none",
+  team_starter: "none",
+  pro: "read",
+  team_growth: "read",
+  operator: "write",
+  team_enterprise: "write",
+};
+
+const rank: Record<Tier, number> = { none: 0, read: 1, write: 2 };
+
+export function planTier(plan: Plan): Tier {
+  return tierOf[plan];
+}
+
+export function planIncludes(plan: Plan, needed: Exclude<Tier, "none">): boolean {
+  return rank[tierOf[plan]] >= rank[needed];
+}
+
+/** The cheapest plan that includes a tier: what a 403 plan_upgrade_required names. */
+export function cheapestPlanFor(needed: Exclude<Tier, "none">): Plan {
+  return needed === "read" ? "pro" : "operator";
+}
+
+/** Key scopes a plan lets its user put on a key (SPEC §2 table). */
+export function allowedKeyScopes(plan: Plan): KeyScope[] {
+  switch (tierOf[plan]) {
+    case "none":
+      return [];
+    case "read":
+      return ["read", "briefing", "agents"];
+    case "write":
+      return ["admin", "read", "briefing", "agents"];
+  }
+}
+
+// --- OAuth scopes (SPEC §6, RFC 6749 §3.3).
+export const OAUTH_SCOPES = ["crew:read", "crew:write", "crew:admin"] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+
+export const isOAuthScope = (s: string): s is OAuthScope => (OAUTH_SCOPES as readonly string[]).includes(s);
+
+/** Known scopes in canonical order, without duplicates. */
+export function canonicalScopes(scopes: Iterable<OAuthScope>): OAuthScope[] {
+  const set = new Set(scopes);
+  return OAUTH_SCOPES.filter((s) => set.has(s));
+}
+
+/** The space-separated wire form. */
+export const scopeString = (scopes: readonly OAuthScope[]) => canonicalScopes(scopes).join(" ");
+
+/** Scopes stored in the database: space-separated; unknown words dropped. */
+export const scopesFromString = (value: string): OAuthScope[] => canonicalScopes(value.split(/\s+/).filter(isOAuthScope));
+
+// --- Priorities (SPEC §5): the rank orders the action queue (critical first).
+export const PRIORITIES = ["critical", "high", "medium", "low"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+export const priorityRank = (p: Priority): number => PRIORITIES.indexOf(p);
+
+// --- Actions (SPEC §5).
+export const ACTION_STATUSES = ["pending", "approved", "in_progress", "done", "dismissed"] as const;
+export const ACTION_TYPES = ["task", "approval", "follow_up"] as const;
+export const ACTION_LANES = ["today", "this_week", "later"] as const;
+export type ActionStatus = (typeof ACTION_STATUSES)[number];
+export type ActionType = (typeof ACTION_TYPES)[number];
+export type ActionLane = (typeof ACTION_LANES)[number];
+
+/** The lane an action gets when none is given: today (critical, high), this_week (medium), later (low). */
+export const defaultLane = (p: Priority): ActionLane =>
+  p === "critical" || p === "high" ? "today" : p === "medium" ? "this_week" : "later";
+
+// --- The agent catalog: the fixed crew of 17 agents (SPEC §5) and their default schedules (SPEC §8).
+export const AGENT_CATEGORIES = ["ops", "intelligence", "growth", "revenue", "product"] as const;
+export type AgentCategory = (typeof AGENT_CATEGORIES)[number];
+
+export interface AgentDefinition {
+  id: string;
+  name: string;
+  category: AgentCategory;
+  /** Cron expression (minute hour day month weekday) in the organization's time zone, or null. */
+  schedule: string | null;
+}
+
+export const AGENTS: readonly AgentDefinition[] = [
+  { id: "standup", name: "Standup", category: "ops", schedule: "0 8,18 * * *" },
+  { id: "briefing", name: "Briefing", category: "ops", schedule: "30 7 * * *" },
+  { id: "inbox", name: "Inbox", category: "ops", schedule: null },
+  { id: "calendar", name: "Calendar", category: "ops", schedule: null },
+  { id: "slack", name: "Slack Digest", category: "ops", schedule: null },
+  { id: "compliance", name: "Compliance", category: "ops", schedule: null },
+  { id: "pulse", name: "Pulse", category: "intelligence", schedule: "0 * * * *" },
+  { id: "dna", name: "Company DNA", category: "intelligence", schedule: "0 * * * *" },
+  { id: "corpdev", name: "Corp Dev", category: "intelligence", schedule: null },
+  { id: "research", name: "Market Research", category: "intelligence", schedule: null },
+  { id: "growth", name: "Growth", category: "growth", schedule: null },
+  { id: "content", name: "Content", category: "growth", schedule: null },
+  { id: "bdr", name: "BDR", category: "growth", schedule: null },
+  { id: "revenue", name: "Revenue", category: "revenue", schedule: null },
+  { id: "sales", name: "Sales", category: "revenue", schedule: null },
+  { id: "finance", name: "Finance", category: "revenue", schedule: null },
+  { id: "product", name: "Product", category: "product", schedule: null },
+];
+
+export const AGENT_IDS = AGENTS.map((a) => a.id) as [string, ...string[]];
+
+/** The nine values GET /api/mcp/suggestions?agent= accepts (seed spec). */
+export const SUGGESTION_AGENTS = ["product", "growth", "revenue", "content", "corpdev", "sales", "bdr", "compliance", "pulse"] as const;
+
+export function isAgentId(id: string): boolean {
+  return AGENTS.some((a) => a.id === id);
+}
+
+// --- A registered OAuth client (RFC 7591 §2): what is stored and echoed.
+export const AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+export const GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
+
+/** The metadata Crew stores and echoes (without client_id, secret and timestamps). */
+export interface ClientMetadata {
+  redirect_uris: string[];
+  token_endpoint_auth_method: AuthMethod;
+  grant_types: string[];
+  response_types: string[];
+  client_name?: string;
+  client_uri?: string;
+  logo_uri?: string;
+  tos_uri?: string;
+  policy_uri?: string;
+  scope?: string;
+  contacts?: string[];
+  software_id?: string;
+  software_version?: string;
+}
