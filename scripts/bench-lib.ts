@@ -15,7 +15,7 @@ import { serve as serveNode } from "@hono/node-server";
 import autocannon from "autocannon";
 import { generateApiKey } from "../src/auth/api-keys.ts";
 import { hashPassword } from "../src/auth/passwords.ts";
-import { type Booted, openStore } from "../src/boot.ts";
+import { type Booted, prepareStore } from "../src/boot.ts";
 import { loadConfig } from "../src/config.ts";
 import { AGENTS } from "../src/domain.ts";
 import { HOUR } from "../src/lib/clock.ts";
@@ -84,7 +84,7 @@ async function freePort(): Promise<number> {
 async function prepare(databaseUrl: string): Promise<string> {
   const config = loadConfig({ DATABASE_URL: databaseUrl });
   const now = Date.now();
-  const db = await openStore(config, silentLogger, now);
+  const db = await prepareStore(config, silentLogger, now);
   const org = await ensureDefaultOrgAndAgents(db, config.defaultTimeZone, now);
   const user = await createUser(
     db,

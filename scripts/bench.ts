@@ -38,7 +38,7 @@ async function runServer(): Promise<void> {
   });
   gated.use("*", requestId(booted.deps.clock.now));
   gated.onError(renderError);
-  gated.get("/gated", protect(), (c) => c.json({ ok: true }));
+  gated.get("/gated", protect(booted.deps), (c) => c.json({ ok: true }));
   const bare = new Hono();
   bare.get("/bare", (c) => c.json({ ok: true }));
   bench.serve(booted, (req) => {

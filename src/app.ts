@@ -43,7 +43,7 @@ export function createApp(input: AppDepsInput): Hono<AppEnv> {
     }
   });
 
-  const gate = protect();
+  const gate = protect(deps);
   const sessionOnly = sessionPaths(operations);
   // Every Bearer-protected area (SPEC §3 scope table); session-only operations inside them are skipped.
   for (const area of ["/api/mcp/*", "/api/agents/*", "/api/webhooks", "/api/webhooks/*", "/api/integrations/*"]) {

@@ -14,7 +14,7 @@ import type { AppDeps } from "./deps.ts";
 import type { Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { randomSecret } from "./lib/random.ts";
-import { type Db, openDb } from "./store/db.ts";
+import { type Db, openStore } from "./store/db.ts";
 import { migrate } from "./store/migrations.ts";
 import { ensureDefaultOrgAndAgents } from "./store/orgs.ts";
 
@@ -79,7 +79,7 @@ async function connect(config: Config): Promise<Db> {
   try {
     const folder = dataFolder(config.databaseUrl);
     if (folder) mkdirSync(folder, { recursive: true });
-    db = await openDb({ url: config.databaseUrl, authToken: config.databaseAuthToken });
+    db = await openStore({ url: config.databaseUrl, authToken: config.databaseAuthToken });
     await db.execute("SELECT 1");
     return db;
   } catch (error) {
@@ -104,7 +104,7 @@ export function startupFailure(error: unknown, env: Record<string, string | unde
 }
 
 /** Opens and prepares the database; idempotent, safe for several processes at once. */
-export async function openStore(config: Config, log: Logger, now: number): Promise<Db> {
+export async function prepareStore(config: Config, log: Logger, now: number): Promise<Db> {
   const db = await connect(config);
   const version = await migrate(db, readSchema());
   await ensureDefaultOrgAndAgents(db, config.defaultTimeZone, now);
@@ -128,12 +128,13 @@ export interface BootOptions {
 }
 
 export async function boot(env: Record<string, string | undefined>, options: BootOptions = {}): Promise<Booted> {
-  const config = loadConfig(env);
-  config.secret = ensureSecret(config);
+  const loaded = loadConfig(env);
+  // A new value rather than an assignment: the loaded configuration is never mutated.
+  const config: Config = { ...loaded, secret: ensureSecret(loaded) };
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? { now: () => Date.now() };
-  const db = await openStore(config, log, clock.now());
-  // The app loads here rather than at the top, so the CLI's store commands (openStore) start
+  const db = await prepareStore(config, log, clock.now());
+  // The app loads here rather than at the top, so the CLI's store commands (prepareStore) start
   // without compiling the whole service.
   const [{ createApp }, { resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }] = await Promise.all([
     import("./app.ts"),

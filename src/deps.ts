@@ -10,6 +10,7 @@ import type { Config } from "./config.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import type { Db } from "./store/db.ts";
+import { createQuotaStore, type QuotaStore } from "./store/quota.ts";
 
 export interface AppDeps {
   db: Db;
@@ -17,6 +18,8 @@ export interface AppDeps {
   clock: Clock;
   log: Logger;
   events: Events;
+  /** The request quota counter (pending takes of this process live in it). */
+  quota: QuotaStore;
 }
 
 export type AppEnv = {
@@ -34,6 +37,7 @@ export function resolveDeps(input: AppDepsInput): AppDeps {
   return {
     clock: systemClock,
     events: createEvents((error, event) => log.error("event listener failed", { event: event.type, error: String(error) })),
+    quota: createQuotaStore(input.db),
     ...input,
     log,
   };

@@ -9,8 +9,7 @@
  * takes one process receives in the same turn into one statement, on a prepared statement.
  */
 import { HOUR } from "../lib/clock.ts";
-import type { Db } from "../store/db.ts";
-import { takeQuota } from "../store/quota.ts";
+import type { QuotaStore } from "../store/quota.ts";
 
 export interface QuotaDecision {
   allowed: boolean;
@@ -21,10 +20,10 @@ export interface QuotaDecision {
   retryAfter: number;
 }
 
-export async function consumeQuota(db: Db, userId: string, limit: number, now: number): Promise<QuotaDecision> {
+export async function consumeQuota(quota: QuotaStore, userId: string, limit: number, now: number): Promise<QuotaDecision> {
   const windowStart = Math.floor(now / HOUR) * HOUR;
   const resetMs = windowStart + HOUR;
-  const used = await takeQuota(db, userId, windowStart, limit);
+  const used = await quota.take(userId, windowStart, limit);
   return {
     allowed: used !== null,
     limit,

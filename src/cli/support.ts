@@ -27,12 +27,12 @@ export class CommandError extends Error {}
 export async function withStore<T>(env: Env, work: (db: Db, org: Organization, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig(env);
   // Loaded here, not above: the store drivers are the slow part of starting (see src/cli/index.ts).
-  const [{ openStore }, { createLogger }, { getDefaultOrg }] = await Promise.all([
+  const [{ prepareStore }, { createLogger }, { getDefaultOrg }] = await Promise.all([
     import("../boot.ts"),
     import("../lib/log.ts"),
     import("../store/orgs.ts"),
   ]);
-  const db = await openStore(config, createLogger(config.logLevel), systemClock.now());
+  const db = await prepareStore(config, createLogger(config.logLevel), systemClock.now());
   try {
     const org = await getDefaultOrg(db);
     if (!org) throw new CommandError("the default organization is missing");

@@ -76,7 +76,7 @@ const jsonRpcError = (status: number, message: string) =>
 export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   const catalog = buildToolCatalog(operations);
-  const gate = protect();
+  const gate = protect(deps);
 
   for (const path of PATHS) {
     router.use(path, mcpCors, originGuard(deps));

@@ -6,8 +6,8 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Principal } from "../auth/access.ts";
+import { admit } from "../auth/admit.ts";
 import { authenticateBearer } from "../auth/bearer.ts";
-import { consumeQuota } from "../auth/quota.ts";
 import { boot } from "../boot.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../lib/random.ts";
@@ -48,13 +48,7 @@ export async function runStdioServer(
 
   const session: McpSession = {
     async principal() {
-      const now = clock.now();
-      const current = await authenticateBearer(db, config, header, now);
-      const quota = await consumeQuota(db, current.userId, config.rateLimitPerHour, now);
-      if (!quota.allowed) {
-        throw new ApiError(429, "rate_limited", `Hourly request quota of ${quota.limit} spent; retry after ${quota.retryAfter} s.`);
-      }
-      return current;
+      return (await admit(booted.deps, header)).principal;
     },
     requestId: () => newId("req", clock.now()),
   };

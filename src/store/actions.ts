@@ -1,7 +1,7 @@
 import type { InStatement } from "@libsql/client";
 import type { ActionLane, ActionStatus, ActionType } from "../domain.ts";
 import { type Priority, priorityRank } from "../domain.ts";
-import { all, type Db, one } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface ActionRecord {
   id: string;
@@ -127,7 +127,7 @@ export async function listActions(
     where.push("(priority_rank > ? OR (priority_rank = ? AND id < ?))");
     args.push(after.rank, after.rank, after.id);
   }
-  const rows = await all<Row>(db, `SELECT ${COLUMNS} FROM actions WHERE ${where.join(" AND ")} ORDER BY priority_rank, id DESC LIMIT ?`, [
+  const rows = await db.all<Row>(`SELECT ${COLUMNS} FROM actions WHERE ${where.join(" AND ")} ORDER BY priority_rank, id DESC LIMIT ?`, [
     ...args,
     limit + 1,
   ]);
@@ -147,8 +147,7 @@ export async function updateAction(
   changes: { status?: ActionStatus; priority?: Priority; lane?: ActionLane },
   now: number,
 ): Promise<ActionRecord | null> {
-  const row = await one<Row>(
-    db,
+  const row = await db.one<Row>(
     `UPDATE actions SET
         status = coalesce(?, status),
         priority = coalesce(?, priority),
@@ -172,8 +171,7 @@ export async function updateAction(
 
 /** Actions still awaiting approval or completion, critical first, then newest. */
 export async function listOpenActions(db: Db, orgId: string, limit: number): Promise<ActionRecord[]> {
-  const rows = await all<Row>(
-    db,
+  const rows = await db.all<Row>(
     `SELECT ${COLUMNS} FROM actions WHERE org_id = ? AND status IN ('pending', 'approved', 'in_progress')
       ORDER BY priority_rank, id DESC LIMIT ?`,
     [orgId, limit],

@@ -1,4 +1,4 @@
-import { all, type Db } from "./db.ts";
+import type { Db } from "./db.ts";
 
 /** One agent with what the dashboard derives its health from. */
 export interface AgentRunSummary {
@@ -33,8 +33,7 @@ interface Row {
 
 /** The 17 agents of an organization in catalog order, each with its latest run and latest successful run. */
 export async function listAgentsWithRuns(db: Db, orgId: string): Promise<AgentRunSummary[]> {
-  const rows = await all<Row>(
-    db,
+  const rows = await db.all<Row>(
     `SELECT a.id, a.name, a.category, a.schedule,
             lr.status AS last_status, lr.finished_at AS last_at, lr.summary AS last_summary, lr.error AS last_error,
             ok.finished_at AS ok_at, ok.summary AS ok_summary, ok.has_data AS ok_has_data
@@ -102,8 +101,7 @@ export function runInsertStatement(r: RunInsert) {
 
 /** Metrics of the latest successful pulse run that reported them. */
 export async function latestMetrics(db: Db, orgId: string): Promise<{ dau: number; wau: number; mrr: number } | null> {
-  const rows = await all<{ metrics: string }>(
-    db,
+  const rows = await db.all<{ metrics: string }>(
     `SELECT metrics FROM agent_runs WHERE org_id = ? AND agent_id = 'pulse' AND status = 'ok' AND metrics IS NOT NULL
       ORDER BY finished_at DESC, id DESC LIMIT 1`,
     [orgId],
@@ -121,11 +119,13 @@ export interface ScheduledAgent {
 
 /** Every agent of every organization that has a schedule. */
 export async function listScheduledAgents(db: Db): Promise<ScheduledAgent[]> {
-  const rows = await all<{ org_id: string; id: string; schedule: string; time_zone: string }>(
-    db,
-    `SELECT a.org_id, a.id, a.schedule, o.time_zone FROM agents a JOIN organizations o ON o.id = a.org_id
-      WHERE a.schedule IS NOT NULL ORDER BY a.org_id, a.position`,
-  );
+  const rows = await db.all<{
+    org_id: string;
+    id: string;
+    schedule: string;
+    time_zone: string;
+  }>(`SELECT a.org_id, a.id, a.schedule, o.time_zone FROM agents a JOIN organizations o ON o.id = a.org_id
+      WHERE a.schedule IS NOT NULL ORDER BY a.org_id, a.position`);
   return rows.map((r) => ({ orgId: r.org_id, agentId: r.id, schedule: r.schedule, timeZone: r.time_zone }));
 }
 
@@ -138,8 +138,7 @@ export interface AgentRecord {
 
 /** Sets (or clears, with null) an agent's schedule; null when the organization has no such agent. */
 export async function setAgentSchedule(db: Db, orgId: string, agentId: string, schedule: string | null): Promise<AgentRecord | null> {
-  const rows = await all<AgentRecord>(
-    db,
+  const rows = await db.all<AgentRecord>(
     "UPDATE agents SET schedule = ? WHERE org_id = ? AND id = ? RETURNING id, name, category, schedule",
     [schedule, orgId, agentId],
   );

@@ -1,4 +1,4 @@
-import { all, type Db } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface IntegrationAlert {
   service: string;
@@ -9,8 +9,7 @@ export interface IntegrationAlert {
 
 /** Open alerts of the organization and of this user, critical first, then newest. */
 export async function listOpenAlerts(db: Db, orgId: string, userId: string | null): Promise<IntegrationAlert[]> {
-  const rows = await all<{ service: string; severity: "critical" | "warning"; message: string; flagged_at: number }>(
-    db,
+  const rows = await db.all<{ service: string; severity: "critical" | "warning"; message: string; flagged_at: number }>(
     `SELECT service, severity, message, flagged_at FROM integration_alerts
       WHERE org_id = ? AND resolved_at IS NULL AND (user_id IS NULL OR user_id = ?)
       ORDER BY severity = 'critical' DESC, flagged_at DESC, id DESC`,
@@ -62,8 +61,7 @@ export async function listOpenCriticalAlerts(
   db: Db,
   orgId: string,
 ): Promise<{ service: string; message: string; flaggedAt: number; agent: string | null }[]> {
-  const rows = await all<{ service: string; message: string; flagged_at: number; agent_id: string | null }>(
-    db,
+  const rows = await db.all<{ service: string; message: string; flagged_at: number; agent_id: string | null }>(
     `SELECT a.service, a.message, a.flagged_at, s.agent_id FROM integration_alerts a
        LEFT JOIN alert_sources s ON s.alert_id = a.id
       WHERE a.org_id = ? AND a.resolved_at IS NULL AND a.severity = 'critical'

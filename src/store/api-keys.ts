@@ -1,5 +1,5 @@
 import type { KeyScope, Plan } from "../domain.ts";
-import { all, type Db, one, parseJson, run } from "./db.ts";
+import { type Db, parseJson } from "./db.ts";
 
 export interface ApiKeyRecord {
   hash: string;
@@ -30,7 +30,7 @@ export async function insertApiKey(
   key: { hash: string; userId: string; name: string; scopes: KeyScope[] },
   now: number,
 ): Promise<void> {
-  await run(db, "INSERT INTO api_keys (hash, user_id, name, scopes, created_at) VALUES (?, ?, ?, ?, ?)", [
+  await db.run("INSERT INTO api_keys (hash, user_id, name, scopes, created_at) VALUES (?, ?, ?, ?, ?)", [
     key.hash,
     key.userId,
     key.name,
@@ -41,8 +41,7 @@ export async function insertApiKey(
 
 /** Active keys of one user, newest first. */
 export async function listActiveApiKeys(db: Db, userId: string): Promise<ApiKeyRecord[]> {
-  const rows = await all<KeyRow>(
-    db,
+  const rows = await db.all<KeyRow>(
     "SELECT hash, name, scopes, created_at, last_used_at FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, rowid DESC",
     [userId],
   );
@@ -52,7 +51,7 @@ export async function listActiveApiKeys(db: Db, userId: string): Promise<ApiKeyR
 /** Revokes an active key of this user; false when it is not one (unknown, revoked, or another user's). */
 export async function revokeApiKey(db: Db, userId: string, hash: string, now: number): Promise<boolean> {
   return (
-    (await run(db, "UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND user_id = ? AND revoked_at IS NULL", [now, hash, userId])) === 1
+    (await db.run("UPDATE api_keys SET revoked_at = ? WHERE hash = ? AND user_id = ? AND revoked_at IS NULL", [now, hash, userId])) === 1
   );
 }
 
@@ -67,8 +66,7 @@ export async function insertApiKeyWithinLimit(
   limit: number,
   since: number,
 ): Promise<boolean> {
-  const inserted = await run(
-    db,
+  const inserted = await db.run(
     `INSERT INTO api_keys (hash, user_id, name, scopes, created_at)
      SELECT ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM api_keys WHERE user_id = ? AND created_at > ?) < ?`,
     [key.hash, key.userId, key.name, JSON.stringify(key.scopes), now, key.userId, since, limit],
@@ -78,7 +76,7 @@ export async function insertApiKeyWithinLimit(
 
 /** When the oldest creation after `since` was: the window frees a slot one hour after it. */
 export async function oldestKeyCreatedSince(db: Db, userId: string, since: number): Promise<number | null> {
-  const row = await one<{ t: number | null }>(db, "SELECT min(created_at) AS t FROM api_keys WHERE user_id = ? AND created_at > ?", [
+  const row = await db.one<{ t: number | null }>("SELECT min(created_at) AS t FROM api_keys WHERE user_id = ? AND created_at > ?", [
     userId,
     since,
   ]);
@@ -97,7 +95,7 @@ export interface KeyOwner {
 
 /** The owner of an active key, read fresh on every request (revocation and plan changes are immediate). */
 export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner | null> {
-  const [row] = await all<{
+  const [row] = await db.all<{
     user_id: string;
     org_id: string;
     email: string;
@@ -106,7 +104,6 @@ export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner
     scopes: string;
     last_used_at: number | null;
   }>(
-    db,
     `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, k.scopes, k.last_used_at
        FROM api_keys k JOIN users u ON u.id = k.user_id
       WHERE k.hash = ? AND k.revoked_at IS NULL`,
@@ -125,5 +122,5 @@ export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner
 }
 
 export async function touchApiKey(db: Db, hash: string, now: number): Promise<void> {
-  await run(db, "UPDATE api_keys SET last_used_at = ? WHERE hash = ?", [now, hash]);
+  await db.run("UPDATE api_keys SET last_used_at = ? WHERE hash = ?", [now, hash]);
 }

@@ -1,4 +1,4 @@
-import { type Db, one } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface ContactFields {
   name: string;
@@ -26,8 +26,7 @@ export async function upsertContact(
   const email = fields.email?.trim().toLowerCase() || null;
   const nameKey = fields.name.trim().toLowerCase();
   const target = email ? "(org_id, email) WHERE email IS NOT NULL" : "(org_id, name_key) WHERE email IS NULL";
-  const row = await one<{ id: string }>(
-    db,
+  const row = await db.one<{ id: string }>(
     `INSERT INTO contacts (id, org_id, name, name_key, email, company, role, relationship, notes, created_by, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, coalesce(?, 'contact'), ?, ?, ?, ?)
      ON CONFLICT ${target} DO UPDATE SET

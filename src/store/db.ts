@@ -1,12 +1,38 @@
 /**
- * The libSQL client. Local files run in WAL mode with synchronous=NORMAL (≈6× the write
- * throughput of the default, see FIELD-NOTES) and a busy timeout, so several processes can share
- * one file. Nothing else in the store depends on the database being a local file.
+ * The store as one explicit value: `openStore()` → { all, one, run, execute, batch, close }.
+ *
+ * A local file is ONE native connection (the `libsql` driver), opened in WAL mode with
+ * synchronous=NORMAL (≈6× the write throughput of the default, see FIELD-NOTES), foreign keys on
+ * and a busy timeout, so several processes can share the file. Every statement is prepared once
+ * and runs synchronously; a multi-statement write is `BEGIN IMMEDIATE` … `COMMIT` on that same
+ * connection within one synchronous call, so nothing else of this process can interleave, and the
+ * write lock is taken up front (no deadlock upgrading a read lock when another process writes).
+ * @libsql/client would re-prepare every statement and pool several connections, of which only
+ * the first got the pragmas. A remote database goes through @libsql/client throughout.
  */
-import { type Client, createClient, type InArgs, type Row } from "@libsql/client";
+import { createClient, type InArgs, type InStatement, type TransactionMode } from "@libsql/client";
 import Database from "libsql";
 
-export type Db = Client;
+/** One statement's answer: rows as plain objects (named columns), and the rows it changed. */
+export interface StatementResult {
+  rows: Record<string, unknown>[];
+  rowsAffected: number;
+}
+
+export interface Store {
+  /** Runs one statement and returns its rows as plain objects of the given shape. */
+  all<T>(sql: string, args?: InArgs): Promise<T[]>;
+  one<T>(sql: string, args?: InArgs): Promise<T | null>;
+  /** Runs a statement that returns no rows; resolves to the number of rows it changed. */
+  run(sql: string, args?: InArgs): Promise<number>;
+  execute(statement: InStatement): Promise<StatementResult>;
+  /** Runs the statements as one transaction, all or none; a write takes the write lock first. */
+  batch(statements: InStatement[], mode?: TransactionMode): Promise<StatementResult[]>;
+  close(): void;
+}
+
+/** The store as the rest of the code names it. */
+export type Db = Store;
 
 export interface OpenOptions {
   url: string;
@@ -14,62 +40,26 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
-export async function openDb({ url, authToken, busyTimeoutMs = 10_000 }: OpenOptions): Promise<Db> {
-  const db = createClient({ url, authToken, timeout: busyTimeoutMs, intMode: "number" });
-  if (url.startsWith("file:")) {
-    await db.execute("PRAGMA journal_mode = WAL");
-    await db.execute("PRAGMA synchronous = NORMAL");
-    await db.execute("PRAGMA foreign_keys = ON");
-    openPreparedConnection(db, url, busyTimeoutMs);
-  }
-  return db;
+/** The pragmas of every local connection (asserted by test/store/connection.test.ts). */
+export const LOCAL_PRAGMAS = ["journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON"] as const;
+
+export async function openStore({ url, authToken, busyTimeoutMs = 10_000 }: OpenOptions): Promise<Store> {
+  if (url.startsWith("file:")) return openLocal(localPath(url), busyTimeoutMs);
+  return openRemote(url, authToken, busyTimeoutMs);
 }
 
-/**
- * Single statements (`all`, `one`, `run`) on a local file go through one extra connection with
- * each statement prepared once: @libsql/client prepares every statement anew and reads its
- * columns twice, ≈ 10× the cost of running a prepared one (README `bench`). It is an ordinary
- * connection to the same WAL file; the local driver runs every statement synchronously, so no
- * two statements of one process ever overlap, each is atomic on its own and sees every commit
- * made before it, by this process or another. Multi-statement writes keep using `db.batch()`
- * (one transaction on the client's connection). Remote databases use the client throughout.
- */
-interface PreparedConnection {
-  conn: Database.Database;
-  statements: Map<string, Database.Statement>;
+/** `file:path?query` → path; an empty path or `:memory:` is an in-memory database. */
+function localPath(url: string): string {
+  let path = url.slice("file:".length).split("?")[0] ?? "";
+  if (path.startsWith("//")) path = path.slice(2);
+  return path === "" || path.includes(":memory:") ? ":memory:" : path;
 }
 
 /** Dynamic SQL (filters, IN lists) makes a bounded but open set of texts: start over past this. */
 const MAX_PREPARED = 500;
 
-const preparedConnections = new WeakMap<Db, PreparedConnection>();
-
-function openPreparedConnection(db: Db, url: string, busyTimeoutMs: number): void {
-  let path = url.slice("file:".length).split("?")[0] ?? "";
-  if (path.startsWith("//")) path = path.slice(2);
-  if (path === "" || path.includes(":memory:")) return;
-  const conn = new Database(path, { timeout: busyTimeoutMs });
-  conn.exec("PRAGMA synchronous = NORMAL");
-  conn.exec("PRAGMA foreign_keys = ON");
-  preparedConnections.set(db, { conn, statements: new Map() });
-  const close = db.close.bind(db);
-  db.close = () => {
-    conn.close();
-    close();
-  };
-}
-
-function prepared(db: Db, sql: string): Database.Statement | null {
-  const connection = preparedConnections.get(db);
-  if (!connection) return null;
-  let statement = connection.statements.get(sql);
-  if (!statement) {
-    if (connection.statements.size >= MAX_PREPARED) connection.statements.clear();
-    statement = connection.conn.prepare(sql);
-    connection.statements.set(sql, statement);
-  }
-  return statement;
-}
+const statementOf = (s: InStatement): { sql: string; args: InArgs } =>
+  typeof s === "string" ? { sql: s, args: [] } : { sql: s.sql, args: s.args ?? [] };
 
 /** The native driver binds numbers, strings, bigints, buffers and null; the client also took booleans. */
 function bindable(args: InArgs): unknown[] {
@@ -77,25 +67,95 @@ function bindable(args: InArgs): unknown[] {
   return args.map((a) => (typeof a === "boolean" ? (a ? 1 : 0) : a === undefined ? null : a));
 }
 
-/** Runs one statement and returns its rows as plain objects of the given shape. */
-export async function all<T>(db: Db, sql: string, args: InArgs = []): Promise<T[]> {
-  const statement = prepared(db, sql);
-  if (statement) return statement.all(bindable(args)) as T[];
-  const result = await db.execute({ sql, args });
-  return result.rows as unknown as T[];
+function openLocal(path: string, busyTimeoutMs: number): Store {
+  const conn = new Database(path, { timeout: busyTimeoutMs });
+  for (const pragma of LOCAL_PRAGMAS) conn.exec(`PRAGMA ${pragma}`);
+  const prepared = new Map<string, Database.Statement>();
+
+  const prepare = (sql: string): Database.Statement => {
+    let statement = prepared.get(sql);
+    if (!statement) {
+      if (prepared.size >= MAX_PREPARED) prepared.clear();
+      statement = conn.prepare(sql);
+      prepared.set(sql, statement);
+    }
+    return statement;
+  };
+
+  const executeNow = (s: InStatement): StatementResult => {
+    const { sql, args } = statementOf(s);
+    const statement = prepare(sql);
+    if (statement.reader) {
+      const rows = statement.all(bindable(args)) as Record<string, unknown>[];
+      // The driver reports no changes for a statement that returns rows: with RETURNING, each row
+      // is one changed row (as @libsql/client counts them).
+      return { rows, rowsAffected: /\bRETURNING\b/i.test(sql) ? rows.length : 0 };
+    }
+    return { rows: [], rowsAffected: Number(statement.run(bindable(args)).changes) };
+  };
+
+  const batchNow = (statements: InStatement[], mode: TransactionMode): StatementResult[] => {
+    conn.exec(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
+    try {
+      const results = statements.map(executeNow);
+      conn.exec("COMMIT");
+      return results;
+    } catch (error) {
+      if (conn.inTransaction) conn.exec("ROLLBACK");
+      throw error;
+    }
+  };
+
+  // Async signatures for one interface with the remote store; the work itself is synchronous.
+  return {
+    async all<T>(sql: string, args: InArgs = []) {
+      return prepare(sql).all(bindable(args)) as T[];
+    },
+    async one<T>(sql: string, args: InArgs = []) {
+      return ((prepare(sql).all(bindable(args)) as T[])[0] ?? null) as T | null;
+    },
+    async run(sql: string, args: InArgs = []) {
+      return executeNow({ sql, args }).rowsAffected;
+    },
+    async execute(statement) {
+      return executeNow(statement);
+    },
+    async batch(statements, mode = "deferred") {
+      return batchNow(statements, mode);
+    },
+    close() {
+      prepared.clear();
+      conn.close();
+    },
+  };
 }
 
-export async function one<T>(db: Db, sql: string, args: InArgs = []): Promise<T | null> {
-  const rows = await all<T>(db, sql, args);
-  return rows[0] ?? null;
-}
-
-/** Runs a statement that returns no rows; resolves to the number of rows it changed. */
-export async function run(db: Db, sql: string, args: InArgs = []): Promise<number> {
-  const statement = prepared(db, sql);
-  if (statement) return Number(statement.run(bindable(args)).changes);
-  const result = await db.execute({ sql, args });
-  return result.rowsAffected;
+function openRemote(url: string, authToken: string | undefined, busyTimeoutMs: number): Store {
+  const client = createClient({ url, authToken, timeout: busyTimeoutMs, intMode: "number" });
+  const toResult = (r: { rows: unknown[]; rowsAffected: number }): StatementResult => ({
+    rows: r.rows as Record<string, unknown>[],
+    rowsAffected: r.rowsAffected,
+  });
+  return {
+    async all<T>(sql: string, args: InArgs = []) {
+      return (await client.execute({ sql, args })).rows as unknown as T[];
+    },
+    async one<T>(sql: string, args: InArgs = []) {
+      return (((await client.execute({ sql, args })).rows as unknown as T[])[0] ?? null) as T | null;
+    },
+    async run(sql: string, args: InArgs = []) {
+      return (await client.execute({ sql, args })).rowsAffected;
+    },
+    async execute(statement) {
+      return toResult(await client.execute(statement));
+    },
+    async batch(statements, mode = "deferred") {
+      return (await client.batch(statements, mode)).map(toResult);
+    },
+    close() {
+      client.close();
+    },
+  };
 }
 
 export function parseJson<T>(value: unknown, fallback: T): T {
@@ -106,5 +166,3 @@ export function parseJson<T>(value: unknown, fallback: T): T {
     return fallback;
   }
 }
-
-export type { Row };

@@ -4,7 +4,7 @@
  * replace exactly the rows the first one inserted, leaving everything else alone.
  */
 import type { InStatement } from "@libsql/client";
-import { all, type Db } from "./db.ts";
+import type { Db } from "./db.ts";
 
 /** Every table the demo writes to; the names are constants, never input. */
 export const DEMO_TABLES = [
@@ -72,7 +72,7 @@ export function recordDemoRowsStatements(rows: Partial<Record<DemoTable, string[
 
 /** How many rows earlier demo runs left (all tables). */
 export async function countDemoRows(db: Db): Promise<number> {
-  const rows = await all<{ n: number }>(db, "SELECT count(*) AS n FROM demo_rows");
+  const rows = await db.all<{ n: number }>("SELECT count(*) AS n FROM demo_rows");
   return rows[0]?.n ?? 0;
 }
 

@@ -1,7 +1,7 @@
 /** Handoffs between agents and the shared insight feed. */
 import type { InStatement } from "@libsql/client";
 import { type Priority, priorityRank } from "../domain.ts";
-import { all, type Db } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export type HandoffStatus = "queued" | "claimed" | "done" | "failed";
 
@@ -72,7 +72,7 @@ export async function insertInsight(db: Db, i: InsightInsert): Promise<void> {
 
 /** Insights posted since a time, high impact first, then newest. */
 export async function listInsightsSince(db: Db, orgId: string, since: number, limit = 50): Promise<InsightRecord[]> {
-  const rows = await all<{
+  const rows = await db.all<{
     id: string;
     agent: string;
     title: string;
@@ -81,7 +81,6 @@ export async function listInsightsSince(db: Db, orgId: string, since: number, li
     impact: InsightRecord["impact"];
     created_at: number;
   }>(
-    db,
     `SELECT id, agent, title, detail, type, impact, created_at FROM insights WHERE org_id = ? AND created_at > ?
       ORDER BY CASE impact WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, created_at DESC, id DESC LIMIT ?`,
     [orgId, since, limit],

@@ -4,7 +4,7 @@
  * alerts a user's own integration raises or resolves (`integration_alerts` rows with a user_id).
  */
 import type { InStatement } from "@libsql/client";
-import { type Db, one } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export type IntegrationKind = "calendar";
 
@@ -15,13 +15,12 @@ export interface StoredIntegration {
 }
 
 export async function hasIntegration(db: Db, userId: string, kind: IntegrationKind): Promise<boolean> {
-  const row = await one<{ found: number }>(db, "SELECT 1 AS found FROM integrations WHERE user_id = ? AND kind = ?", [userId, kind]);
+  const row = await db.one<{ found: number }>("SELECT 1 AS found FROM integrations WHERE user_id = ? AND kind = ?", [userId, kind]);
   return row !== null;
 }
 
 export async function getIntegration(db: Db, userId: string, kind: IntegrationKind): Promise<StoredIntegration | null> {
-  const row = await one<{ config: string; created_at: number; updated_at: number }>(
-    db,
+  const row = await db.one<{ config: string; created_at: number; updated_at: number }>(
     "SELECT config, created_at, updated_at FROM integrations WHERE user_id = ? AND kind = ?",
     [userId, kind],
   );
@@ -86,8 +85,7 @@ export async function raiseUserAlert(db: Db, key: UserAlertKey & { id: string; m
 }
 
 export async function openUserAlert(db: Db, key: UserAlertKey): Promise<{ message: string; flaggedAt: number } | null> {
-  const row = await one<{ message: string; flagged_at: number }>(
-    db,
+  const row = await db.one<{ message: string; flagged_at: number }>(
     `SELECT message, flagged_at FROM integration_alerts
       WHERE org_id = ? AND user_id = ? AND service = ? AND resolved_at IS NULL
       ORDER BY flagged_at DESC LIMIT 1`,

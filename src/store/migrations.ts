@@ -4,7 +4,7 @@
  * batch (a transaction) together with its version bump. To change the schema: edit schema.sql,
  * bump its version line, and append a step here that takes version N-1 to N.
  */
-import { type Db, one } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface Migration {
   /** The version this step produces. */
@@ -32,9 +32,9 @@ export function splitSql(sql: string): string[] {
 }
 
 async function currentVersion(db: Db): Promise<number> {
-  const table = await one<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'");
+  const table = await db.one<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'");
   if (!table) return 0;
-  const row = await one<{ value: string }>(db, "SELECT value FROM schema_meta WHERE key = 'version'");
+  const row = await db.one<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'version'");
   return row ? Number(row.value) : 0;
 }
 

@@ -1,6 +1,6 @@
 /** Registered OAuth clients (RFC 7591). The secret of a confidential client is stored as SHA-256 only. */
 import type { ClientMetadata } from "../domain.ts";
-import { type Db, one, parseJson, run } from "./db.ts";
+import { type Db, parseJson } from "./db.ts";
 
 export interface OAuthClient {
   id: string;
@@ -15,7 +15,7 @@ export async function insertClient(
   client: { id: string; secretHash: string | null; metadata: ClientMetadata; registeredFrom: string },
   now: number,
 ): Promise<void> {
-  await run(db, "INSERT INTO oauth_clients (id, secret_hash, metadata, registered_from, created_at) VALUES (?, ?, ?, ?, ?)", [
+  await db.run("INSERT INTO oauth_clients (id, secret_hash, metadata, registered_from, created_at) VALUES (?, ?, ?, ?, ?)", [
     client.id,
     client.secretHash,
     JSON.stringify(client.metadata),
@@ -25,8 +25,7 @@ export async function insertClient(
 }
 
 export async function findClient(db: Db, id: string): Promise<OAuthClient | null> {
-  const row = await one<{ id: string; secret_hash: string | null; metadata: string; created_at: number; first_used_at: number | null }>(
-    db,
+  const row = await db.one<{ id: string; secret_hash: string | null; metadata: string; created_at: number; first_used_at: number | null }>(
     "SELECT id, secret_hash, metadata, created_at, first_used_at FROM oauth_clients WHERE id = ?",
     [id],
   );
@@ -46,7 +45,7 @@ export async function findClient(db: Db, id: string): Promise<OAuthClient | null
 }
 
 export async function countRegistrationsSince(db: Db, address: string, since: number): Promise<number> {
-  const row = await one<{ n: number }>(db, "SELECT count(*) AS n FROM oauth_clients WHERE registered_from = ? AND created_at > ?", [
+  const row = await db.one<{ n: number }>("SELECT count(*) AS n FROM oauth_clients WHERE registered_from = ? AND created_at > ?", [
     address,
     since,
   ]);
@@ -55,5 +54,5 @@ export async function countRegistrationsSince(db: Db, address: string, since: nu
 
 /** Registrations never used for a grant: clients re-register on every fresh connection, so these pile up. */
 export async function purgeUnusedClients(db: Db, createdBefore: number): Promise<number> {
-  return run(db, "DELETE FROM oauth_clients WHERE first_used_at IS NULL AND created_at < ?", [createdBefore]);
+  return db.run("DELETE FROM oauth_clients WHERE first_used_at IS NULL AND created_at < ?", [createdBefore]);
 }

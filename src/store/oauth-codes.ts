@@ -3,7 +3,7 @@
 import type { OAuthScope } from "../domain.ts";
 import { scopeString, scopesFromString } from "../domain.ts";
 import { DAY } from "../lib/clock.ts";
-import { type Db, one } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface AuthorizationCode {
   codeHash: string;
@@ -70,11 +70,11 @@ export type CodeTake = { status: "fresh"; code: AuthorizationCode } | { status: 
  * `fresh`. A code already used comes back as `reused` (the caller revokes its grant).
  */
 export async function takeCode(db: Db, codeHash: string, now: number): Promise<CodeTake> {
-  const fresh = await one<CodeRow>(db, "UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL RETURNING *", [
+  const fresh = await db.one<CodeRow>("UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL RETURNING *", [
     now,
     codeHash,
   ]);
   if (fresh) return { status: "fresh", code: toCode(fresh) };
-  const used = await one<CodeRow>(db, "SELECT * FROM oauth_codes WHERE code_hash = ?", [codeHash]);
+  const used = await db.one<CodeRow>("SELECT * FROM oauth_codes WHERE code_hash = ?", [codeHash]);
   return used ? { status: "reused", code: toCode(used) } : { status: "unknown" };
 }

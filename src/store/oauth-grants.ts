@@ -5,7 +5,7 @@
  */
 import type { ClientMetadata, OAuthScope } from "../domain.ts";
 import { scopeString, scopesFromString } from "../domain.ts";
-import { all, type Db, parseJson } from "./db.ts";
+import { type Db, parseJson } from "./db.ts";
 
 export interface Grant {
   id: string;
@@ -86,8 +86,7 @@ export async function revokeGrant(db: Db, grantId: string, now: number, userId?:
  * whose code was never exchanged, or whose tokens all expired, connects nothing). Newest first.
  */
 export async function listConnectedApps(db: Db, userId: string, now: number): Promise<ConnectedApp[]> {
-  const rows = await all<GrantRow & { metadata: string | null }>(
-    db,
+  const rows = await db.all<GrantRow & { metadata: string | null }>(
     `SELECT ${COLUMNS}, c.metadata
        FROM oauth_grants g
        LEFT JOIN oauth_clients c ON c.id = g.client_id

@@ -1,7 +1,7 @@
 import type { OAuthScope, Plan } from "../domain.ts";
 import { scopeString, scopesFromString } from "../domain.ts";
 import { DAY } from "../lib/clock.ts";
-import { type Db, one } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface AccessTokenOwner {
   userId: string;
@@ -20,7 +20,7 @@ export interface AccessTokenOwner {
  * so revoking a grant or a token is immediate.
  */
 export async function findActiveAccessToken(db: Db, tokenHash: string, now: number): Promise<AccessTokenOwner | null> {
-  const row = await one<{
+  const row = await db.one<{
     user_id: string;
     org_id: string;
     email: string;
@@ -31,7 +31,6 @@ export async function findActiveAccessToken(db: Db, tokenHash: string, now: numb
     scopes: string;
     resource: string;
   }>(
-    db,
     `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, g.id AS grant_id, g.client_id, t.scopes, t.resource
        FROM oauth_tokens t
        JOIN oauth_grants g ON g.id = t.grant_id
@@ -106,7 +105,7 @@ export interface RefreshToken {
 }
 
 export async function findRefreshToken(db: Db, hash: string): Promise<RefreshToken | null> {
-  const row = await one<{
+  const row = await db.one<{
     token_hash: string;
     grant_id: string;
     client_id: string;
@@ -117,7 +116,6 @@ export async function findRefreshToken(db: Db, hash: string): Promise<RefreshTok
     revoked_at: number | null;
     grant_revoked_at: number | null;
   }>(
-    db,
     `SELECT t.token_hash, t.grant_id, g.client_id, t.scopes, t.resource, t.expires_at, t.used_at, t.revoked_at, g.revoked_at AS grant_revoked_at
        FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
       WHERE t.token_hash = ? AND t.kind = 'refresh'`,
@@ -188,8 +186,7 @@ export async function findTokenForRevocation(
   db: Db,
   hash: string,
 ): Promise<{ kind: "access" | "refresh"; grantId: string; clientId: string } | null> {
-  const row = await one<{ kind: "access" | "refresh"; grant_id: string; client_id: string }>(
-    db,
+  const row = await db.one<{ kind: "access" | "refresh"; grant_id: string; client_id: string }>(
     "SELECT t.kind, t.grant_id, g.client_id FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = ?",
     [hash],
   );

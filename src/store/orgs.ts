@@ -1,6 +1,6 @@
 import { AGENTS } from "../domain.ts";
 import { newId } from "../lib/random.ts";
-import { type Db, one } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface Organization {
   id: string;
@@ -17,12 +17,12 @@ interface OrgRow {
 const toOrg = (r: OrgRow): Organization => ({ id: r.id, name: r.name, timeZone: r.time_zone });
 
 export async function getDefaultOrg(db: Db): Promise<Organization | null> {
-  const row = await one<OrgRow>(db, "SELECT id, name, time_zone FROM organizations WHERE is_default = 1");
+  const row = await db.one<OrgRow>("SELECT id, name, time_zone FROM organizations WHERE is_default = 1");
   return row ? toOrg(row) : null;
 }
 
 export async function getOrg(db: Db, id: string): Promise<Organization | null> {
-  const row = await one<OrgRow>(db, "SELECT id, name, time_zone FROM organizations WHERE id = ?", [id]);
+  const row = await db.one<OrgRow>("SELECT id, name, time_zone FROM organizations WHERE id = ?", [id]);
   return row ? toOrg(row) : null;
 }
 

@@ -1,4 +1,4 @@
-import { all, type Db } from "./db.ts";
+import type { Db } from "./db.ts";
 
 /**
  * Takes `n` requests from a user's window in one atomic statement, all or none: it succeeds
@@ -7,8 +7,7 @@ import { all, type Db } from "./db.ts";
  * used after the take, or null when the n do not fit (nothing is taken then).
  */
 async function take(db: Db, userId: string, windowStart: number, limit: number, n: number): Promise<number | null> {
-  const [row] = await all<{ used: number }>(
-    db,
+  const [row] = await db.all<{ used: number }>(
     `INSERT INTO quota_windows (user_id, window_start, used) SELECT ?1, ?2, ?3 WHERE ?3 <= ?4
      ON CONFLICT (user_id, window_start) DO UPDATE SET used = used + ?3 WHERE used + ?3 <= ?4
      RETURNING used`,
@@ -29,8 +28,6 @@ interface Group {
   limit: number;
   waiters: Array<{ resolve(used: number | null): void; reject(error: unknown): void }>;
 }
-
-const pendingByDb = new WeakMap<Db, Map<string, Group>>();
 
 /** The next turn of the event loop, after the I/O callbacks of this one (Node, Bun; Deno falls back to a timer). */
 const nextTurn: (f: () => void) => void =
@@ -55,27 +52,32 @@ async function flushGroup(db: Db, g: Group): Promise<void> {
   }
 }
 
-/**
- * Takes one request from a user's window if any is left. Returns the count used after this
- * request, or null when the window is spent (a refused request takes nothing).
- */
-export function takeQuota(db: Db, userId: string, windowStart: number, limit: number): Promise<number | null> {
-  let pending = pendingByDb.get(db);
-  if (!pending) {
-    pending = new Map();
-    pendingByDb.set(db, pending);
-  }
-  const key = `${userId}\u0000${windowStart}\u0000${limit}`;
-  let group = pending.get(key);
-  if (!group) {
-    const created: Group = { userId, windowStart, limit, waiters: [] };
-    group = created;
-    pending.set(key, created);
-    nextTurn(() => {
-      pending.delete(key);
-      void flushGroup(db, created);
-    });
-  }
-  const waiters = group.waiters;
-  return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+/** The quota counter of one store; takes pending in this turn are held here, one per process. */
+export interface QuotaStore {
+  /**
+   * Takes one request from a user's window if any is left. Returns the count used after this
+   * request, or null when the window is spent (a refused request takes nothing).
+   */
+  take(userId: string, windowStart: number, limit: number): Promise<number | null>;
+}
+
+export function createQuotaStore(db: Db): QuotaStore {
+  const pending = new Map<string, Group>();
+  return {
+    take(userId, windowStart, limit) {
+      const key = `${userId}\u0000${windowStart}\u0000${limit}`;
+      let group = pending.get(key);
+      if (!group) {
+        const created: Group = { userId, windowStart, limit, waiters: [] };
+        group = created;
+        pending.set(key, created);
+        nextTurn(() => {
+          pending.delete(key);
+          void flushGroup(db, created);
+        });
+      }
+      const waiters = group.waiters;
+      return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+    },
+  };
 }

@@ -1,5 +1,5 @@
 /** Stored agent output that is read whole: standups, briefings, company profiles (JSON bodies). */
-import { all, type Db, one } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface StoredReport<T> {
   id: string;
@@ -23,13 +23,11 @@ export async function latestStandup<T>(
 ): Promise<(StoredReport<T> & { mode: "morning" | "evening" }) | null> {
   const row =
     mode === "latest"
-      ? await one<Row>(
-          db,
+      ? await db.one<Row>(
           "SELECT id, generated_at, body, mode FROM standups WHERE org_id = ? ORDER BY generated_at DESC, id DESC LIMIT 1",
           [orgId],
         )
-      : await one<Row>(
-          db,
+      : await db.one<Row>(
           "SELECT id, generated_at, body, mode FROM standups WHERE org_id = ? AND mode = ? ORDER BY generated_at DESC, id DESC LIMIT 1",
           [orgId, mode],
         );
@@ -44,8 +42,7 @@ export function standupInsertStatement(s: { id: string; orgId: string; mode: "mo
 }
 
 export async function latestBriefing<T>(db: Db, userId: string): Promise<StoredReport<T> | null> {
-  const row = await one<Row>(
-    db,
+  const row = await db.one<Row>(
     "SELECT id, generated_at, body FROM briefings WHERE user_id = ? ORDER BY generated_at DESC, id DESC LIMIT 1",
     [userId],
   );
@@ -60,8 +57,7 @@ export function briefingInsertStatement(b: { id: string; orgId: string; userId: 
 }
 
 export async function latestProfile<T>(db: Db, orgId: string): Promise<StoredReport<T> | null> {
-  const row = await one<Row>(
-    db,
+  const row = await db.one<Row>(
     "SELECT id, generated_at, body FROM profiles WHERE org_id = ? ORDER BY generated_at DESC, id DESC LIMIT 1",
     [orgId],
   );
@@ -87,23 +83,19 @@ export interface ProfileSources {
 
 export async function profileSources(db: Db, orgId: string, insightsSince: number): Promise<ProfileSources> {
   const [relationships, companies, types, high] = await Promise.all([
-    all<{ relationship: string; n: number }>(
-      db,
-      "SELECT relationship, count(*) AS n FROM contacts WHERE org_id = ? GROUP BY relationship",
-      [orgId],
-    ),
-    all<{ company: string }>(
-      db,
+    db.all<{ relationship: string; n: number }>("SELECT relationship, count(*) AS n FROM contacts WHERE org_id = ? GROUP BY relationship", [
+      orgId,
+    ]),
+    db.all<{ company: string }>(
       `SELECT company FROM contacts WHERE org_id = ? AND company IS NOT NULL AND company != ''
         GROUP BY company ORDER BY sum(relationship IN ('key', 'active')) DESC, count(*) DESC, company LIMIT 5`,
       [orgId],
     ),
-    all<{ type: string; n: number }>(db, "SELECT type, count(*) AS n FROM insights WHERE org_id = ? AND created_at > ? GROUP BY type", [
+    db.all<{ type: string; n: number }>("SELECT type, count(*) AS n FROM insights WHERE org_id = ? AND created_at > ? GROUP BY type", [
       orgId,
       insightsSince,
     ]),
-    all<{ title: string }>(
-      db,
+    db.all<{ title: string }>(
       "SELECT title FROM insights WHERE org_id = ? AND created_at > ? AND impact = 'high' ORDER BY created_at DESC, id DESC LIMIT 3",
       [orgId, insightsSince],
     ),

@@ -5,7 +5,7 @@
  */
 import type { InStatement } from "@libsql/client";
 import type { Priority } from "../domain.ts";
-import { all, type Db, one, parseJson } from "./db.ts";
+import { type Db, parseJson } from "./db.ts";
 
 export interface ClaimedHandoff {
   id: string;
@@ -35,8 +35,7 @@ export const MAX_CLAIMED_HANDOFFS = 100;
 
 /** The start of the agent's latest run (any status), or null when it never ran. */
 export async function latestRunStart(db: Db, orgId: string, agentId: string): Promise<number | null> {
-  const row = await one<{ started_at: number }>(
-    db,
+  const row = await db.one<{ started_at: number }>(
     "SELECT started_at FROM agent_runs WHERE org_id = ? AND agent_id = ? ORDER BY started_at DESC, id DESC LIMIT 1",
     [orgId, agentId],
   );
@@ -123,7 +122,7 @@ const toRun = (r: RunRow): RunRecord => ({
 });
 
 export async function getRun(db: Db, orgId: string, agentId: string, runId: string): Promise<RunRecord | null> {
-  const row = await one<RunRow>(db, `SELECT ${RUN_COLUMNS} FROM agent_runs WHERE id = ? AND org_id = ? AND agent_id = ?`, [
+  const row = await db.one<RunRow>(`SELECT ${RUN_COLUMNS} FROM agent_runs WHERE id = ? AND org_id = ? AND agent_id = ?`, [
     runId,
     orgId,
     agentId,
@@ -133,8 +132,7 @@ export async function getRun(db: Db, orgId: string, agentId: string, runId: stri
 
 /** The agent's runs, newest first. */
 export async function listRuns(db: Db, orgId: string, agentId: string, limit: number): Promise<RunRecord[]> {
-  const rows = await all<RunRow>(
-    db,
+  const rows = await db.all<RunRow>(
     `SELECT ${RUN_COLUMNS} FROM agent_runs WHERE org_id = ? AND agent_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`,
     [orgId, agentId, limit],
   );
@@ -143,7 +141,7 @@ export async function listRuns(db: Db, orgId: string, agentId: string, limit: nu
 
 /** Ids of the handoffs a run claimed and has not reported yet. */
 export async function claimedHandoffIds(db: Db, runId: string): Promise<Set<string>> {
-  const rows = await all<{ id: string }>(db, "SELECT id FROM handoffs WHERE run_id = ? AND status = 'claimed'", [runId]);
+  const rows = await db.all<{ id: string }>("SELECT id FROM handoffs WHERE run_id = ? AND status = 'claimed'", [runId]);
   return new Set(rows.map((r) => r.id));
 }
 
@@ -232,8 +230,7 @@ export async function closeAbandonedRuns(db: Db, cutoff: number, now: number, me
  * only when the lease is free, expired, or already ours. Resolves to whether `holder` holds it.
  */
 export async function takeLease(db: Db, name: string, holder: string, now: number, expiresAt: number): Promise<boolean> {
-  const row = await one<{ holder: string }>(
-    db,
+  const row = await db.one<{ holder: string }>(
     `INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
       WHERE leases.expires_at < ?4 OR leases.holder = excluded.holder
@@ -252,8 +249,7 @@ export async function releaseLease(db: Db, name: string, holder: string): Promis
  * claimed before, so each slot runs once across processes and only ever moving forward.
  */
 export async function claimSlot(db: Db, orgId: string, agentId: string, slotAt: number, now: number): Promise<boolean> {
-  const row = await one<{ slot_at: number }>(
-    db,
+  const row = await db.one<{ slot_at: number }>(
     `INSERT INTO schedule_slots (org_id, agent_id, slot_at, claimed_at) VALUES (?1, ?2, ?3, ?4)
      ON CONFLICT (org_id, agent_id) DO UPDATE SET slot_at = excluded.slot_at, claimed_at = excluded.claimed_at
       WHERE schedule_slots.slot_at < excluded.slot_at

@@ -1,4 +1,4 @@
-import { type Db, one, run } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface SessionRow {
   id: string;
@@ -8,7 +8,7 @@ export interface SessionRow {
 }
 
 export async function insertSession(db: Db, s: SessionRow, now: number): Promise<void> {
-  await run(db, "INSERT INTO sessions (id, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)", [
+  await db.run("INSERT INTO sessions (id, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)", [
     s.id,
     s.userId,
     s.csrfToken,
@@ -18,8 +18,7 @@ export async function insertSession(db: Db, s: SessionRow, now: number): Promise
 }
 
 export async function findSession(db: Db, id: string): Promise<SessionRow | null> {
-  const row = await one<{ id: string; user_id: string; csrf_token: string; expires_at: number }>(
-    db,
+  const row = await db.one<{ id: string; user_id: string; csrf_token: string; expires_at: number }>(
     "SELECT id, user_id, csrf_token, expires_at FROM sessions WHERE id = ?",
     [id],
   );
@@ -27,13 +26,13 @@ export async function findSession(db: Db, id: string): Promise<SessionRow | null
 }
 
 export async function extendSession(db: Db, id: string, expiresAt: number): Promise<void> {
-  await run(db, "UPDATE sessions SET expires_at = ? WHERE id = ?", [expiresAt, id]);
+  await db.run("UPDATE sessions SET expires_at = ? WHERE id = ?", [expiresAt, id]);
 }
 
 export async function deleteSession(db: Db, id: string): Promise<void> {
-  await run(db, "DELETE FROM sessions WHERE id = ?", [id]);
+  await db.run("DELETE FROM sessions WHERE id = ?", [id]);
 }
 
 export async function deleteExpiredSessions(db: Db, now: number): Promise<void> {
-  await run(db, "DELETE FROM sessions WHERE expires_at <= ?", [now]);
+  await db.run("DELETE FROM sessions WHERE expires_at <= ?", [now]);
 }

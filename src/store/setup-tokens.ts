@@ -1,8 +1,8 @@
 /** One-time first-run setup tokens (SPEC §1): only the token's SHA-256 is stored. */
-import { type Db, run } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export async function insertSetupToken(db: Db, tokenHash: string, now: number): Promise<void> {
-  await run(db, "INSERT INTO setup_tokens (token_hash, created_at) VALUES (?, ?)", [tokenHash, now]);
+  await db.run("INSERT INTO setup_tokens (token_hash, created_at) VALUES (?, ?)", [tokenHash, now]);
 }
 
 /** True when the token is unused and no user exists yet: the setup page may be shown. */
@@ -19,8 +19,7 @@ export async function isSetupTokenUsable(db: Db, tokenHash: string): Promise<boo
  * and no user exists. Two processes (or two tabs with two printed links) cannot both win.
  */
 export async function claimSetup(db: Db, tokenHash: string, now: number): Promise<boolean> {
-  const claimed = await run(
-    db,
+  const claimed = await db.run(
     `UPDATE setup_tokens SET used_at = ?
       WHERE used_at IS NULL
         AND NOT EXISTS (SELECT 1 FROM users)

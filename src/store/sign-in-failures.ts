@@ -1,5 +1,5 @@
 /** Failed sign-ins per email (SPEC §2 throttling): one row per failure, pruned as the window moves. */
-import { type Db, one, run } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export async function recordSignInFailure(db: Db, email: string, now: number, windowMs: number): Promise<void> {
   await db.batch(
@@ -13,8 +13,7 @@ export async function recordSignInFailure(db: Db, email: string, now: number, wi
 
 /** Failures for an email within the window, and the oldest of them (when the window frees a slot). */
 export async function countSignInFailures(db: Db, email: string, since: number): Promise<{ count: number; oldest: number | null }> {
-  const row = await one<{ n: number; oldest: number | null }>(
-    db,
+  const row = await db.one<{ n: number; oldest: number | null }>(
     "SELECT count(*) AS n, min(failed_at) AS oldest FROM sign_in_failures WHERE email = ? AND failed_at > ?",
     [email, since],
   );
@@ -22,5 +21,5 @@ export async function countSignInFailures(db: Db, email: string, since: number):
 }
 
 export async function clearSignInFailures(db: Db, email: string): Promise<void> {
-  await run(db, "DELETE FROM sign_in_failures WHERE email = ?", [email]);
+  await db.run("DELETE FROM sign_in_failures WHERE email = ?", [email]);
 }

@@ -1,5 +1,5 @@
 import { type Priority, priorityRank } from "../domain.ts";
-import { all, type Db } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface SuggestionRecord {
   id: string;
@@ -12,8 +12,7 @@ export interface SuggestionRecord {
 
 /** Open suggestions, critical first, then newest; optionally of one agent. */
 export async function listOpenSuggestions(db: Db, orgId: string, agent?: string, limit = 200): Promise<SuggestionRecord[]> {
-  const rows = await all<{ id: string; agent_id: string; title: string; detail: string; priority: Priority; created_at: number }>(
-    db,
+  const rows = await db.all<{ id: string; agent_id: string; title: string; detail: string; priority: Priority; created_at: number }>(
     `SELECT id, agent_id, title, detail, priority, created_at FROM suggestions
       WHERE org_id = ?1 AND status = 'open' AND (?2 IS NULL OR agent_id = ?2)
       ORDER BY priority_rank, created_at DESC, id DESC LIMIT ?3`,

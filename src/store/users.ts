@@ -1,6 +1,6 @@
 import type { Plan } from "../domain.ts";
 import { newId } from "../lib/random.ts";
-import { type Db, one, run } from "./db.ts";
+import type { Db } from "./db.ts";
 
 export interface User {
   id: string;
@@ -45,7 +45,7 @@ export async function createUser(
 ): Promise<User> {
   const id = newId("usr", now);
   try {
-    await run(db, "INSERT INTO users (id, org_id, email, name, password_hash, plan, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+    await db.run("INSERT INTO users (id, org_id, email, name, password_hash, plan, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [
       id,
       input.orgId,
       normalizeEmail(input.email),
@@ -64,22 +64,22 @@ export async function createUser(
 }
 
 export async function getUserById(db: Db, id: string): Promise<User | null> {
-  const row = await one<UserRow>(db, `SELECT ${COLUMNS} FROM users WHERE id = ?`, [id]);
+  const row = await db.one<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = ?`, [id]);
   return row ? toUser(row) : null;
 }
 
 /** The user and their password hash, for sign-in. Emails compare case-insensitively. */
 export async function getUserByEmail(db: Db, email: string): Promise<(User & { passwordHash: string }) | null> {
-  const row = await one<UserRow>(db, `SELECT ${COLUMNS} FROM users WHERE email = ?`, [normalizeEmail(email)]);
+  const row = await db.one<UserRow>(`SELECT ${COLUMNS} FROM users WHERE email = ?`, [normalizeEmail(email)]);
   return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
 }
 
 export async function setUserPlan(db: Db, email: string, plan: Plan): Promise<boolean> {
-  return (await run(db, "UPDATE users SET plan = ? WHERE email = ?", [plan, normalizeEmail(email)])) === 1;
+  return (await db.run("UPDATE users SET plan = ? WHERE email = ?", [plan, normalizeEmail(email)])) === 1;
 }
 
 export async function countUsers(db: Db): Promise<number> {
-  const row = await one<{ n: number }>(db, "SELECT count(*) AS n FROM users");
+  const row = await db.one<{ n: number }>("SELECT count(*) AS n FROM users");
   return row?.n ?? 0;
 }
 

@@ -5,7 +5,7 @@
  * never send one attempt twice and a crashed claim is taken again once its lock expires.
  */
 import type { InStatement } from "@libsql/client";
-import { all, type Db, one, parseJson, run } from "./db.ts";
+import { type Db, parseJson } from "./db.ts";
 
 export interface WebhookRecord {
   id: string;
@@ -46,8 +46,7 @@ export async function insertWebhook(
   w: { id: string; orgId: string; url: string; events: string[]; description: string | null; secret: string; createdBy: string },
   now: number,
 ): Promise<void> {
-  await run(
-    db,
+  await db.run(
     "INSERT INTO webhooks (id, org_id, url, events, description, secret, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     [w.id, w.orgId, w.url, JSON.stringify(w.events), w.description, w.secret, w.createdBy, now],
   );
@@ -55,12 +54,12 @@ export async function insertWebhook(
 
 /** The organization's subscriptions, newest first (ids are ULIDs). Secrets are never read here. */
 export async function listWebhooks(db: Db, orgId: string): Promise<WebhookRecord[]> {
-  const rows = await all<WebhookRow>(db, `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ? ORDER BY id DESC`, [orgId]);
+  const rows = await db.all<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ? ORDER BY id DESC`, [orgId]);
   return rows.map(toWebhook);
 }
 
 export async function getWebhook(db: Db, orgId: string, id: string): Promise<WebhookRecord | null> {
-  const row = await one<WebhookRow>(db, `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ? AND id = ?`, [orgId, id]);
+  const row = await db.one<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ? AND id = ?`, [orgId, id]);
   return row ? toWebhook(row) : null;
 }
 
@@ -83,7 +82,7 @@ const WANTS_EVENT = "EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.v
 
 /** Whether any subscription of the organization wants this event (spares a statement per write when none does). */
 export async function hasSubscribers(db: Db, orgId: string, event: string): Promise<boolean> {
-  return (await one(db, `SELECT 1 AS x FROM webhooks w WHERE w.org_id = ? AND ${WANTS_EVENT} LIMIT 1`, [orgId, event])) !== null;
+  return (await db.one(`SELECT 1 AS x FROM webhooks w WHERE w.org_id = ? AND ${WANTS_EVENT} LIMIT 1`, [orgId, event])) !== null;
 }
 
 /**
@@ -123,9 +122,8 @@ const DUE = "((status = 'pending' AND next_attempt_at <= ?) OR (status = 'delive
  */
 export async function claimDueDeliveries(db: Db, now: number, lockedUntil: number, limit: number): Promise<ClaimedDelivery[]> {
   // A read first: an idle poll then never takes the database's write lock, which other processes' requests wait on.
-  if (!(await one(db, `SELECT 1 AS x FROM webhook_deliveries WHERE ${DUE} LIMIT 1`, [now, now]))) return [];
-  const rows = await all<ClaimRow>(
-    db,
+  if (!(await db.one(`SELECT 1 AS x FROM webhook_deliveries WHERE ${DUE} LIMIT 1`, [now, now]))) return [];
+  const rows = await db.all<ClaimRow>(
     `UPDATE webhook_deliveries SET status = 'delivering', locked_until = ?, attempts = attempts + 1, last_attempt_at = ?, updated_at = ?
       WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE ${DUE} ORDER BY next_attempt_at LIMIT ?)
         AND ${DUE}
@@ -138,8 +136,7 @@ export async function claimDueDeliveries(db: Db, now: number, lockedUntil: numbe
 /** Where and how to send: the URL and signing secret of each subscription named. */
 export async function webhookTargets(db: Db, ids: string[]): Promise<Map<string, { url: string; secret: string }>> {
   if (ids.length === 0) return new Map();
-  const rows = await all<{ id: string; url: string; secret: string }>(
-    db,
+  const rows = await db.all<{ id: string; url: string; secret: string }>(
     `SELECT id, url, secret FROM webhooks WHERE id IN (${ids.map(() => "?").join(", ")})`,
     ids,
   );
@@ -156,8 +153,7 @@ export type AttemptOutcome =
  * number, still `delivering`): a claim that expired and was taken over records nothing.
  */
 export async function finishAttempt(db: Db, d: ClaimedDelivery, outcome: AttemptOutcome, now: number): Promise<boolean> {
-  const row = await one(
-    db,
+  const row = await db.one(
     `UPDATE webhook_deliveries SET status = ?, locked_until = NULL, next_attempt_at = ?, last_status = ?, last_error = ?, updated_at = ?
       WHERE webhook_id = ? AND event_id = ? AND status = 'delivering' AND attempts = ? RETURNING 1 AS x`,
     [
@@ -176,8 +172,7 @@ export async function finishAttempt(db: Db, d: ClaimedDelivery, outcome: Attempt
 
 /** Gives a claim back untried (the process is stopping): due again at once, the attempt not counted. */
 export async function releaseClaim(db: Db, d: ClaimedDelivery, now: number): Promise<void> {
-  await run(
-    db,
+  await db.run(
     `UPDATE webhook_deliveries SET status = 'pending', locked_until = NULL, attempts = attempts - 1, next_attempt_at = ?, updated_at = ?
       WHERE webhook_id = ? AND event_id = ? AND status = 'delivering' AND attempts = ?`,
     [now, now, d.webhookId, d.eventId, d.attempt],
@@ -214,8 +209,7 @@ interface DeliveryRow {
 
 /** The subscription's most recent deliveries, newest event first (event ids are ULIDs). */
 export async function listDeliveries(db: Db, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
-  const rows = await all<DeliveryRow>(
-    db,
+  const rows = await db.all<DeliveryRow>(
     `SELECT event_id, event, payload, status, attempts, next_attempt_at, last_attempt_at, last_status, last_error, created_at, updated_at
        FROM webhook_deliveries WHERE webhook_id = ? ORDER BY event_id DESC LIMIT ?`,
     [webhookId, limit],
@@ -237,5 +231,5 @@ export async function listDeliveries(db: Db, webhookId: string, limit: number): 
 
 /** Forgets finished deliveries last touched before `before` (the history the deliveries endpoint shows is bounded). */
 export async function pruneDeliveries(db: Db, before: number): Promise<number> {
-  return run(db, "DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ?", [before]);
+  return db.run("DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ?", [before]);
 }

@@ -9,7 +9,7 @@ import { createScheduler, LEASE_TTL_MS } from "../../src/agents/scheduler.ts";
 import { boot } from "../../src/boot.ts";
 import { DAY, HOUR, ManualClock, MINUTE } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
-import { openDb } from "../../src/store/db.ts";
+import { openStore } from "../../src/store/db.ts";
 import { type AgentsFixture, agentsServer, complete, rows, runsOf, startRun } from "../helpers/agents.ts";
 import { fastUser } from "../helpers/rest.ts";
 import { tempDir } from "../helpers/server.ts";
@@ -93,7 +93,7 @@ describe("one leader across processes", () => {
   });
 
   it("lets only one of two app instances on one database file run a due job", async () => {
-    const db2 = await openDb({ url: `file:${join(f.s.dir, "crew.db")}` });
+    const db2 = await openStore({ url: `file:${join(f.s.dir, "crew.db")}` });
     try {
       const other = createScheduler({ db: db2, clock: f.s.clock, log: silentLogger }, { holder: "other-process" });
       const [a, b] = await Promise.all([f.scheduler.tick(), other.tick()]);
@@ -179,7 +179,7 @@ describe("as a background task of the server", () => {
         { clock, announceSetup: false },
       );
       await booted.close(); // waits for the pass in progress
-      const db = await openDb({ url: dbUrl });
+      const db = await openStore({ url: dbUrl });
       try {
         expect((await rows(db, "SELECT agent_id FROM agent_runs ORDER BY agent_id")).map((r) => r.agent_id)).toEqual([
           "briefing",

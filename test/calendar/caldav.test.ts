@@ -8,7 +8,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { open } from "../../src/integrations/secret-box.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
-import { one } from "../../src/store/db.ts";
+
 import type { User } from "../../src/store/users.ts";
 import { connectHttp, errorJson, firstText, outputConforms } from "../helpers/mcp.ts";
 import { type Radicale, startRadicale } from "../helpers/radicale.ts";
@@ -94,9 +94,7 @@ describe("POST/GET/DELETE /api/integrations/calendar", () => {
     expect(shown.json).toEqual(expected);
     expect(shown.text).not.toContain(PASSWORDS.alice);
 
-    const row = await one<{ config: string }>(s.db, "SELECT config FROM integrations WHERE user_id = ? AND kind = 'calendar'", [
-      me.user.id,
-    ]);
+    const row = await s.db.one<{ config: string }>("SELECT config FROM integrations WHERE user_id = ? AND kind = 'calendar'", [me.user.id]);
     expect(row?.config).not.toContain(PASSWORDS.alice);
     const stored = JSON.parse(row?.config ?? "{}");
     expect(stored.password).toMatch(/^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
@@ -109,7 +107,7 @@ describe("POST/GET/DELETE /api/integrations/calendar", () => {
     await me.rest("/api/integrations/calendar", { body: { url: dav.url, username: "alice", password: PASSWORDS.alice } });
     const reply = await me.rest("/api/integrations/calendar", { body: { url: second, username: "alice", password: PASSWORDS.alice } });
     expect(reply.json).toMatchObject({ calendarName: "Private", calendarUrl: second });
-    const rows = await one<{ n: number }>(s.db, "SELECT count(*) AS n FROM integrations WHERE user_id = ?", [me.user.id]);
+    const rows = await s.db.one<{ n: number }>("SELECT count(*) AS n FROM integrations WHERE user_id = ?", [me.user.id]);
     expect(rows?.n).toBe(1);
   });
 
@@ -137,7 +135,7 @@ describe("POST/GET/DELETE /api/integrations/calendar", () => {
     expect(invalid.json.issues.map((i: { path: string }) => i.path)).toEqual(["url", "username", "extra"]);
 
     expect((await me.rest("/api/integrations/calendar")).json).toMatchObject({ connected: false, url: null, calendarName: null });
-    expect(await one(s.db, "SELECT 1 FROM integrations WHERE user_id = ?", [me.user.id])).toBeNull();
+    expect(await s.db.one("SELECT 1 FROM integrations WHERE user_id = ?", [me.user.id])).toBeNull();
   });
 
   it("disconnects (then 404 and the tools say how to connect), and needs a write credential", async () => {

@@ -16,7 +16,7 @@ import { loadConfig } from "../../src/config.ts";
 import { type Clock, systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
-import { openDb } from "../../src/store/db.ts";
+import { openStore } from "../../src/store/db.ts";
 import { createUser } from "../../src/store/users.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "./server.ts";
 import { freePort } from "./spawn.ts";
@@ -163,7 +163,7 @@ export async function serveDatabase(databaseUrl: string, clock: Clock = systemCl
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({ DATABASE_URL: databaseUrl, BASE_URL: url, PORT: String(port), LOG_LEVEL: "silent" });
-  const db = await openDb({ url: databaseUrl });
+  const db = await openStore({ url: databaseUrl });
   const app = createApp({ db, config, clock, log: silentLogger });
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));

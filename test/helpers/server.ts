@@ -17,7 +17,7 @@ import type { KeyScope, Plan } from "../../src/domain.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
-import { type Db, openDb } from "../../src/store/db.ts";
+import { type Db, openStore } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrations.ts";
 import { ensureDefaultOrgAndAgents, type Organization } from "../../src/store/orgs.ts";
 import { createUser, type User } from "../../src/store/users.ts";
@@ -34,7 +34,7 @@ export function tempDir(prefix = "crew-test-"): { dir: string; cleanup(): void }
 }
 
 export async function prepareDatabase(url: string, config: Config, now: number): Promise<{ db: Db; org: Organization }> {
-  const db = await openDb({ url });
+  const db = await openStore({ url });
   await migrate(db, readSchema());
   const org = await ensureDefaultOrgAndAgents(db, config.defaultTimeZone, now);
   return { db, org };

@@ -11,6 +11,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export interface SpawnedServer {
   url: string;
   port: number;
+  pid: number;
   /** SIGTERM and wait for the exit (SIGKILL after 5 s). */
   stop(): Promise<void>;
 }
@@ -77,5 +78,5 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = 30_00
     await stop();
     throw error;
   }
-  return { url, port, stop };
+  return { url, port, pid: child.pid!, stop };
 }

@@ -14,7 +14,7 @@ import { type Config, loadConfig } from "../../src/config.ts";
 import { type AppDeps, resolveDeps } from "../../src/deps.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
-import { all, openDb } from "../../src/store/db.ts";
+import { openStore } from "../../src/store/db.ts";
 import type { Call } from "./rest.ts";
 import type { TestServer } from "./server.ts";
 import { freePort } from "./spawn.ts";
@@ -102,7 +102,7 @@ export async function secondInstance(
   clock: Clock = s.clock,
   config: Partial<Config> = {},
 ): Promise<AppDeps & { close(): void }> {
-  const db = await openDb({ url: s.config.databaseUrl });
+  const db = await openStore({ url: s.config.databaseUrl });
   const deps = resolveDeps({ db, config: { ...s.config, ...config }, clock, log: silentLogger });
   return { ...deps, close: () => db.close() };
 }
@@ -117,8 +117,7 @@ export interface DeliveryRow {
 }
 
 export const deliveryRows = (s: TestServer, webhookId: string) =>
-  all<DeliveryRow>(
-    s.db,
+  s.db.all<DeliveryRow>(
     "SELECT status, attempts, next_attempt_at, last_status, last_error, event_id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY event_id",
     [webhookId],
   );
@@ -146,7 +145,7 @@ export async function serveFile(databaseUrl: string, clock: Clock): Promise<File
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({ DATABASE_URL: databaseUrl, BASE_URL: url, WEBHOOK_ALLOW_PRIVATE: "true", LOG_LEVEL: "silent" });
-  const db = await openDb({ url: databaseUrl });
+  const db = await openStore({ url: databaseUrl });
   const deps = resolveDeps({ db, config, clock, log: silentLogger });
   const app = createApp(deps);
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });

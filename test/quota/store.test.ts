@@ -7,24 +7,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import type { Db } from "../../src/store/db.ts";
-import { takeQuota } from "../../src/store/quota.ts";
+import { createQuotaStore, type QuotaStore } from "../../src/store/quota.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
 const temp = tempDir("crew-quota-store-");
 let db: Db;
+let quota: QuotaStore;
 const WINDOW = 10 * HOUR;
 
 beforeAll(async () => {
   const url = `file:${join(temp.dir, "crew.db")}`;
   db = (await prepareDatabase(url, loadConfig({ DATABASE_URL: url }), Date.now())).db;
+  quota = createQuotaStore(db);
 });
 afterAll(() => {
   db.close();
   temp.cleanup();
 });
 
-const takes = (userId: string, n: number, limit: number) =>
-  Promise.all(Array.from({ length: n }, () => takeQuota(db, userId, WINDOW, limit)));
+const takes = (userId: string, n: number, limit: number) => Promise.all(Array.from({ length: n }, () => quota.take(userId, WINDOW, limit)));
 
 describe("takeQuota", () => {
   it("hands out each unit once when several arrive together", async () => {
@@ -39,7 +40,7 @@ describe("takeQuota", () => {
   });
 
   it("keeps users and windows apart within one turn", async () => {
-    const [c, d, later] = await Promise.all([takes("usr_c", 2, 3), takes("usr_d", 3, 3), takeQuota(db, "usr_c", WINDOW + HOUR, 3)]);
+    const [c, d, later] = await Promise.all([takes("usr_c", 2, 3), takes("usr_d", 3, 3), quota.take("usr_c", WINDOW + HOUR, 3)]);
     expect(c).toEqual([1, 2]);
     expect(d).toEqual([1, 2, 3]);
     expect(later).toBe(1);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readSchema } from "../../src/boot.ts";
-import { openDb } from "../../src/store/db.ts";
+import { openStore } from "../../src/store/db.ts";
 import { migrate, SCHEMA_VERSION, splitSql } from "../../src/store/migrations.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -9,7 +9,7 @@ const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
 async function tables(url: string): Promise<string[]> {
-  const db = await openDb({ url });
+  const db = await openStore({ url });
   const rows = await db.execute(
     "SELECT name FROM sqlite_master WHERE type IN ('table','index') AND name NOT LIKE 'sqlite_%' ORDER BY name",
   );
@@ -19,7 +19,7 @@ async function tables(url: string): Promise<string[]> {
 
 describe("schema and migrations", () => {
   it("applies schema.sql to a fresh database and records its version", async () => {
-    const db = await openDb({ url: `file:${join(tmp.dir, "fresh.db")}` });
+    const db = await openStore({ url: `file:${join(tmp.dir, "fresh.db")}` });
     expect(await migrate(db, readSchema())).toBe(SCHEMA_VERSION);
     const mode = await db.execute("PRAGMA journal_mode");
     expect(String(mode.rows[0]?.journal_mode)).toBe("wal");
@@ -31,8 +31,8 @@ describe("schema and migrations", () => {
 
   it("brings an existing database forward through ordered steps, each once, even from two clients at once", async () => {
     const url = `file:${join(tmp.dir, "old.db")}`;
-    const a = await openDb({ url });
-    const b = await openDb({ url });
+    const a = await openStore({ url });
+    const b = await openStore({ url });
     await migrate(a, readSchema(), []);
     const steps = [
       { version: SCHEMA_VERSION + 1, statements: ["CREATE TABLE extra (id TEXT PRIMARY KEY) STRICT"] },

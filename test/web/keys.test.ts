@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, MINUTE } from "../../src/lib/clock.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
-import { all } from "../../src/store/db.ts";
+
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 import { signedIn } from "./client.ts";
 
@@ -26,7 +26,7 @@ describe("POST /api/mcp/keys", () => {
       scopes: ["agents", "briefing"],
       createdAt: new Date(s.clock.now()).toISOString(),
     });
-    const stored = await all<Record<string, unknown>>(s.db, "SELECT * FROM api_keys WHERE user_id = ?", [user.id]);
+    const stored = await s.db.all<Record<string, unknown>>("SELECT * FROM api_keys WHERE user_id = ?", [user.id]);
     expect(stored).toHaveLength(1);
     expect(JSON.stringify(stored)).not.toContain(reply.json.key);
     const agents = await api(s.url, reply.json.key)("/api/mcp/agents");

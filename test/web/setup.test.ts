@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/lib/random.ts";
-import { one } from "../../src/store/db.ts";
+
 import { getUserByEmail } from "../../src/store/users.ts";
 import { ensureSetupLink } from "../../src/web/setup.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -21,11 +21,11 @@ describe("first-run setup link", () => {
     expect(link).toMatch(new RegExp(`^${s.url}/setup\\?token=[a-z2-7]{52}$`));
     const spare = (await ensureSetupLink(s.db, s.config, s.clock.now()))!; // a second start before anyone used the first
     // Only the SHA-256 of the token is stored.
-    const stored = await one<{ token_hash: string }>(s.db, "SELECT token_hash FROM setup_tokens WHERE token_hash = ?", [
+    const stored = await s.db.one<{ token_hash: string }>("SELECT token_hash FROM setup_tokens WHERE token_hash = ?", [
       sha256Hex(tokenOf(link!)),
     ]);
     expect(stored).not.toBeNull();
-    expect(await one(s.db, "SELECT 1 FROM setup_tokens WHERE token_hash = ?", [tokenOf(link!)])).toBeNull();
+    expect(await s.db.one("SELECT 1 FROM setup_tokens WHERE token_hash = ?", [tokenOf(link!)])).toBeNull();
 
     const tab = new Browserish(s.url);
     const page = await tab.request(pathOf(link!));

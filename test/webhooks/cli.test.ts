@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { all, type Db } from "../../src/store/db.ts";
+import type { Db } from "../../src/store/db.ts";
 import { runCliInProcess, runCrew } from "../helpers/cli.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
@@ -26,8 +26,7 @@ afterAll(() => {
 });
 
 const stored = (id: string) =>
-  all<{ url: string; events: string; secret: string; created_by: string; description: string | null }>(
-    db,
+  db.all<{ url: string; events: string; secret: string; created_by: string; description: string | null }>(
     "SELECT url, events, secret, created_by, description FROM webhooks WHERE id = ?",
     [id],
   );
@@ -104,7 +103,7 @@ describe("crew webhook add", () => {
       expect(result.stderr).toContain(message);
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
     }
-    const before = await all(db, "SELECT id FROM webhooks");
+    const before = await db.all("SELECT id FROM webhooks");
     const refused = await local(["webhook", "add", "--url", "http://127.0.0.1:8080/", "--events", "action.created"], {
       WEBHOOK_ALLOW_PRIVATE: "false",
     });
@@ -113,7 +112,7 @@ describe("crew webhook add", () => {
       stdout: "",
       stderr: expect.stringMatching(/^crew webhook add: --url is refused: .*WEBHOOK_ALLOW_PRIVATE is off.*\n$/),
     });
-    expect(await all(db, "SELECT id FROM webhooks")).toEqual(before);
+    expect(await db.all("SELECT id FROM webhooks")).toEqual(before);
     const allowed = await local(["webhook", "add", "--url", "http://127.0.0.1:8080/", "--events", "action.created"], {
       WEBHOOK_ALLOW_PRIVATE: "true",
     });

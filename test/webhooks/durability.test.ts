@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY, ManualClock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/random.ts";
 import { actionInsertStatement, insertActions } from "../../src/store/actions.ts";
-import { all } from "../../src/store/db.ts";
+
 import { claimDueDeliveries } from "../../src/store/webhooks.ts";
 import { CLAIM_MS, deliverDue, RETENTION_MS, webhookDeliveryTask } from "../../src/webhooks/deliver.ts";
 import { actionCreatedEvent, outboxStatements } from "../../src/webhooks/outbox.ts";
@@ -27,8 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => receiver.close());
 
-const countDeliveries = async () => Number((await all<{ n: number }>(s.db, "SELECT count(*) AS n FROM webhook_deliveries"))[0]?.n);
-const countActions = async () => Number((await all<{ n: number }>(s.db, "SELECT count(*) AS n FROM actions"))[0]?.n);
+const countDeliveries = async () => Number((await s.db.all<{ n: number }>("SELECT count(*) AS n FROM webhook_deliveries"))[0]?.n);
+const countActions = async () => Number((await s.db.all<{ n: number }>("SELECT count(*) AS n FROM actions"))[0]?.n);
 
 describe("the outbox commits with the write", () => {
   it("records nothing for a refused batch (a bad action among good ones)", async () => {

@@ -4,7 +4,7 @@
  * plans without write access get an explanation instead.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { all } from "../../src/store/db.ts";
+
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { Browserish, signedIn } from "../web/client.ts";
 
@@ -38,8 +38,7 @@ describe("/dashboard/webhooks", () => {
     expect(created.headers.get("cache-control")).toBe("no-store");
     const secret = secretOn(created.text);
     expect(secret).toMatch(/^whsec_/);
-    const [row] = await all<{ id: string; secret: string; created_by: string; events: string }>(
-      s.db,
+    const [row] = await s.db.all<{ id: string; secret: string; created_by: string; events: string }>(
       "SELECT id, secret, created_by, events FROM webhooks WHERE url = ?",
       ["https://hooks.example.com/crew"],
     );
@@ -75,7 +74,7 @@ describe("/dashboard/webhooks", () => {
     expect(scheme.status).toBe(400);
     expect(scheme.text).toContain("Must be an http:// or https:// URL.");
     expect(scheme.text).toContain('value="ftp://example.com/"');
-    expect(await all(s.db, "SELECT id FROM webhooks WHERE url LIKE 'ftp:%'")).toEqual([]);
+    expect(await s.db.all("SELECT id FROM webhooks WHERE url LIKE 'ftp:%'")).toEqual([]);
   });
 
   it("refuses forms without this session's token or from another origin", async () => {
@@ -84,7 +83,7 @@ describe("/dashboard/webhooks", () => {
     expect((await tab.request("/dashboard/webhooks", { form })).status).toBe(403);
     const csrf = await tab.csrfToken("/dashboard/webhooks");
     expect((await tab.request("/dashboard/webhooks", { form: { ...form, csrf }, origin: "https://evil.example" })).status).toBe(403);
-    expect(await all(s.db, "SELECT id FROM webhooks WHERE url = ?", ["https://forged.example.com/"])).toEqual([]);
+    expect(await s.db.all("SELECT id FROM webhooks WHERE url = ?", ["https://forged.example.com/"])).toEqual([]);
   });
 
   it("tells a plan without write access that it cannot manage webhooks", async () => {
@@ -96,6 +95,6 @@ describe("/dashboard/webhooks", () => {
     const csrf = await tab.csrfToken("/dashboard");
     const refused = await tab.request("/dashboard/webhooks", { form: { csrf, url: "https://pro.example.com/", events: "action.created" } });
     expect(refused.status).toBe(403);
-    expect(await all(s.db, "SELECT id FROM webhooks WHERE url = ?", ["https://pro.example.com/"])).toEqual([]);
+    expect(await s.db.all("SELECT id FROM webhooks WHERE url = ?", ["https://pro.example.com/"])).toEqual([]);
   });
 });

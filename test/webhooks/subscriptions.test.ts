@@ -4,7 +4,7 @@
  * them, and the deliveries endpoint's 404s.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { all } from "../../src/store/db.ts";
+
 import { type Call, client, otherOrg, serverWithClient } from "../helpers/rest.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 import { expectApiError } from "../helpers/webhooks.ts";
@@ -82,7 +82,7 @@ describe("POST /api/webhooks", () => {
     const pro = await client(s, "pro", ["read"]);
     expectApiError(await pro.call("/api/webhooks"), 403, "plan_upgrade_required");
     expectApiError(await api(s.url)("/api/webhooks"), 401, "unauthorized");
-    const none = await all(s.db, "SELECT id FROM webhooks WHERE url = ?", ["https://example.com/h"]);
+    const none = await s.db.all("SELECT id FROM webhooks WHERE url = ?", ["https://example.com/h"]);
     expect(none).toEqual([]);
   });
 });
@@ -153,7 +153,7 @@ describe("WEBHOOK_ALLOW_PRIVATE off (the default)", () => {
       expect(res.json.error).toBe("invalid_request");
       expect(res.json.issues).toEqual([{ path: "url", message: expect.stringContaining("WEBHOOK_ALLOW_PRIVATE is off") }]);
     }
-    expect(await all(strict.db, "SELECT id FROM webhooks")).toEqual([]);
+    expect(await strict.db.all("SELECT id FROM webhooks")).toEqual([]);
   });
 
   it("accepts public addresses and names", async () => {
