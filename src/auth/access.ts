@@ -42,6 +42,15 @@ export interface Principal {
   credential: Credential;
 }
 
+/** The one place a principal is built: a user (from any credential's owner row) and the credential it came by. */
+export function principalFor(
+  userId: string,
+  user: Pick<Principal, "orgId" | "email" | "name" | "plan">,
+  credential: Credential,
+): Principal {
+  return { userId, orgId: user.orgId, email: user.email, name: user.name, plan: user.plan, credential };
+}
+
 /** `crew:write` includes `crew:read`; `crew:admin` grants exactly what `crew:write` grants. */
 export function oauthScopeSatisfies(held: readonly string[], needed: "crew:read" | "crew:write"): boolean {
   const writes = held.includes("crew:write") || held.includes("crew:admin");

@@ -8,7 +8,7 @@ import { sha256Hex } from "../lib/random.ts";
 import { findActiveKeyOwner, touchApiKey } from "../store/api-keys.ts";
 import type { Db } from "../store/db.ts";
 import { findActiveAccessToken } from "../store/oauth-tokens.ts";
-import type { Credential, Principal } from "./access.ts";
+import { type Principal, principalFor } from "./access.ts";
 import { isApiKey } from "./api-keys.ts";
 
 /** RFC 6750 §2.1: `Bearer` (any case), one space, a b64token. */
@@ -44,16 +44,17 @@ export async function authenticateBearer(db: Db, config: Config, header: string 
     const owner = await findActiveKeyOwner(db, hash);
     if (!owner) throw new ApiError(401, "invalid_token", "The API key is unknown or revoked.");
     if (owner.lastUsedAt === null || now - owner.lastUsedAt >= TOUCH_EVERY_MS) await touchApiKey(db, hash, now);
-    return principal(owner, { type: "api_key", id: hash, scopes: owner.scopes });
+    return principalFor(owner.userId, owner, { type: "api_key", id: hash, scopes: owner.scopes });
   }
   const owner = await findActiveAccessToken(db, hash, now);
   if (!owner || !isCrewResource(config, owner.resource)) {
     throw new ApiError(401, "invalid_token", "The access token is unknown, expired or revoked.");
   }
-  return principal(owner, { type: "oauth", id: hash, grantId: owner.grantId, clientId: owner.clientId, scopes: owner.scopes });
-}
-
-/** The user part of a principal, from a credential's owner row, with the credential it came by. */
-function principal(owner: Omit<Principal, "credential">, credential: Credential): Principal {
-  return { userId: owner.userId, orgId: owner.orgId, email: owner.email, name: owner.name, plan: owner.plan, credential };
+  return principalFor(owner.userId, owner, {
+    type: "oauth",
+    id: hash,
+    grantId: owner.grantId,
+    clientId: owner.clientId,
+    scopes: owner.scopes,
+  });
 }

@@ -4,7 +4,7 @@ import type { AppEnv } from "../deps.ts";
 import { assertSameOrigin } from "../http/csrf.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Principal } from "./access.ts";
-import { readSession } from "./sessions.ts";
+import { readSession, sessionPrincipalOf } from "./sessions.ts";
 
 export async function sessionPrincipal(c: Context<AppEnv>): Promise<Principal> {
   if (c.req.header("authorization")) {
@@ -13,13 +13,5 @@ export async function sessionPrincipal(c: Context<AppEnv>): Promise<Principal> {
   const found = await readSession(c);
   if (!found) throw new ApiError(401, "unauthorized", "Sign in first: this endpoint needs a signed-in session (/sign-in).");
   assertSameOrigin(c.req.raw, c.get("deps").config.baseUrl);
-  const { user, session } = found;
-  return {
-    userId: user.id,
-    orgId: user.orgId,
-    email: user.email,
-    name: user.name,
-    plan: user.plan,
-    credential: { type: "session", id: session.id },
-  };
+  return sessionPrincipalOf(found);
 }

@@ -3,6 +3,7 @@
  * cookie; only its SHA-256 is stored as the session id. 30-day lifetime, extended when used in
  * its last 15 days (so at most one write per 15 days per session). Absence is `null`, not an exception.
  */
+
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../deps.ts";
@@ -11,6 +12,7 @@ import { randomSecret, sha256Hex } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
 import { deleteExpiredSessions, deleteSession, extendSession, findSession, insertSession } from "../store/sessions.ts";
 import { getUserById, type User } from "../store/users.ts";
+import { type Principal, principalFor } from "./access.ts";
 
 export const SESSION_COOKIE = "crew_session";
 export const SESSION_LIFETIME = 30 * DAY;
@@ -23,6 +25,10 @@ export interface Session {
   csrfToken: string;
   expiresAt: number;
 }
+
+/** The signed-in person as a principal (the session is the credential). */
+export const sessionPrincipalOf = (found: ValidSession): Principal =>
+  principalFor(found.user.id, found.user, { type: "session", id: found.session.id });
 
 export interface ValidSession {
   session: Session;

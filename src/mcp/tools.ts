@@ -1,16 +1,16 @@
 /**
  * The MCP projection of the operation registry: one tool per operation with an `mcp` part. Tool
- * definitions (JSON Schema from the valibot schemas) are built once; a call is authorized (plan ∩
- * scope), validated, and run by the operation's own handler. Everything a caller can get wrong
+ * definitions (JSON Schema from the valibot schemas) are built once; a call runs through
+ * operations/invoke.ts (plan ∩ scope, validation, the operation's own handler) and this file
+ * translates its errors. Everything a caller can get wrong
  * comes back as a tool error (`isError`), which a model can read and act on.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { toJsonSchema } from "@valibot/to-json-schema";
-import * as v from "valibot";
 import { denial, type Principal } from "../auth/access.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
-import { toFieldIssues, validationIssues } from "../http/validate.ts";
-import { type AnySchema, inputSchemaFor, type McpProjection, type Operation, type OperationContext } from "../operations/registry.ts";
+import { InvalidInput, invoke } from "../operations/invoke.ts";
+import type { AnySchema, McpProjection, Operation, OperationContext } from "../operations/registry.ts";
 
 export interface McpTool {
   op: Operation;
@@ -86,22 +86,21 @@ export type ToolContext = Omit<OperationContext, "via">;
 
 export async function callTool(tool: McpTool, args: Record<string, unknown> | undefined, ctx: ToolContext): Promise<CallToolResult> {
   const { op, mcp } = tool;
-  const denied = denial(ctx.principal, mcp.access);
-  if (denied) return fromApiError(denied, ctx.requestId);
-
-  const raw = args ?? {};
-  const schema = inputSchemaFor(op, raw);
-  const parsed = v.safeParse(schema, raw, { abortEarly: false });
-  if (!parsed.success) {
-    const issues = toFieldIssues(validationIssues(schema, raw, parsed.issues));
-    const list = issues.map((i) => `${i.path}: ${i.message}`).join("; ");
-    return toolError("invalid_request", `Invalid arguments for ${mcp.name} — ${list}`, { issues, request_id: ctx.requestId });
-  }
-
   try {
-    const result = (await op.handler({ ...ctx, via: "mcp" }, parsed.output)) as Record<string, unknown>;
+    const result = (await invoke(
+      op,
+      { ...ctx, via: "mcp" },
+      { access: mcp.access, input: () => args ?? {}, inputName: "arguments" },
+    )) as Record<string, unknown>;
     return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
   } catch (error) {
+    if (error instanceof InvalidInput) {
+      const list = error.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+      return toolError("invalid_request", `Invalid arguments for ${mcp.name} — ${list}`, {
+        issues: error.issues,
+        request_id: ctx.requestId,
+      });
+    }
     if (error instanceof ApiError) return fromApiError(error, ctx.requestId);
     ctx.log.error("tool failed", {
       request_id: ctx.requestId,

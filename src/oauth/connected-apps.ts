@@ -3,15 +3,17 @@
  * returns to, its scopes and last use, with a revoke form. Plain forms that work without
  * JavaScript; they call the same functions as GET/DELETE /api/oauth/grants.
  */
+
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
+import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppEnv } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { type GrantView, listGrantsFor, revokeGrantFor } from "../operations/grants.ts";
 import { type ItemRow, itemTable } from "../web/item-table.ts";
 import { alertBox, type Html, type PageAccount, renderPage, seeOther } from "../web/layout.ts";
-import { accountOf, principalOf, readSignedInForm, requirePageSession } from "../web/pages.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "../web/pages.ts";
 
 function appRows(account: PageAccount, grants: GrantView[], now: number): Html {
   if (grants.length === 0) {
@@ -40,7 +42,7 @@ function appRows(account: PageAccount, grants: GrantView[], now: number): Html {
 async function page(c: Context<AppEnv>, found: ValidSession, notice?: string, error?: string, status = 200): Promise<Response> {
   const deps = c.get("deps");
   const account = accountOf(found);
-  const { grants } = await listGrantsFor(deps, principalOf(found));
+  const { grants } = await listGrantsFor(deps, sessionPrincipalOf(found));
   const body = html`<h1>Connected apps</h1>
 <p class="lead">Applications you allowed to use Crew as you, over MCP or the REST API. “Last used” is when the application last obtained tokens.</p>
 ${alertBox("error", error)}
@@ -66,7 +68,7 @@ export function connectedAppsRoutes(): Hono<AppEnv> {
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
     try {
-      await revokeGrantFor(c.get("deps"), principalOf(found), form.get("id") ?? "");
+      await revokeGrantFor(c.get("deps"), sessionPrincipalOf(found), form.get("id") ?? "");
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
         return page(c, found, undefined, "That application is not connected (any more).", 404);

@@ -1,18 +1,17 @@
 /**
  * The REST projection of the operation registry: one route per operation with a `rest` part.
- * Authentication and quota run before (auth/protect.ts); here: plan and scope (403), input (415,
- * 413, 400), then the handler. Known paths answer other methods with 405 and Allow.
+ * Authentication and quota run before (auth/protect.ts); operations/invoke.ts runs plan and
+ * scope (403), input (415, 413, 400, read here), then the handler. Known paths answer other methods with 405 and Allow.
  */
 import { type Context, Hono } from "hono";
 import type * as v from "valibot";
-import { type Access, denial, type Principal, requiredScopeName } from "../auth/access.ts";
 import { sessionPrincipal } from "../auth/session-principal.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { readJsonObject } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
-import { parseOrThrow } from "../http/validate.ts";
-import { inputSchemaFor, type Operation } from "../operations/registry.ts";
+import { invoke } from "../operations/invoke.ts";
+import type { Operation } from "../operations/registry.ts";
 
 /** `/api/mcp/actions/{id}` → `/api/mcp/actions/:id`. */
 export const toHonoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
@@ -73,17 +72,6 @@ async function rawInput(c: Context<AppEnv>, op: Operation): Promise<Record<strin
   return { ...input, ...params };
 }
 
-/** Plan, then scope (403); a plan refusal's challenge names the scope the operation needs. */
-function authorizeRest(principal: Principal, access: Access): void {
-  const denied = denial(principal, access);
-  if (!denied) return;
-  if (denied.code !== "plan_upgrade_required") throw denied;
-  throw new ApiError(denied.status, denied.code, denied.message, {
-    ...denied.extra,
-    challenge_scope: requiredScopeName(principal.credential, access),
-  });
-}
-
 /** Paths whose operations take the session: the Bearer gate and quota skip them. */
 export function sessionPaths(ops: Operation[]): Set<string> {
   return new Set(ops.filter((op) => op.rest?.auth === "session").flatMap((op) => withTrailingSlash(op.rest?.path ?? "")));
@@ -106,10 +94,15 @@ export function restRouter(deps: AppDeps, ops: Operation[]): Hono<AppEnv> {
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), rest.method]);
     router.on(rest.method, path, async (c) => {
       const principal = rest.auth === "session" ? await sessionPrincipal(c) : c.get("principal");
-      if (rest.access) authorizeRest(principal, rest.access);
-      const raw = await rawInput(c, op);
-      const input = parseOrThrow(inputSchemaFor(op, raw), raw, rest.from === "query" ? "query" : "request body");
-      const result = await op.handler({ ...deps, principal, via: "rest", requestId: c.get("requestId") }, input);
+      const result = await invoke(
+        op,
+        { ...deps, principal, via: "rest", requestId: c.get("requestId") },
+        {
+          access: rest.access,
+          input: () => rawInput(c, op),
+          inputName: rest.from === "query" ? "query" : "request body",
+        },
+      );
       return c.json(result as object, 200);
     });
   }

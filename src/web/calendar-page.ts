@@ -4,10 +4,12 @@
  * its last use failed, disconnect with a confirmation step. Plain forms that work without
  * JavaScript, CSRF-checked; they call the same functions as /api/integrations/calendar.
  */
+
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
+import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppEnv } from "../deps.ts";
 import { planIncludes } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
@@ -15,7 +17,7 @@ import { toFieldIssues } from "../http/validate.ts";
 import { type CalendarStatus, calendarStatus, connectCalendar, disconnectCalendar } from "../integrations/calendar.ts";
 import { ConnectCalendarInput } from "../operations/integrations.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
-import { accountOf, principalOf, readSignedInForm, requirePageSession } from "./pages.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
 
 type Field = "url" | "username" | "password";
 
@@ -95,7 +97,7 @@ function connectForm(account: PageAccount, view: CalendarView, reconnect: boolea
 async function calendarPage(c: Context<AppEnv>, found: ValidSession, view: CalendarView, status = 200) {
   const deps = c.get("deps");
   const account = accountOf(found);
-  const current = await calendarStatus(deps, principalOf(found));
+  const current = await calendarStatus(deps, sessionPrincipalOf(found));
   const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
   const planNote = planIncludes(found.user.plan, "write")
     ? ""
@@ -143,7 +145,7 @@ export function calendarPageRoutes(): Hono<AppEnv> {
       return calendarPage(c, found, { fieldErrors, ...typed }, 400);
     }
     try {
-      await connectCalendar(c.get("deps"), principalOf(found), parsed.output);
+      await connectCalendar(c.get("deps"), sessionPrincipalOf(found), parsed.output);
     } catch (error) {
       if (!(error instanceof ApiError) || !error.extra.issues) throw error;
       const fieldErrors: CalendarView["fieldErrors"] = {};
@@ -156,7 +158,7 @@ export function calendarPageRoutes(): Hono<AppEnv> {
   router.post("/dashboard/calendar/disconnect", async (c) => {
     const signed = await readSignedInForm(c);
     if (signed instanceof Response) return signed;
-    const removed = await disconnectCalendar(c.get("deps"), principalOf(signed.found));
+    const removed = await disconnectCalendar(c.get("deps"), sessionPrincipalOf(signed.found));
     return seeOther(c, `/dashboard/calendar?done=${removed ? "disconnected" : "none"}`);
   });
 

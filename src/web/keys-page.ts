@@ -3,17 +3,19 @@
  * revoke with a confirmation step. Plain forms that work without JavaScript; they call the same
  * functions as the /api/mcp/keys operations (src/operations/keys.ts).
  */
+
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
+import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppEnv } from "../deps.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CreatedKey, CreateKeyInput, createKeyFor, listKeysFor, revokeKeyFor } from "../operations/keys.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
 import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
-import { accountOf, principalOf, readSignedInForm, requirePageSession } from "./pages.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
 
 const SCOPE_HELP: Record<string, string> = {
   admin: "Everything, writes included: actions, contacts, handoffs, feed, agents, webhooks.",
@@ -133,7 +135,7 @@ function refusalText(error: ApiError): string {
 async function keysPage(c: Context<AppEnv>, found: ValidSession, view: KeysView, status = 200, extra: Record<string, string> = {}) {
   const deps = c.get("deps");
   const account = accountOf(found);
-  const listing = await listKeysFor(deps, principalOf(found));
+  const listing = await listKeysFor(deps, sessionPrincipalOf(found));
   const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
   const body = html`<h1>API keys</h1>
 <p class="lead">Keys let scripts and AI tools call Crew's REST API and MCP server as you. Your plan: <span class="badge badge-plan">${listing.plan}</span></p>
@@ -172,7 +174,7 @@ export function keysPageRoutes(): Hono<AppEnv> {
       return keysPage(c, found, { fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues), raw.name), ...raw }, 400);
     }
     try {
-      const created = await createKeyFor(c.get("deps"), principalOf(found), parsed.output);
+      const created = await createKeyFor(c.get("deps"), sessionPrincipalOf(found), parsed.output);
       return keysPage(c, found, { created });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -186,7 +188,7 @@ export function keysPageRoutes(): Hono<AppEnv> {
     const hash = (signed.form.get("hash") ?? "").toLowerCase();
     try {
       if (!/^[0-9a-f]{64}$/.test(hash)) throw new ApiError(404, "not_found", "No active key of yours has this hash.");
-      await revokeKeyFor(c.get("deps"), principalOf(signed.found), hash);
+      await revokeKeyFor(c.get("deps"), sessionPrincipalOf(signed.found), hash);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return keysPage(c, signed.found, { error: "That key was not found: it may have been revoked already." }, 404);

@@ -4,7 +4,6 @@
  * (connected apps, consent, webhooks, calendar) use these too.
  */
 import type { Context } from "hono";
-import type { Principal } from "../auth/access.ts";
 import { readSession, type ValidSession } from "../auth/sessions.ts";
 import type { AppEnv } from "../deps.ts";
 import { readBodyText } from "../http/body.ts";
@@ -29,16 +28,6 @@ export function safeNextPath(next: unknown, fallback = "/dashboard"): string {
 }
 
 export const accountOf = (found: ValidSession): PageAccount => ({ user: found.user, csrfToken: found.session.csrfToken });
-
-/** The signed-in person as the principal of the operations a page calls (keys, grants). */
-export const principalOf = (found: ValidSession): Principal => ({
-  userId: found.user.id,
-  orgId: found.user.orgId,
-  email: found.user.email,
-  name: found.user.name,
-  plan: found.user.plan,
-  credential: { type: "session", id: found.session.id },
-});
 
 /** The signed-in session, or a 303 to /sign-in that comes back here afterwards. */
 export async function requirePageSession(c: Context<AppEnv>): Promise<ValidSession | Response> {

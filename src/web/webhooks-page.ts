@@ -5,10 +5,12 @@
  * as the /api/webhooks operations (src/operations/webhooks.ts). Managing webhooks takes a plan with
  * write access, as over the API.
  */
+
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
+import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppEnv } from "../deps.ts";
 import { planIncludes } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
@@ -17,7 +19,7 @@ import { type CreatedWebhook, CreateWebhookInput, createWebhookFor, deleteWebhoo
 import { WEBHOOK_EVENTS } from "../webhooks/outbox.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
 import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
-import { accountOf, principalOf, readSignedInForm, requirePageSession } from "./pages.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
 
 const EVENT_HELP: Record<string, string> = {
   "action.created": "A task was added to the action queue (API, MCP or an agent).",
@@ -133,7 +135,7 @@ async function webhooksPage(c: Context<AppEnv>, found: ValidSession, view: Webho
 <p class="muted small">The administrator of this Crew can change your plan (<code>npx crew user set-plan</code>).</p>`;
     return renderPage(c, { title, body, account, active: "/dashboard/webhooks" }, status === 200 ? 200 : 403);
   }
-  const { webhooks } = await listWebhooksFor(deps, principalOf(found));
+  const { webhooks } = await listWebhooksFor(deps, sessionPrincipalOf(found));
   const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
   const body = html`<h1>Webhooks</h1>
 <p class="lead">Crew POSTs signed JSON to these URLs when events happen in your organization, and retries for about 7 hours until the receiver answers 2xx.</p>
@@ -191,7 +193,7 @@ export function webhooksPageRoutes(): Hono<AppEnv> {
     if (signed instanceof Response) return signed;
     if (!planIncludes(signed.found.user.plan, "write")) return webhooksPage(c, signed.found, {}, 403);
     try {
-      await deleteWebhookFor(c.get("deps"), principalOf(signed.found), signed.form.get("id") ?? "");
+      await deleteWebhookFor(c.get("deps"), sessionPrincipalOf(signed.found), signed.form.get("id") ?? "");
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return webhooksPage(c, signed.found, { error: "That webhook was not found: it may have been deleted already." }, 404);
