@@ -148,3 +148,43 @@ export interface ClientMetadata {
   software_id?: string;
   software_version?: string;
 }
+
+// --- Domain events: raised by a write after it commits (store/commit.ts); the agents runtime
+// regenerates from them and the webhook outbox records their webhook payloads.
+export type DomainEvent =
+  | {
+      type: "action.created";
+      orgId: string;
+      actionId: string;
+      priority: string;
+      contactId: string | null;
+      dealId: string | null;
+      at: number;
+    }
+  | { type: "handoff.created"; orgId: string; handoffId: string; to: string; priority: string; at: number }
+  | { type: "insight.created"; orgId: string; insightId: string; impact: string; at: number };
+
+// --- Webhook events (SPEC §9): what a subscription can ask for, and the payloads sent.
+export const WEBHOOK_EVENTS = ["action.created", "briefing.completed", "standup.ready"] as const;
+export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
+
+export type WebhookEvent =
+  | { event: "briefing.completed"; userId: string; briefingId: string; timestamp: string; summary?: string }
+  | { event: "action.created"; actionId: string; timestamp: string; contactId?: string; dealId?: string }
+  | { event: "standup.ready"; standupId: string; timestamp: string };
+
+/** The webhook payload of a domain event, when it has one (contactId and dealId only when set). */
+export function webhookEventOf(e: DomainEvent): WebhookEvent | null {
+  switch (e.type) {
+    case "action.created":
+      return {
+        event: "action.created",
+        actionId: e.actionId,
+        timestamp: new Date(e.at).toISOString(),
+        ...(e.contactId ? { contactId: e.contactId } : {}),
+        ...(e.dealId ? { dealId: e.dealId } : {}),
+      };
+    default:
+      return null;
+  }
+}

@@ -3,6 +3,7 @@
  * actions first, high-impact insights since the previous briefing first, recommendations are the
  * open suggestions' titles, highest priority first.
  */
+
 import type { InStatement } from "@libsql/client";
 import { DAY, iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
@@ -11,7 +12,7 @@ import type { Db } from "../store/db.ts";
 import { listInsightsSince } from "../store/feed.ts";
 import { briefingInsertStatement, latestBriefing } from "../store/reports.ts";
 import { listOpenSuggestions } from "../store/suggestions.ts";
-import { outboxStatements } from "../webhooks/outbox.ts";
+import { outboxStatement } from "../store/webhooks.ts";
 
 export interface BriefingBody {
   briefing: string;
@@ -68,7 +69,7 @@ export async function briefingStatements(
     body,
     statements: [
       briefingInsertStatement({ id, orgId: user.orgId, userId: user.id, generatedAt: now, body }),
-      ...(await outboxStatements(db, user.orgId, event, now)),
+      outboxStatement(user.orgId, event, now),
     ],
   };
 }

@@ -5,6 +5,7 @@
  * sorted critical, high, medium, low, then newest. The pure part is shared with the demo seed,
  * which composes its standups from the demo as it stood at each standup's time.
  */
+
 import type { InStatement } from "@libsql/client";
 import { type Priority, priorityRank } from "../domain.ts";
 import { iso } from "../lib/clock.ts";
@@ -15,7 +16,7 @@ import { listOpenCriticalAlerts } from "../store/alerts.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
 import { standupInsertStatement } from "../store/reports.ts";
-import { outboxStatements } from "../webhooks/outbox.ts";
+import { outboxStatement } from "../store/webhooks.ts";
 import { type Health, healthOf, summaryOf } from "./health.ts";
 
 export type StandupMode = "morning" | "evening";
@@ -124,7 +125,7 @@ export async function standupStatements(
   const statements: InStatement[] = [standupInsertStatement({ id, orgId: org.id, mode, generatedAt: now, body })];
   // SPEC §9: standup.ready is raised for morning standups only.
   if (mode === "morning") {
-    statements.push(...(await outboxStatements(db, org.id, { event: "standup.ready", standupId: id, timestamp: iso(now) }, now)));
+    statements.push(outboxStatement(org.id, { event: "standup.ready", standupId: id, timestamp: iso(now) }, now));
   }
   return { id, body, statements };
 }

@@ -3,19 +3,9 @@
  * the standup and briefings from them, and the webhook outbox records them. Listeners must not
  * throw into the request; failures are logged.
  */
-export type DomainEvent =
-  | {
-      type: "action.created";
-      orgId: string;
-      actionId: string;
-      priority: string;
-      contactId: string | null;
-      dealId: string | null;
-      at: number;
-    }
-  | { type: "handoff.created"; orgId: string; handoffId: string; to: string; priority: string; at: number }
-  | { type: "insight.created"; orgId: string; insightId: string; impact: string; at: number };
+import type { DomainEvent } from "../domain.ts";
 
+export type { DomainEvent };
 export type Listener = (event: DomainEvent) => void | Promise<void>;
 
 export interface Events {

@@ -15,13 +15,14 @@
  */
 import type { InStatement } from "@libsql/client";
 import type { Priority } from "../domain.ts";
-import { type ActionLane, defaultLane, isAgentId } from "../domain.ts";
+import { type ActionLane, isAgentId } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { type ActionInsert, actionInsertStatement } from "../store/actions.ts";
+import { contactIssues } from "../operations/actions.ts";
+import { type ActionInsert, actionCreated, actionInsertStatement, newActionRow } from "../store/actions.ts";
 import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
-import { existingContactIds } from "../store/contacts.ts";
+import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
 import { type InsightRecord, listInsightsSince } from "../store/feed.ts";
 import { latestProfile, profileInsertStatement } from "../store/reports.ts";
@@ -37,7 +38,6 @@ import {
   startRun,
 } from "../store/runs.ts";
 import { suggestionInsertStatement, supersedeSuggestionsStatement } from "../store/suggestions.ts";
-import { actionCreatedEvent, outboxStatements } from "../webhooks/outbox.ts";
 import { mergeProfile, type ProfileBody } from "./compose-profile.ts";
 import type { Events } from "./events.ts";
 
@@ -94,12 +94,10 @@ const conflict = (runId: string) =>
 
 /** Checks what the body refers to (contacts, handoffs) before anything is written: a bad item is a 400 and nothing is stored. */
 async function referenceIssues(db: Db, orgId: string, runId: string, input: Completion): Promise<FieldIssue[]> {
-  const actions = input.actions ?? [];
-  const wanted = [...new Set(actions.flatMap((a) => (a.contactId ? [a.contactId] : [])))];
-  const [contacts, claimed] = await Promise.all([existingContactIds(db, orgId, wanted), claimedHandoffIds(db, runId)]);
-  const issues: FieldIssue[] = actions.flatMap((a, i) =>
-    a.contactId && !contacts.has(a.contactId) ? [{ path: `actions[${i}].contactId`, message: "No contact with this id." }] : [],
-  );
+  const [issues, claimed] = await Promise.all([
+    contactIssues(db, orgId, input.actions ?? [], (i) => `actions[${i}].contactId`),
+    claimedHandoffIds(db, runId),
+  ]);
   const seen = new Set<string>();
   (input.handoffs ?? []).forEach((h, i) => {
     if (!claimed.has(h.id))
@@ -147,25 +145,8 @@ async function completionStatements(
     const body = mergeProfile(last?.body ?? null, input.profile);
     statements.push(profileInsertStatement({ id: newId("dna", now), orgId, runId, generatedAt: now, body }));
   }
-  const actions: ActionInsert[] = (input.actions ?? []).map((a) => ({
-    id: newId("act", now),
-    orgId,
-    title: a.title,
-    description: a.description ?? null,
-    priority: a.priority,
-    category: a.category ?? null,
-    status: "pending",
-    source: agentId,
-    type: a.type,
-    lane: a.lane ?? defaultLane(a.priority),
-    contactId: a.contactId ?? null,
-    dealId: a.dealId ?? null,
-    createdBy: agentId,
-    createdAt: now,
-  }));
-  for (const a of actions) {
-    statements.push(actionInsertStatement(a), ...(await outboxStatements(db, orgId, actionCreatedEvent(a), now)));
-  }
+  const actions = (input.actions ?? []).map((a) => newActionRow(a, { orgId, source: agentId, createdBy: agentId, now }));
+  statements.push(...actions.map(actionInsertStatement));
   const alerts = input.alerts ?? [];
   if (input.status === "ok") statements.push(resolveAgentAlertsStatement(orgId, agentId, null, now));
   else if (alerts.length > 0) statements.push(resolveAgentAlertsStatement(orgId, agentId, [...new Set(alerts.map((a) => a.service))], now));
@@ -200,20 +181,9 @@ export async function completeAgentRun(
   const now = deps.clock.now();
   const { statements, actions } = await completionStatements(db, orgId, agentId, runId, input, now);
   try {
-    await db.batch(statements, "write");
+    await commit(db, statements, actions.map(actionCreated), deps.events.emit);
   } catch (error) {
     if (isAlreadyCompleted(error)) throw conflict(runId); // a concurrent completion won the race
     throw error;
-  }
-  for (const a of actions) {
-    deps.events.emit({
-      type: "action.created",
-      orgId,
-      actionId: a.id,
-      priority: a.priority,
-      contactId: a.contactId,
-      dealId: a.dealId,
-      at: now,
-    });
   }
 }

@@ -3,19 +3,44 @@
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
 import * as v from "valibot";
 import { readAccess, writeAccess } from "../auth/access.ts";
-import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, AGENT_IDS, defaultLane } from "../domain.ts";
+import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, AGENT_IDS } from "../domain.ts";
 import { ApiError, type FieldIssue, notFound } from "../http/errors.ts";
 import { iso } from "../lib/clock.ts";
-import { newId } from "../lib/random.ts";
-import { type ActionCursor, type ActionRecord, insertActions, listActions, updateAction } from "../store/actions.ts";
+import {
+  type ActionCursor,
+  type ActionRecord,
+  actionCreated,
+  actionInsertStatement,
+  listActions,
+  newActionRow,
+  updateAction,
+} from "../store/actions.ts";
+import { commit } from "../store/commit.ts";
 import { existingContactIds } from "../store/contacts.ts";
-import { actionCreatedEvent, outboxStatements } from "../webhooks/outbox.ts";
+import type { Db } from "../store/db.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, LongText, PageLimit, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
 
 const Status = v.picklist(ACTION_STATUSES, `Must be one of ${ACTION_STATUSES.join(", ")}.`);
 const Lane = v.picklist(ACTION_LANES, `Must be one of ${ACTION_LANES.join(", ")}.`);
 const SOURCES = ["api", "mcp", ...AGENT_IDS] as const;
+
+/**
+ * The contact-reference check of new actions (REST, MCP, agent runs): an issue per action whose
+ * contactId names no contact of the organization, at the path `pathOf` gives.
+ */
+export async function contactIssues(
+  db: Db,
+  orgId: string,
+  items: readonly { contactId?: string }[],
+  pathOf: (index: number) => string,
+): Promise<FieldIssue[]> {
+  const wanted = [...new Set(items.flatMap((a) => (a.contactId ? [a.contactId] : [])))];
+  const known = await existingContactIds(db, orgId, wanted);
+  return items.flatMap((a, i) =>
+    a.contactId && !known.has(a.contactId) ? [{ path: pathOf(i), message: "No contact with this id." }] : [],
+  );
+}
 
 export const Action = v.object({
   id: v.string(),
@@ -145,46 +170,14 @@ export const addActions = defineOperation({
     const items: NewActionInput[] = batch ? input.actions : [input];
     const now = ctx.clock.now();
 
-    const wanted = [...new Set(items.flatMap((a) => (a.contactId ? [a.contactId] : [])))];
-    const known = await existingContactIds(ctx.db, ctx.principal.orgId, wanted);
-    const issues: FieldIssue[] = items.flatMap((a, i) =>
-      a.contactId && !known.has(a.contactId)
-        ? [{ path: batch ? `actions[${i}].contactId` : "contactId", message: "No contact with this id." }]
-        : [],
-    );
+    const issues = await contactIssues(ctx.db, ctx.principal.orgId, items, (i) => (batch ? `actions[${i}].contactId` : "contactId"));
     if (issues.length > 0)
       throw new ApiError(400, "invalid_request", `Unknown contact: ${issues.map((i) => i.path).join(", ")}.`, { issues });
 
-    const rows = items.map((a) => ({
-      id: newId("act", now),
-      orgId: ctx.principal.orgId,
-      title: a.title,
-      description: a.description ?? null,
-      priority: a.priority,
-      category: a.category ?? null,
-      status: "pending" as const,
-      source: ctx.via === "mcp" ? "mcp" : "api",
-      type: a.type,
-      lane: a.lane ?? defaultLane(a.priority),
-      contactId: a.contactId ?? null,
-      dealId: a.dealId ?? null,
-      createdBy: ctx.principal.userId,
-      createdAt: now,
-    }));
-    // One action.created event per action, recorded in the same transaction as the actions.
-    const outbox = await Promise.all(rows.map((r) => outboxStatements(ctx.db, r.orgId, actionCreatedEvent(r), now)));
-    await insertActions(ctx.db, rows, outbox.flat());
-    for (const r of rows) {
-      ctx.events.emit({
-        type: "action.created",
-        orgId: r.orgId,
-        actionId: r.id,
-        priority: r.priority,
-        contactId: r.contactId,
-        dealId: r.dealId,
-        at: now,
-      });
-    }
+    const by = { orgId: ctx.principal.orgId, source: ctx.via === "mcp" ? "mcp" : "api", createdBy: ctx.principal.userId, now };
+    const rows = items.map((a) => newActionRow(a, by));
+    // One action.created event per action: its webhook row commits with the actions.
+    await commit(ctx.db, rows.map(actionInsertStatement), rows.map(actionCreated), ctx.events.emit);
     return batch ? { ok: true as const, actionIds: rows.map((r) => r.id) } : { ok: true as const, actionId: rows[0]?.id ?? "" };
   },
 });

@@ -1,6 +1,6 @@
-import type { InStatement } from "@libsql/client";
 import type { ActionLane, ActionStatus, ActionType } from "../domain.ts";
-import { type Priority, priorityRank } from "../domain.ts";
+import { type DomainEvent, defaultLane, type Priority, priorityRank } from "../domain.ts";
+import { newId } from "../lib/random.ts";
 import type { Db } from "./db.ts";
 
 export interface ActionRecord {
@@ -85,9 +85,48 @@ export function actionInsertStatement(a: ActionInsert) {
 }
 
 /** All-or-nothing: the batch is one transaction, `also` included (the webhook outbox rows of the new actions). */
-export async function insertActions(db: Db, actions: ActionInsert[], also: InStatement[] = []): Promise<void> {
-  await db.batch([...actions.map(actionInsertStatement), ...also], "write");
+/** What a caller gives for a new action (REST, MCP, the web, an agent run). */
+export interface NewAction {
+  title: string;
+  description?: string;
+  priority: Priority;
+  category?: string;
+  type: ActionType;
+  lane?: ActionLane;
+  contactId?: string;
+  dealId?: string;
 }
+
+/** The one builder of a new action row: pending, the lane defaulting by priority. */
+export function newActionRow(a: NewAction, by: { orgId: string; source: string; createdBy: string; now: number }): ActionInsert {
+  return {
+    id: newId("act", by.now),
+    orgId: by.orgId,
+    title: a.title,
+    description: a.description ?? null,
+    priority: a.priority,
+    category: a.category ?? null,
+    status: "pending",
+    source: by.source,
+    type: a.type,
+    lane: a.lane ?? defaultLane(a.priority),
+    contactId: a.contactId ?? null,
+    dealId: a.dealId ?? null,
+    createdBy: by.createdBy,
+    createdAt: by.now,
+  };
+}
+
+/** The domain event of a stored action. */
+export const actionCreated = (a: ActionInsert): DomainEvent => ({
+  type: "action.created",
+  orgId: a.orgId,
+  actionId: a.id,
+  priority: a.priority,
+  contactId: a.contactId,
+  dealId: a.dealId,
+  at: a.createdAt,
+});
 
 export interface ActionFilter {
   status?: ActionStatus;

@@ -4,7 +4,10 @@
  * and the outcome (only by the claim that is still current), so processes sharing the database
  * never send one attempt twice and a crashed claim is taken again once its lock expires.
  */
+
 import type { InStatement } from "@libsql/client";
+import type { WebhookEvent } from "../domain.ts";
+import { newId } from "../lib/random.ts";
 import { type Db, parseJson } from "./db.ts";
 
 export interface WebhookRecord {
@@ -81,10 +84,6 @@ export async function deleteWebhook(db: Db, orgId: string, id: string): Promise<
 const WANTS_EVENT = "EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ?)";
 
 /** Whether any subscription of the organization wants this event (spares a statement per write when none does). */
-export async function hasSubscribers(db: Db, orgId: string, event: string): Promise<boolean> {
-  return (await db.one(`SELECT 1 AS x FROM webhooks w WHERE w.org_id = ? AND ${WANTS_EVENT} LIMIT 1`, [orgId, event])) !== null;
-}
-
 /**
  * One delivery row per subscription wanting the event, chosen when the caller's batch commits (so a
  * subscription deleted meanwhile gets none). Due at once.
@@ -95,6 +94,15 @@ export function deliveryInsertStatement(orgId: string, eventId: string, event: s
           SELECT w.id, ?, ?, ?, 'pending', 0, ?, ?, ? FROM webhooks w WHERE w.org_id = ? AND ${WANTS_EVENT}`,
     args: [eventId, event, payload, now, now, now, orgId, event],
   };
+}
+
+/**
+ * The outbox row of a webhook event: one delivery per subscription of the organization wanting
+ * it, all under one `evt_…` id (the `webhook-id` header, kept on retries). Part of the writer's
+ * transaction; JSON.stringify leaves out optional fields that are undefined.
+ */
+export function outboxStatement(orgId: string, event: WebhookEvent, now: number): InStatement {
+  return deliveryInsertStatement(orgId, newId("evt", now), event.event, JSON.stringify(event), now);
 }
 
 export interface ClaimedDelivery {

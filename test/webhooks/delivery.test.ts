@@ -5,9 +5,10 @@
  * redirects not followed; the deliveries endpoint shows every attempt.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { webhookEventOf } from "../../src/domain.ts";
 import { DAY, iso } from "../../src/lib/clock.ts";
+import { outboxStatement } from "../../src/store/webhooks.ts";
 import { deliverDue, MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../src/webhooks/deliver.ts";
-import { actionCreatedEvent, outboxStatements } from "../../src/webhooks/outbox.ts";
 import { mcpPost } from "../helpers/mcp.ts";
 import { type Call, serverWithClient } from "../helpers/rest.ts";
 import type { TestServer } from "../helpers/server.ts";
@@ -128,7 +129,7 @@ describe("action.created", () => {
 });
 
 describe("standup.ready and briefing.completed", () => {
-  it("are sent with exactly the body the writer recorded through outboxStatements", async () => {
+  it("are sent with exactly the body the writer recorded through outboxStatement", async () => {
     const hook = await subscribe(call, receiver.url, ["standup.ready", "briefing.completed"]);
     const at = iso(s.clock.now());
     const standup = { event: "standup.ready" as const, standupId: "std_01TEST", timestamp: at };
@@ -139,18 +140,18 @@ describe("standup.ready and briefing.completed", () => {
       timestamp: at,
       summary: "Two deals need you.",
     };
-    const statements = [
-      ...(await outboxStatements(s.db, s.org.id, standup, s.clock.now())),
-      ...(await outboxStatements(s.db, s.org.id, briefing, s.clock.now())),
-      ...(await outboxStatements(
-        s.db,
-        s.org.id,
-        actionCreatedEvent({ id: "act_x", createdAt: 0, contactId: null, dealId: null }),
-        s.clock.now(),
-      )),
-    ];
-    expect(statements).toHaveLength(2); // nobody subscribed to action.created
+    const actionCreated = webhookEventOf({
+      type: "action.created",
+      orgId: s.org.id,
+      actionId: "act_x",
+      priority: "low",
+      contactId: null,
+      dealId: null,
+      at: 0,
+    });
+    const statements = [standup, briefing, actionCreated!].map((event) => outboxStatement(s.org.id, event, s.clock.now()));
     await s.db.batch(statements, "write");
+    // nobody subscribed to action.created: two deliveries
     expect(await tick()).toMatchObject({ delivered: 2 });
     const bodies = receiver.hits.map((h) => verifyAt(hook.secret, h, s.clock.now()));
     expect(bodies).toEqual(expect.arrayContaining([standup, briefing]));

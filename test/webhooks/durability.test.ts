@@ -8,11 +8,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY, ManualClock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/random.ts";
-import { actionInsertStatement, insertActions } from "../../src/store/actions.ts";
-
-import { claimDueDeliveries } from "../../src/store/webhooks.ts";
+import { actionCreated, actionInsertStatement } from "../../src/store/actions.ts";
+import { commit } from "../../src/store/commit.ts";
+import { claimDueDeliveries, outboxStatement } from "../../src/store/webhooks.ts";
 import { CLAIM_MS, deliverDue, RETENTION_MS, webhookDeliveryTask } from "../../src/webhooks/deliver.ts";
-import { actionCreatedEvent, outboxStatements } from "../../src/webhooks/outbox.ts";
 import { actionRow, type Call, client, serverWithClient } from "../helpers/rest.ts";
 import { api, prepareDatabase, type TestServer, tempDir } from "../helpers/server.ts";
 import { deliveryRows, type Receiver, secondInstance, serveFile, startReceiver, subscribe, verifyAt } from "../helpers/webhooks.ts";
@@ -46,19 +45,34 @@ describe("the outbox commits with the write", () => {
     const existing = row("Stored first");
     await s.db.execute(actionInsertStatement(existing));
     const rows = [row("New"), row("Duplicate id", existing.id)];
-    const outbox = (await Promise.all(rows.map((r) => outboxStatements(s.db, s.org.id, actionCreatedEvent(r), now)))).flat();
-    expect(outbox).toHaveLength(2);
     const [actions, deliveries] = [await countActions(), await countDeliveries()];
-    await expect(insertActions(s.db, rows, outbox)).rejects.toThrow(/UNIQUE/);
+    const emitted: unknown[] = [];
+    const write = commit(
+      s.db,
+      rows.map(actionInsertStatement),
+      rows.map((r) => actionCreated({ ...r, orgId: s.org.id })),
+      (e) => emitted.push(e),
+    );
+    await expect(write).rejects.toThrow(/UNIQUE/);
     expect([await countActions(), await countDeliveries()]).toEqual([actions, deliveries]);
+    expect(emitted).toEqual([]); // no domain event for a write that rolled back
   });
 
-  it("adds no statement for an organization with no subscription wanting the event", async () => {
+  it("records no delivery for an organization with no subscription wanting the event", async () => {
+    const deliveries = await countDeliveries();
     const event = { event: "standup.ready" as const, standupId: "std_x", timestamp: new Date(s.clock.now()).toISOString() };
-    expect(await outboxStatements(s.db, s.org.id, event, s.clock.now())).toEqual([]);
-    expect(
-      await outboxStatements(s.db, "org_other", actionCreatedEvent({ id: "act_x", createdAt: 0, contactId: null, dealId: null }), 0),
-    ).toEqual([]);
+    const actionEvent = {
+      type: "action.created" as const,
+      orgId: "org_other",
+      actionId: "act_x",
+      priority: "low",
+      contactId: null,
+      dealId: null,
+      at: 0,
+    };
+    await s.db.batch([outboxStatement(s.org.id, event, s.clock.now())], "write");
+    await commit(s.db, [], [actionEvent], () => {});
+    expect(await countDeliveries()).toBe(deliveries);
   });
 });
 
