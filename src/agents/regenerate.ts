@@ -10,6 +10,7 @@
  * nothing can run in-process, and the handoff waits, queued critical-first, for its next run.
  */
 
+import { startLoop } from "../lib/loop.ts";
 import { getOrg } from "../store/orgs.ts";
 import type { Events } from "./events.ts";
 import { hasRunner, type RunDeps, runBuiltIn } from "./runners.ts";
@@ -37,21 +38,28 @@ export function createRegenerator(
   const debounceMs = options.debounceMs ?? REGENERATE_DEBOUNCE_MS;
   const timers = options.timers ?? true;
   const pending = new Map<string, Pending>();
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
+  // One flush at a time, in order: a flush called during another waits for it, then takes what arrived since.
+  const loop = startLoop(
+    async () => {
+      const work = [...pending.entries()];
+      pending.clear();
+      for (const [orgId, entry] of work) {
+        try {
+          await regenerate(orgId, entry);
+        } catch (error) {
+          deps.log.error("regeneration failed", { org: orgId, error: String(error) });
+        }
+      }
+    },
+    { onError: (error) => deps.log.error("regeneration failed", { error: String(error) }) },
+  );
 
   const mark = (orgId: string, change: { surface?: boolean; agent?: string }) => {
     const entry = pending.get(orgId) ?? { surface: false, agents: new Set<string>() };
     if (change.surface) entry.surface = true;
     if (change.agent) entry.agents.add(change.agent);
     pending.set(orgId, entry);
-    if (timers && !timer && !stopped) {
-      timer = setTimeout(() => {
-        timer = null;
-        void flush();
-      }, debounceMs);
-    }
+    if (timers) loop.runAfter(debounceMs);
   };
 
   const unsubscribe = deps.events.on((event) => {
@@ -82,33 +90,12 @@ export function createRegenerator(
     }
   }
 
-  function flush(): Promise<void> {
-    // One flush at a time, in order: a flush called during another waits for it, then takes what arrived since.
-    running = running.then(async () => {
-      if (timer) clearTimeout(timer);
-      timer = null;
-      const work = [...pending.entries()];
-      pending.clear();
-      for (const [orgId, entry] of work) {
-        try {
-          await regenerate(orgId, entry);
-        } catch (error) {
-          deps.log.error("regeneration failed", { org: orgId, error: String(error) });
-        }
-      }
-    });
-    return running;
-  }
-
   return {
-    flush,
+    flush: loop.run,
     pending: () => pending.size,
     async stop() {
-      stopped = true;
       unsubscribe();
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await running;
+      await loop.stop();
     },
   };
 }

@@ -10,6 +10,7 @@
  * downtime only the latest missed slot is due: it runs once, not once per missed slot.
  */
 import { HOUR } from "../lib/clock.ts";
+import { type Loop, startLoop } from "../lib/loop.ts";
 import { randomSecret } from "../lib/random.ts";
 import { listScheduledAgents } from "../store/agents.ts";
 import { getOrg } from "../store/orgs.ts";
@@ -25,7 +26,7 @@ export const TICK_INTERVAL_MS = 15_000;
 /** A run left open longer than this is closed as an error (SPEC §8). */
 export const RUN_TIMEOUT_MS = HOUR;
 
-export interface TickReport {
+export interface SchedulerPassReport {
   /** Whether this pass held the lease (a follower does nothing else). */
   leader: boolean;
   /** Runs left open over an hour that this pass closed. */
@@ -36,7 +37,7 @@ export interface TickReport {
 export const newHolder = (label = "process") => `${label}-${randomSecret(10)}`;
 
 /** One pass: take or renew the lease, close abandoned runs, run every due built-in agent once. */
-export async function tick(deps: RunDeps, holder: string): Promise<TickReport> {
+export async function tick(deps: RunDeps, holder: string): Promise<SchedulerPassReport> {
   const now = deps.clock.now();
   if (!(await takeLease(deps.db, LEASE_NAME, holder, now, now + LEASE_TTL_MS))) return { leader: false, closed: 0, ran: [] };
   const closed = await closeAbandonedRuns(
@@ -65,7 +66,7 @@ export async function tick(deps: RunDeps, holder: string): Promise<TickReport> {
 
 export interface Scheduler {
   holder: string;
-  tick(): Promise<TickReport>;
+  tick(): Promise<SchedulerPassReport>;
   /** Ticks now and then every `intervalMs`; passes never overlap. */
   start(): void;
   /** Stops ticking, waits for a pass in progress, and hands the lease back so another process leads at once. */
@@ -74,29 +75,28 @@ export interface Scheduler {
 
 export function createScheduler(deps: RunDeps, options: { holder?: string; intervalMs?: number } = {}): Scheduler {
   const holder = options.holder ?? newHolder();
-  let timer: ReturnType<typeof setInterval> | null = null;
-  let current: Promise<unknown> | null = null;
-  const pass = () => {
-    if (current) return;
-    current = tick(deps, holder)
-      .catch((error) => deps.log.error("scheduler pass failed", { error: String(error) }))
-      .finally(() => {
-        current = null;
-      });
-  };
+  let loop: Loop | null = null;
   return {
     holder,
     tick: () => tick(deps, holder),
     start() {
-      if (timer) return;
-      pass();
-      timer = setInterval(pass, options.intervalMs ?? TICK_INTERVAL_MS);
-      (timer as { unref?: () => void }).unref?.();
+      if (loop) return;
+      loop = startLoop(
+        async () => {
+          await tick(deps, holder);
+        },
+        {
+          intervalMs: options.intervalMs ?? TICK_INTERVAL_MS,
+          overlap: "skip",
+          unref: true,
+          onError: (error) => deps.log.error("scheduler pass failed", { error: String(error) }),
+        },
+      );
+      void loop.run();
     },
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await current;
+      await loop?.stop();
+      loop = null;
       await releaseLease(deps.db, LEASE_NAME, holder).catch(() => {});
     },
   };

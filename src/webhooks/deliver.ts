@@ -7,6 +7,7 @@
  */
 import type { AppDeps, BackgroundTask } from "../deps.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
+import { startLoop } from "../lib/loop.ts";
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
@@ -44,7 +45,7 @@ export interface DelivererOptions {
   signal?: AbortSignal;
 }
 
-export interface TickReport {
+export interface DeliveryReport {
   delivered: number;
   retrying: number;
   failed: number;
@@ -59,7 +60,7 @@ function describeError(error: unknown): string {
   return short(`Request failed: ${e?.message ?? String(error)}${cause ? ` (${cause})` : ""}`);
 }
 
-async function targetProblem(url: string, deps: AppDeps, options: DelivererOptions): Promise<string | null> {
+async function targetProblem(url: string, deps: DelivererDeps, options: DelivererOptions): Promise<string | null> {
   const literal = privateTargetProblem(url, deps.config.webhookAllowPrivate);
   if (literal || deps.config.webhookAllowPrivate || !options.resolveHost) return literal;
   const host = new URL(url).hostname;
@@ -71,7 +72,7 @@ async function targetProblem(url: string, deps: AppDeps, options: DelivererOptio
 
 /** One attempt: sign, send, classify. Never throws. */
 async function attempt(
-  deps: AppDeps,
+  deps: DelivererDeps,
   options: DelivererOptions,
   d: ClaimedDelivery,
   target: { url: string; secret: string },
@@ -105,8 +106,11 @@ async function attempt(
 }
 
 /** One pass: deliver every delivery due now (tests call this with a ManualClock). */
-export async function deliverDue(deps: AppDeps, options: DelivererOptions = {}): Promise<TickReport> {
-  const report: TickReport = { delivered: 0, retrying: 0, failed: 0 };
+/** What a deliverer pass needs. */
+export type DelivererDeps = Pick<AppDeps, "db" | "clock" | "log" | "config">;
+
+export async function deliverDue(deps: DelivererDeps, options: DelivererOptions = {}): Promise<DeliveryReport> {
+  const report: DeliveryReport = { delivered: 0, retrying: 0, failed: 0 };
   const batchSize = options.batchSize ?? 20;
   for (let round = 0; round < (options.maxRounds ?? 10) && !options.signal?.aborted; round++) {
     const now = deps.clock.now();
@@ -148,42 +152,26 @@ export function webhookDeliveryTask(options: DelivererOptions & { intervalMs?: n
   return {
     name: "webhook-deliverer",
     start(deps) {
-      const controller = new AbortController();
-      let running: Promise<void> | null = null;
-      let again = false;
       let prunedAt = Number.NEGATIVE_INFINITY;
-      const kick = () => {
-        if (controller.signal.aborted) return;
-        if (running) {
-          again = true;
-          return;
-        }
-        running = (async () => {
-          do {
-            again = false;
-            try {
-              await deliverDue(deps, { ...options, signal: controller.signal });
-              if (deps.clock.now() - prunedAt >= HOUR) {
-                prunedAt = deps.clock.now();
-                await pruneDeliveries(deps.db, prunedAt - RETENTION_MS);
-              }
-            } catch (error) {
-              deps.log.error("webhook delivery pass failed", { error: String(error) });
-            }
-          } while (again && !controller.signal.aborted);
-        })().finally(() => {
-          running = null;
-        });
-      };
-      const timer = setInterval(kick, options.intervalMs ?? 1000);
-      const off = deps.events.on(() => kick());
-      kick();
+      const loop = startLoop(
+        async (signal) => {
+          await deliverDue(deps, { ...options, signal });
+          if (deps.clock.now() - prunedAt >= HOUR) {
+            prunedAt = deps.clock.now();
+            await pruneDeliveries(deps.db, prunedAt - RETENTION_MS);
+          }
+        },
+        {
+          intervalMs: options.intervalMs ?? 1000,
+          onError: (error) => deps.log.error("webhook delivery pass failed", { error: String(error) }),
+        },
+      );
+      const off = deps.events.on(() => void loop.run());
+      void loop.run();
       return {
         async stop() {
-          clearInterval(timer);
           off();
-          controller.abort();
-          await running;
+          await loop.stop();
         },
       };
     },
