@@ -32,12 +32,8 @@ async function runServer(): Promise<void> {
   // Crew's request-id and Bearer gate (credential + quota) in front of a constant answer: the cost
   // of authenticating a request, apart from what an endpoint then reads.
   const gated = new Hono<AppEnv>();
-  gated.use("*", async (c, next) => {
-    c.set("deps", booted.deps);
-    await next();
-  });
   gated.use("*", requestId(booted.deps.clock.now));
-  gated.onError(renderError);
+  gated.onError((error, c) => renderError(booted.deps, error, c));
   gated.get("/gated", protect(booted.deps), (c) => c.json({ ok: true }));
   const bare = new Hono();
   bare.get("/bare", (c) => c.json({ ok: true }));

@@ -18,19 +18,15 @@ export function createApp(input: AppDepsInput): Hono<AppEnv> {
   const deps = resolveDeps(input);
   const app = new Hono<AppEnv>();
 
-  app.use("*", async function depsMiddleware(c, next) {
-    c.set("deps", deps);
-    await next();
-  });
   app.use(
     "*",
     requestId(() => deps.clock.now()),
   );
   app.use("/api/mcp/*", apiVersion);
-  app.onError(renderError);
+  app.onError((error, c) => renderError(deps, error, c));
   // Returned, not thrown: Hono calls the not-found handler outside the error boundary of the
   // middleware around it, and a thrown error would skip their after-work (X-RateLimit-* headers).
-  app.notFound((c) => renderError(new ApiError(404, "not_found", "No such endpoint; see /docs for the API reference."), c));
+  app.notFound((c) => renderError(deps, new ApiError(404, "not_found", "No such endpoint; see /docs for the API reference."), c));
 
   // Process and database health: not protected, not quota-counted.
   app.get("/healthz", (c) => c.json({ ok: true }));

@@ -22,9 +22,9 @@ export interface AppDeps {
   quota: QuotaStore;
 }
 
+/** Per-request values only; dependencies reach handlers through their router factory. */
 export type AppEnv = {
   Variables: {
-    deps: AppDeps;
     requestId: string;
     principal: Principal;
   };

@@ -1,17 +1,17 @@
 /** The principal of an endpoint that takes the signed-in session instead of a Bearer credential. */
 import type { Context } from "hono";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { assertSameOrigin } from "../http/csrf.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Principal } from "./access.ts";
 import { readSession, sessionPrincipalOf } from "./sessions.ts";
 
-export async function sessionPrincipal(c: Context<AppEnv>): Promise<Principal> {
+export async function sessionPrincipal(deps: AppDeps, c: Context<AppEnv>): Promise<Principal> {
   if (c.req.header("authorization")) {
     throw new ApiError(401, "unauthorized", "This endpoint needs a signed-in session (sign in at /sign-in), not a Bearer credential.");
   }
-  const found = await readSession(c);
+  const found = await readSession(deps, c);
   if (!found) throw new ApiError(401, "unauthorized", "Sign in first: this endpoint needs a signed-in session (/sign-in).");
-  assertSameOrigin(c.req.raw, c.get("deps").config.baseUrl);
+  assertSameOrigin(c.req.raw, deps.config.baseUrl);
   return sessionPrincipalOf(found);
 }

@@ -6,7 +6,7 @@
 
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { DAY } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
@@ -69,54 +69,54 @@ export async function invalidateSession(db: Db, sessionId: string): Promise<void
   await deleteSession(db, sessionId);
 }
 
-const secureCookies = (c: Context<AppEnv>) => c.get("deps").config.baseUrl.startsWith("https:");
+const secureCookies = (deps: AppDeps) => deps.config.baseUrl.startsWith("https:");
 
 /** HttpOnly (no script reads it), SameSite=Lax (not sent on cross-site POSTs), Path=/, Secure on https. */
-export function setSessionCookie(c: Context<AppEnv>, token: string, expiresAt: number): void {
-  const now = c.get("deps").clock.now();
+export function setSessionCookie(deps: AppDeps, c: Context<AppEnv>, token: string, expiresAt: number): void {
+  const now = deps.clock.now();
   setCookie(c, SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: "Lax",
     path: "/",
-    secure: secureCookies(c),
+    secure: secureCookies(deps),
     expires: new Date(expiresAt),
     maxAge: Math.max(0, Math.floor((expiresAt - now) / 1000)),
   });
 }
 
-export function clearSessionCookie(c: Context<AppEnv>): void {
-  deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Lax", secure: secureCookies(c) });
+export function clearSessionCookie(deps: AppDeps, c: Context<AppEnv>): void {
+  deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Lax", secure: secureCookies(deps) });
 }
 
 /**
  * Signs a user in: a new token every time (never reuse the one the browser brought, which closes
  * session fixation), the previous session of this browser ended, the cookie set.
  */
-export async function startSession(c: Context<AppEnv>, userId: string): Promise<Session> {
-  const { db, clock } = c.get("deps");
+export async function startSession(deps: AppDeps, c: Context<AppEnv>, userId: string): Promise<Session> {
+  const { db, clock } = deps;
   const previous = getCookie(c, SESSION_COOKIE);
   if (previous) await invalidateSession(db, sha256Hex(previous));
   await deleteExpiredSessions(db, clock.now());
   const token = generateSessionToken();
   const session = await createSession(db, token, userId, clock.now());
-  setSessionCookie(c, token, session.expiresAt);
+  setSessionCookie(deps, c, token, session.expiresAt);
   return session;
 }
 
 /** Signs out: the session is deleted server-side (the token stops working everywhere) and the cookie cleared. */
-export async function endSession(c: Context<AppEnv>): Promise<void> {
+export async function endSession(deps: AppDeps, c: Context<AppEnv>): Promise<void> {
   const token = getCookie(c, SESSION_COOKIE);
-  if (token) await invalidateSession(c.get("deps").db, sha256Hex(token));
-  clearSessionCookie(c);
+  if (token) await invalidateSession(deps.db, sha256Hex(token));
+  clearSessionCookie(deps, c);
 }
 
 /** The signed-in user of this request, or null. Sends the cookie again when the session was renewed. */
-export async function readSession(c: Context<AppEnv>): Promise<ValidSession | null> {
+export async function readSession(deps: AppDeps, c: Context<AppEnv>): Promise<ValidSession | null> {
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return null;
-  const { db, clock } = c.get("deps");
+  const { db, clock } = deps;
   const found = await validateSessionToken(db, token, clock.now());
   if (!found) return null;
-  if (found.renewed) setSessionCookie(c, token, found.session.expiresAt);
+  if (found.renewed) setSessionCookie(deps, c, token, found.session.expiresAt);
   return found;
 }

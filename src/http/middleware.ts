@@ -1,6 +1,6 @@
 /** Middleware every response passes through: request id, API-Version, the error envelope. */
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { newId } from "../lib/random.ts";
 import { ApiError, renderApiError } from "./errors.ts";
 
@@ -25,8 +25,8 @@ export const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersionMi
 };
 
 /** The one place errors become responses: ApiError as is, anything else as a logged 500. */
-export function renderError(error: unknown, c: Context<AppEnv>): Response {
-  const { config, log } = c.get("deps");
+export function renderError(deps: AppDeps, error: unknown, c: Context<AppEnv>): Response {
+  const { config, log } = deps;
   const requestId = c.get("requestId") ?? "unknown";
   if (error instanceof ApiError) return renderApiError(error, requestId, config.baseUrl, c.req.path);
   log.error("unhandled error", {

@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import { readSession } from "../auth/sessions.ts";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { newId, sha256Hex } from "../lib/random.ts";
 import { insertCode } from "../store/oauth-codes.ts";
 import { insertGrant } from "../store/oauth-grants.ts";
@@ -35,22 +35,22 @@ function toSignIn(params: URLSearchParams): Response {
   });
 }
 
-export async function authorizeGet(c: Context<AppEnv>): Promise<Response> {
-  const { db, config } = c.get("deps");
+export async function authorizeGet(deps: AppDeps, c: Context<AppEnv>): Promise<Response> {
+  const { db, config } = deps;
   const check = await checkAuthorizeRequest(db, config, new URL(c.req.url).searchParams);
   if (check.kind === "page") return refusal(c, check);
   if (check.kind === "redirect") return redirect(check.location, 302);
-  const found = await readSession(c);
+  const found = await readSession(deps, c);
   if (!found) return toSignIn(check.request.params);
   return renderConsentPage(c, found, check.request, AUTHORIZE_PATH);
 }
 
-export async function authorizePost(c: Context<AppEnv>): Promise<Response> {
-  const { db, config, clock } = c.get("deps");
+export async function authorizePost(deps: AppDeps, c: Context<AppEnv>): Promise<Response> {
+  const { db, config, clock } = deps;
   const form = await readForm(c);
-  const found = await readSession(c);
+  const found = await readSession(deps, c);
   if (found) {
-    const forged = await refuseForgedForm(c, found, form);
+    const forged = await refuseForgedForm(deps, c, found, form);
     if (forged) return forged;
   }
   const check = await checkAuthorizeRequest(db, config, form);

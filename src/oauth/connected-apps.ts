@@ -8,7 +8,7 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { type GrantView, listGrantsFor, revokeGrantFor } from "../operations/grants.ts";
 import { type ItemRow, itemTable } from "../web/item-table.ts";
@@ -39,8 +39,14 @@ function appRows(account: PageAccount, grants: GrantView[], now: number): Html {
   return itemTable(account, now, { caption, nameLabel: "Application", columns: ["Returns to", "Scopes"], createdLabel: "Connected", rows });
 }
 
-async function page(c: Context<AppEnv>, found: ValidSession, notice?: string, error?: string, status = 200): Promise<Response> {
-  const deps = c.get("deps");
+async function page(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+  found: ValidSession,
+  notice?: string,
+  error?: string,
+  status = 200,
+): Promise<Response> {
   const account = accountOf(found);
   const { grants } = await listGrantsFor(deps, sessionPrincipalOf(found));
   const body = html`<h1>Connected apps</h1>
@@ -54,24 +60,24 @@ ${alertBox("success", notice)}
   return renderPage(c, { title: "Connected apps", body, account, active: "/connected-apps" }, status);
 }
 
-export function connectedAppsRoutes(): Hono<AppEnv> {
+export function connectedAppsRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get("/connected-apps", async (c) => {
-    const found = await requirePageSession(c);
+    const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
-    return page(c, found, c.req.query("revoked") === "1" ? "Application disconnected." : undefined);
+    return page(deps, c, found, c.req.query("revoked") === "1" ? "Application disconnected." : undefined);
   });
 
   router.post("/connected-apps/revoke", async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
     try {
-      await revokeGrantFor(c.get("deps"), sessionPrincipalOf(found), form.get("id") ?? "");
+      await revokeGrantFor(deps, sessionPrincipalOf(found), form.get("id") ?? "");
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) {
-        return page(c, found, undefined, "That application is not connected (any more).", 404);
+        return page(deps, c, found, undefined, "That application is not connected (any more).", 404);
       }
       throw error;
     }

@@ -4,7 +4,7 @@
  * registrations never used for a grant are purged after 24 hours.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { readBodyText } from "../http/body.ts";
 import { DAY, HOUR } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
@@ -54,8 +54,8 @@ async function readRegistrationBody(request: Request): Promise<Record<string, un
   return value as Record<string, unknown>;
 }
 
-export async function register(c: Context<AppEnv>): Promise<Response> {
-  const { db, clock } = c.get("deps");
+export async function register(deps: AppDeps, c: Context<AppEnv>): Promise<Response> {
+  const { db, clock } = deps;
   const now = clock.now();
   const address = peerAddress(c);
   if ((await countRegistrationsSince(db, address, now - HOUR)) >= REGISTRATIONS_PER_HOUR) {

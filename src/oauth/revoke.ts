@@ -4,7 +4,7 @@
  * and tokens of another client, get the same 200 (§2.2), so the endpoint reveals nothing.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { sha256Hex } from "../lib/random.ts";
 import { revokeGrant } from "../store/oauth-grants.ts";
 import { findTokenForRevocation, revokeToken } from "../store/oauth-tokens.ts";
@@ -12,8 +12,8 @@ import { authenticateClient } from "./client-auth.ts";
 import { invalidRequest, oauthJson } from "./errors.ts";
 import { readForm, repeatedParams, single } from "./form.ts";
 
-export async function revoke(c: Context<AppEnv>): Promise<Response> {
-  const { db, clock } = c.get("deps");
+export async function revoke(deps: AppDeps, c: Context<AppEnv>): Promise<Response> {
+  const { db, clock } = deps;
   const form = await readForm(c.req.raw);
   const repeated = repeatedParams(form, []);
   if (repeated.length > 0) throw invalidRequest(`repeated: ${repeated.join(", ")}`);

@@ -18,13 +18,13 @@ import { token } from "./token.ts";
 type Handler = (c: Context<AppEnv>) => Promise<Response>;
 
 /** The one place OAuthError becomes a response; the detail is logged, never sent. */
-function oauthEndpoint(handler: Handler): Handler {
+function oauthEndpoint(deps: AppDeps, handler: Handler): Handler {
   return async function oauthEndpointHandler(c) {
     try {
       return await handler(c);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
-      c.get("deps").log.info("oauth request refused", {
+      deps.log.info("oauth request refused", {
         request_id: c.get("requestId"),
         path: c.req.path,
         error: error.code,
@@ -43,7 +43,7 @@ export function oauthRoutes(deps: AppDeps): Hono<AppEnv> {
   const endpoint = (paths: string[], method: "GET" | "POST", handler: Handler) => {
     for (const path of paths) {
       router.use(path, publicCors([method]));
-      router.on(method, path, oauthEndpoint(handler));
+      router.on(method, path, oauthEndpoint(deps, handler));
       router.all(path, methodNotAllowed([method]));
     }
   };
@@ -59,16 +59,16 @@ export function oauthRoutes(deps: AppDeps): Hono<AppEnv> {
     c.json(protectedResourceMetadata(config, `${config.baseUrl}/mcp/`)),
   );
   // The aliases serve clients that skip metadata and guess the paths (SPEC §6).
-  endpoint(["/oauth/register", "/register"], "POST", register);
-  endpoint(["/oauth/token", "/token"], "POST", token);
-  endpoint(["/oauth/revoke"], "POST", revoke);
+  endpoint(["/oauth/register", "/register"], "POST", (c) => register(deps, c));
+  endpoint(["/oauth/token", "/token"], "POST", (c) => token(deps, c));
+  endpoint(["/oauth/revoke"], "POST", (c) => revoke(deps, c));
 
   for (const path of ["/oauth/authorize", "/authorize"]) {
-    router.get(path, authorizeGet);
-    router.post(path, authorizePost);
+    router.get(path, (c) => authorizeGet(deps, c));
+    router.post(path, (c) => authorizePost(deps, c));
     router.all(path, methodNotAllowed(["GET", "POST"]));
   }
 
-  router.route("/", connectedAppsRoutes());
+  router.route("/", connectedAppsRoutes(deps));
   return router;
 }

@@ -4,7 +4,7 @@
  * authentication (§3.2.1), grant type, then the grant itself.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { sha256Hex } from "../lib/random.ts";
 import type { OAuthClient } from "../store/oauth-clients.ts";
 import { takeCode } from "../store/oauth-codes.ts";
@@ -18,22 +18,22 @@ import { resolveResource } from "./resource.ts";
 import { isScopeSubset, parseScopeParam } from "./scopes.ts";
 import { newTokenPair, tokenResponseBody } from "./tokens.ts";
 
-export async function token(c: Context<AppEnv>): Promise<Response> {
-  const { db } = c.get("deps");
+export async function token(deps: AppDeps, c: Context<AppEnv>): Promise<Response> {
+  const { db } = deps;
   const form = await readForm(c.req.raw);
   const repeated = repeatedParams(form);
   if (repeated.length > 0) throw invalidRequest(`repeated: ${repeated.join(", ")}`);
   const client = await authenticateClient(db, c.req.header("authorization"), form);
   if (!client) throw invalidRequest("no client");
   const grantType = single(form, "grant_type");
-  if (grantType === "authorization_code") return exchangeCode(c, client, form);
-  if (grantType === "refresh_token") return refresh(c, client, form);
+  if (grantType === "authorization_code") return exchangeCode(deps, c, client, form);
+  if (grantType === "refresh_token") return refresh(deps, c, client, form);
   if (grantType === undefined) throw invalidRequest("grant_type missing");
   throw new OAuthError(400, "unsupported_grant_type", "The grant type is not supported.", grantType);
 }
 
-async function exchangeCode(c: Context<AppEnv>, client: OAuthClient, form: URLSearchParams): Promise<Response> {
-  const { db, clock, config, log } = c.get("deps");
+async function exchangeCode(deps: AppDeps, c: Context<AppEnv>, client: OAuthClient, form: URLSearchParams): Promise<Response> {
+  const { db, clock, config, log } = deps;
   const now = clock.now();
   const code = single(form, "code");
   const verifier = single(form, "code_verifier");
@@ -63,8 +63,8 @@ async function exchangeCode(c: Context<AppEnv>, client: OAuthClient, form: URLSe
   return oauthJson(tokenResponseBody(raw));
 }
 
-async function refresh(c: Context<AppEnv>, client: OAuthClient, form: URLSearchParams): Promise<Response> {
-  const { db, clock, config, log } = c.get("deps");
+async function refresh(deps: AppDeps, c: Context<AppEnv>, client: OAuthClient, form: URLSearchParams): Promise<Response> {
+  const { db, clock, config, log } = deps;
   const now = clock.now();
   const presented = single(form, "refresh_token");
   if (!presented) throw invalidRequest("refresh_token missing");

@@ -93,7 +93,7 @@ export function restRouter(deps: AppDeps, ops: Operation[]): Hono<AppEnv> {
     const path = toHonoPath(rest.path);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), rest.method]);
     router.on(rest.method, path, async (c) => {
-      const principal = rest.auth === "session" ? await sessionPrincipal(c) : c.get("principal");
+      const principal = rest.auth === "session" ? await sessionPrincipal(deps, c) : c.get("principal");
       const result = await invoke(
         op,
         { ...deps, principal, via: "rest", requestId: c.get("requestId") },

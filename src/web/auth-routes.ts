@@ -8,7 +8,7 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
 import { endSession, readSession, startSession } from "../auth/sessions.ts";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { readJsonObject } from "../http/body.ts";
 import { assertSameOrigin, crossSiteReason } from "../http/csrf.ts";
 import { ApiError } from "../http/errors.ts";
@@ -46,25 +46,25 @@ function signInPage(c: Context<AppEnv>, options: { next: string; email?: string;
   return renderPage(c, { title: "Sign in", body, narrow: true }, status, extra);
 }
 
-export function authRoutes(): Hono<AppEnv> {
+export function authRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get("/sign-in", async (c) => {
     const next = safeNextPath(c.req.query("next"));
-    if (await readSession(c)) return seeOther(c, next);
+    if (await readSession(deps, c)) return seeOther(c, next);
     return signInPage(c, { next });
   });
 
   router.post("/sign-in", async (c) => {
-    const crossSite = crossSiteReason(c.req.raw, c.get("deps").config.baseUrl);
+    const crossSite = crossSiteReason(c.req.raw, deps.config.baseUrl);
     if (crossSite) return messagePage(c, 403, "Sign-in refused", crossSite, { href: "/sign-in", label: "Go to the sign-in page" });
     const form = await readForm(c);
     const next = safeNextPath(form.get("next"));
     const email = form.get("email") ?? "";
-    const { db, clock } = c.get("deps");
+    const { db, clock } = deps;
     const result = await checkCredentials(db, email, form.get("password") ?? "", clock.now());
     if (result.ok) {
-      await startSession(c, result.user.id);
+      await startSession(deps, c, result.user.id);
       return seeOther(c, next);
     }
     if (result.reason === "throttled") {
@@ -74,18 +74,18 @@ export function authRoutes(): Hono<AppEnv> {
   });
 
   router.post("/sign-out", async (c) => {
-    const found = await readSession(c);
+    const found = await readSession(deps, c);
     if (found) {
-      const refused = await refuseForgedForm(c, found, await readForm(c));
+      const refused = await refuseForgedForm(deps, c, found, await readForm(c));
       if (refused) return refused;
-      await endSession(c);
+      await endSession(deps, c);
     }
     return seeOther(c, "/sign-in");
   });
 
   // JSON twins. Errors are the REST envelope.
   router.post("/api/auth/sign-in", async (c) => {
-    const { db, clock, config } = c.get("deps");
+    const { db, clock, config } = deps;
     assertSameOrigin(c.req.raw, config.baseUrl);
     const raw = await readJsonObject(c.req.raw);
     const input = parseOrThrow(SignInBody, raw, "request body");
@@ -96,18 +96,18 @@ export function authRoutes(): Hono<AppEnv> {
       });
     }
     if (!result.ok) throw new ApiError(401, "unauthorized", WRONG_CREDENTIALS);
-    await startSession(c, result.user.id);
+    await startSession(deps, c, result.user.id);
     return c.json({ user: publicUser(result.user) }, 200, { "Cache-Control": "no-store" });
   });
 
   router.post("/api/auth/sign-out", async (c) => {
-    assertSameOrigin(c.req.raw, c.get("deps").config.baseUrl);
-    await endSession(c);
+    assertSameOrigin(c.req.raw, deps.config.baseUrl);
+    await endSession(deps, c);
     return c.json({ ok: true }, 200, { "Cache-Control": "no-store" });
   });
 
   router.get("/api/auth/session", async (c) => {
-    const found = await readSession(c);
+    const found = await readSession(deps, c);
     if (!found) throw new ApiError(401, "unauthorized", "Not signed in.");
     return c.json({ user: publicUser(found.user) }, 200, { "Cache-Control": "no-store" });
   });

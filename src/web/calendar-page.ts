@@ -10,7 +10,7 @@ import { html } from "hono/html";
 import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { planIncludes } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
@@ -94,8 +94,7 @@ function connectForm(account: PageAccount, view: CalendarView, reconnect: boolea
   </section>`;
 }
 
-async function calendarPage(c: Context<AppEnv>, found: ValidSession, view: CalendarView, status = 200) {
-  const deps = c.get("deps");
+async function calendarPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, view: CalendarView, status = 200) {
   const account = accountOf(found);
   const current = await calendarStatus(deps, sessionPrincipalOf(found));
   const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
@@ -123,17 +122,17 @@ const NOTICES: Record<string, string> = {
   none: "No calendar was connected.",
 };
 
-export function calendarPageRoutes(): Hono<AppEnv> {
+export function calendarPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get("/dashboard/calendar", async (c) => {
-    const found = await requirePageSession(c);
+    const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
-    return calendarPage(c, found, { notice: NOTICES[c.req.query("done") ?? ""] });
+    return calendarPage(deps, c, found, { notice: NOTICES[c.req.query("done") ?? ""] });
   });
 
   router.post("/dashboard/calendar", async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
     const raw = { url: form.get("url") ?? "", username: form.get("username") ?? "", password: form.get("password") ?? "" };
@@ -142,23 +141,23 @@ export function calendarPageRoutes(): Hono<AppEnv> {
     if (!parsed.success) {
       const fieldErrors: CalendarView["fieldErrors"] = {};
       for (const issue of toFieldIssues(parsed.issues)) fieldErrors[issue.path as Field] ??= issue.message;
-      return calendarPage(c, found, { fieldErrors, ...typed }, 400);
+      return calendarPage(deps, c, found, { fieldErrors, ...typed }, 400);
     }
     try {
-      await connectCalendar(c.get("deps"), sessionPrincipalOf(found), parsed.output);
+      await connectCalendar(deps, sessionPrincipalOf(found), parsed.output);
     } catch (error) {
       if (!(error instanceof ApiError) || !error.extra.issues) throw error;
       const fieldErrors: CalendarView["fieldErrors"] = {};
       for (const issue of error.extra.issues) fieldErrors[issue.path as Field] ??= issue.message;
-      return calendarPage(c, found, { error: "The calendar was not connected.", fieldErrors, ...typed }, error.status);
+      return calendarPage(deps, c, found, { error: "The calendar was not connected.", fieldErrors, ...typed }, error.status);
     }
     return seeOther(c, "/dashboard/calendar?done=connected");
   });
 
   router.post("/dashboard/calendar/disconnect", async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
-    const removed = await disconnectCalendar(c.get("deps"), sessionPrincipalOf(signed.found));
+    const removed = await disconnectCalendar(deps, sessionPrincipalOf(signed.found));
     return seeOther(c, `/dashboard/calendar?done=${removed ? "disconnected" : "none"}`);
   });
 

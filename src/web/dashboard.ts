@@ -1,7 +1,7 @@
 /** The signed-in dashboard: agent health (the same data as GET /api/mcp/agents), integration alerts, account. */
 import { Hono } from "hono";
 import { html } from "hono/html";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowedKeyScopes } from "../domain.ts";
 import { type AgentDashboard, agentDashboard } from "../operations/agents.ts";
 import { ago, type Html, renderPage } from "./layout.ts";
@@ -54,13 +54,13 @@ function alertList(d: AgentDashboard, now: number): Html {
   return html`<ul class="alert-list">${items}</ul>`;
 }
 
-export function dashboardRoutes(): Hono<AppEnv> {
+export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get("/dashboard", async (c) => {
-    const found = await requirePageSession(c);
+    const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
-    const { db, clock } = c.get("deps");
+    const { db, clock } = deps;
     const now = clock.now();
     const { user } = found;
     const d = await agentDashboard(db, user.orgId, user.id, now);

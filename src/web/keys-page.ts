@@ -9,7 +9,7 @@ import { html } from "hono/html";
 import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CreatedKey, CreateKeyInput, createKeyFor, listKeysFor, revokeKeyFor } from "../operations/keys.ts";
@@ -132,8 +132,14 @@ function refusalText(error: ApiError): string {
   return `${error.message.split(";")[0]}. You can create the next one in ${minutes === 1 ? "a minute" : `${minutes} minutes`}.`;
 }
 
-async function keysPage(c: Context<AppEnv>, found: ValidSession, view: KeysView, status = 200, extra: Record<string, string> = {}) {
-  const deps = c.get("deps");
+async function keysPage(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+  found: ValidSession,
+  view: KeysView,
+  status = 200,
+  extra: Record<string, string> = {},
+) {
   const account = accountOf(found);
   const listing = await listKeysFor(deps, sessionPrincipalOf(found));
   const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
@@ -155,43 +161,43 @@ ${view.created ? createdPanel(view.created) : ""}
   return renderPage(c, { title: "API keys", body, account, active: "/dashboard/keys" }, status, extra);
 }
 
-export function keysPageRoutes(): Hono<AppEnv> {
+export function keysPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get("/dashboard/keys", async (c) => {
-    const found = await requirePageSession(c);
+    const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
-    return keysPage(c, found, { notice: c.req.query("revoked") === "1" ? "Key revoked." : undefined });
+    return keysPage(deps, c, found, { notice: c.req.query("revoked") === "1" ? "Key revoked." : undefined });
   });
 
   router.post("/dashboard/keys", async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
     const raw = { name: form.get("name") ?? "", scopes: form.getAll("scopes") };
     const parsed = v.safeParse(CreateKeyInput, raw, { abortEarly: false });
     if (!parsed.success) {
-      return keysPage(c, found, { fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues), raw.name), ...raw }, 400);
+      return keysPage(deps, c, found, { fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues), raw.name), ...raw }, 400);
     }
     try {
-      const created = await createKeyFor(c.get("deps"), sessionPrincipalOf(found), parsed.output);
-      return keysPage(c, found, { created });
+      const created = await createKeyFor(deps, sessionPrincipalOf(found), parsed.output);
+      return keysPage(deps, c, found, { created });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return keysPage(c, found, { error: refusalText(error), ...raw }, error.status, error.extra.headers);
+      return keysPage(deps, c, found, { error: refusalText(error), ...raw }, error.status, error.extra.headers);
     }
   });
 
   router.post("/dashboard/keys/revoke", async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const hash = (signed.form.get("hash") ?? "").toLowerCase();
     try {
       if (!/^[0-9a-f]{64}$/.test(hash)) throw new ApiError(404, "not_found", "No active key of yours has this hash.");
-      await revokeKeyFor(c.get("deps"), sessionPrincipalOf(signed.found), hash);
+      await revokeKeyFor(deps, sessionPrincipalOf(signed.found), hash);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return keysPage(c, signed.found, { error: "That key was not found: it may have been revoked already." }, 404);
+      return keysPage(deps, c, signed.found, { error: "That key was not found: it may have been revoked already." }, 404);
     }
     return seeOther(c, "/dashboard/keys?revoked=1");
   });

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { readSession, type ValidSession } from "../auth/sessions.ts";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { readBodyText } from "../http/body.ts";
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from "../http/csrf.ts";
 import { ApiError } from "../http/errors.ts";
@@ -30,8 +30,8 @@ export function safeNextPath(next: unknown, fallback = "/dashboard"): string {
 export const accountOf = (found: ValidSession): PageAccount => ({ user: found.user, csrfToken: found.session.csrfToken });
 
 /** The signed-in session, or a 303 to /sign-in that comes back here afterwards. */
-export async function requirePageSession(c: Context<AppEnv>): Promise<ValidSession | Response> {
-  const found = await readSession(c);
+export async function requirePageSession(deps: AppDeps, c: Context<AppEnv>): Promise<ValidSession | Response> {
+  const found = await readSession(deps, c);
   if (found) return found;
   const url = new URL(c.req.url);
   const back = c.req.method === "GET" ? url.pathname + url.search : url.pathname;
@@ -51,8 +51,13 @@ export async function readForm(c: Context<AppEnv>): Promise<URLSearchParams> {
  * Null when a signed-in form may act; otherwise the refusal page. Both layers must pass: the
  * request's Origin is Crew's and the form carries this session's csrf token.
  */
-export async function refuseForgedForm(c: Context<AppEnv>, found: ValidSession, form: URLSearchParams): Promise<Response | null> {
-  const { config } = c.get("deps");
+export async function refuseForgedForm(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+  found: ValidSession,
+  form: URLSearchParams,
+): Promise<Response | null> {
+  const { config } = deps;
   const crossSite = crossSiteReason(c.req.raw, config.baseUrl);
   if (!crossSite && csrfTokenMatches(found.session.csrfToken, form.get(CSRF_FIELD))) return null;
   return messagePage(
@@ -69,9 +74,12 @@ export async function refuseForgedForm(c: Context<AppEnv>, found: ValidSession, 
  * What every signed-in form handler does first: the session (else to sign-in), the form, its CSRF
  * check. A Response means "answer with this"; otherwise the form may act.
  */
-export async function readSignedInForm(c: Context<AppEnv>): Promise<Response | { found: ValidSession; form: URLSearchParams }> {
-  const found = await requirePageSession(c);
+export async function readSignedInForm(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+): Promise<Response | { found: ValidSession; form: URLSearchParams }> {
+  const found = await requirePageSession(deps, c);
   if (found instanceof Response) return found;
   const form = await readForm(c);
-  return (await refuseForgedForm(c, found, form)) ?? { found, form };
+  return (await refuseForgedForm(deps, c, found, form)) ?? { found, form };
 }

@@ -18,17 +18,17 @@ import { webhooksPageRoutes } from "./webhooks-page.ts";
 
 export { ensureSetupLink } from "./setup.ts";
 
-export function webRoutes(_deps: AppDeps): Hono<AppEnv> {
+export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   // Computed once ahead, so the first sign-in with an unknown email takes no longer than the rest.
   void dummyPasswordHash();
   const router = new Hono<AppEnv>();
-  router.get("/", async (c) => seeOther(c, (await readSession(c)) ? "/dashboard" : "/sign-in"));
+  router.get("/", async (c) => seeOther(c, (await readSession(deps, c)) ? "/dashboard" : "/sign-in"));
   router.route("/", assetRoutes());
-  router.route("/", authRoutes());
-  router.route("/", setupRoutes());
-  router.route("/", dashboardRoutes());
-  router.route("/", keysPageRoutes());
-  router.route("/", calendarPageRoutes());
-  router.route("/", webhooksPageRoutes());
+  router.route("/", authRoutes(deps));
+  router.route("/", setupRoutes(deps));
+  router.route("/", dashboardRoutes(deps));
+  router.route("/", keysPageRoutes(deps));
+  router.route("/", calendarPageRoutes(deps));
+  router.route("/", webhooksPageRoutes(deps));
   return router;
 }

@@ -10,7 +10,7 @@ import * as v from "valibot";
 import { hashPassword } from "../auth/passwords.ts";
 import { startSession } from "../auth/sessions.ts";
 import type { Config } from "../config.ts";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
@@ -76,17 +76,17 @@ function setupPage(
   return renderPage(c, { title: "Set up Crew", body, narrow: true }, status);
 }
 
-export function setupRoutes(): Hono<AppEnv> {
+export function setupRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get("/setup", async (c) => {
     const token = c.req.query("token") ?? "";
-    if (!token || !(await isSetupTokenUsable(c.get("deps").db, sha256Hex(token)))) return usedLink(c);
+    if (!token || !(await isSetupTokenUsable(deps.db, sha256Hex(token)))) return usedLink(c);
     return setupPage(c, token);
   });
 
   router.post("/setup", async (c) => {
-    const { db, clock, config } = c.get("deps");
+    const { db, clock, config } = deps;
     const crossSite = crossSiteReason(c.req.raw, config.baseUrl);
     if (crossSite) return messagePage(c, 403, "Setup refused", crossSite, { href: "/sign-in", label: "Go to sign-in" });
     const form = await readForm(c);
@@ -112,7 +112,7 @@ export function setupRoutes(): Hono<AppEnv> {
         { orgId: org.id, email: parsed.output.email, name: parsed.output.name, passwordHash, plan: "operator" },
         clock.now(),
       );
-      await startSession(c, user.id);
+      await startSession(deps, c, user.id);
     } catch (error) {
       if (error instanceof EmailTakenError) return usedLink(c);
       throw error;

@@ -11,7 +11,7 @@ import { html } from "hono/html";
 import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { planIncludes, WEBHOOK_EVENTS } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
@@ -124,8 +124,7 @@ function fieldErrorsOf(issues: FieldIssue[], url: string): FieldErrors {
   return errors;
 }
 
-async function webhooksPage(c: Context<AppEnv>, found: ValidSession, view: WebhooksView, status = 200): Promise<Response> {
-  const deps = c.get("deps");
+async function webhooksPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, view: WebhooksView, status = 200): Promise<Response> {
   const account = accountOf(found);
   const title = "Webhooks";
   if (!planIncludes(found.user.plan, "write")) {
@@ -154,31 +153,33 @@ ${view.created ? createdPanel(view.created) : ""}
   return renderPage(c, { title, body, account, active: "/dashboard/webhooks" }, status);
 }
 
-export function webhooksPageRoutes(): Hono<AppEnv> {
+export function webhooksPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get("/dashboard/webhooks", async (c) => {
-    const found = await requirePageSession(c);
+    const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
-    return webhooksPage(c, found, { notice: c.req.query("deleted") === "1" ? "Webhook deleted." : undefined });
+    return webhooksPage(deps, c, found, { notice: c.req.query("deleted") === "1" ? "Webhook deleted." : undefined });
   });
 
   router.post("/dashboard/webhooks", async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
-    if (!planIncludes(found.user.plan, "write")) return webhooksPage(c, found, {}, 403);
+    if (!planIncludes(found.user.plan, "write")) return webhooksPage(deps, c, found, {}, 403);
     const description = (form.get("description") ?? "").trim();
     const raw = { url: form.get("url") ?? "", events: form.getAll("events"), ...(description ? { description } : {}) };
     const view = { url: raw.url, events: raw.events, description };
     const parsed = v.safeParse(CreateWebhookInput, raw, { abortEarly: false });
-    if (!parsed.success) return webhooksPage(c, found, { ...view, fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues), raw.url) }, 400);
+    if (!parsed.success)
+      return webhooksPage(deps, c, found, { ...view, fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues), raw.url) }, 400);
     try {
-      const created = await createWebhookFor(c.get("deps"), { orgId: found.user.orgId, createdBy: found.user.id }, parsed.output);
-      return webhooksPage(c, found, { created });
+      const created = await createWebhookFor(deps, { orgId: found.user.orgId, createdBy: found.user.id }, parsed.output);
+      return webhooksPage(deps, c, found, { created });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return webhooksPage(
+        deps,
         c,
         found,
         { ...view, fieldErrors: fieldErrorsOf(error.extra.issues ?? [], raw.url), error: error.extra.issues ? undefined : error.message },
@@ -188,14 +189,14 @@ export function webhooksPageRoutes(): Hono<AppEnv> {
   });
 
   router.post("/dashboard/webhooks/delete", async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
-    if (!planIncludes(signed.found.user.plan, "write")) return webhooksPage(c, signed.found, {}, 403);
+    if (!planIncludes(signed.found.user.plan, "write")) return webhooksPage(deps, c, signed.found, {}, 403);
     try {
-      await deleteWebhookFor(c.get("deps"), sessionPrincipalOf(signed.found), signed.form.get("id") ?? "");
+      await deleteWebhookFor(deps, sessionPrincipalOf(signed.found), signed.form.get("id") ?? "");
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return webhooksPage(c, signed.found, { error: "That webhook was not found: it may have been deleted already." }, 404);
+      return webhooksPage(deps, c, signed.found, { error: "That webhook was not found: it may have been deleted already." }, 404);
     }
     return seeOther(c, "/dashboard/webhooks?deleted=1");
   });
