@@ -139,7 +139,7 @@ export async function boot(env: Record<string, string | undefined>, options: Boo
   const [{ createApp }, { resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }] = await Promise.all([
     import("./app.ts"),
     import("./deps.ts"),
-    import("./web/setup.ts"),
+    import("./auth/setup.ts"),
     import("./background.ts"),
   ]);
   const deps = resolveDeps({ db, config, clock, log });

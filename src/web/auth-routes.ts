@@ -8,6 +8,7 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
 import { endSession, readSession, startSession } from "../auth/sessions.ts";
+import { checkCredentials, throttledMessage, WRONG_CREDENTIALS } from "../auth/sign-in.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { readJsonObject } from "../http/body.ts";
 import { assertSameOrigin, crossSiteReason } from "../http/csrf.ts";
@@ -16,7 +17,6 @@ import { parseOrThrow } from "../http/validate.ts";
 import type { User } from "../store/users.ts";
 import { alertBox, messagePage, renderPage, seeOther } from "./layout.ts";
 import { readForm, refuseForgedForm, safeNextPath } from "./pages.ts";
-import { checkCredentials, throttledMessage, WRONG_CREDENTIALS } from "./sign-in.ts";
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, name: u.name, plan: u.plan });
 

@@ -16,8 +16,6 @@ import { seeOther } from "./layout.ts";
 import { setupRoutes } from "./setup.ts";
 import { webhooksPageRoutes } from "./webhooks-page.ts";
 
-export { ensureSetupLink } from "./setup.ts";
-
 export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   // Computed once ahead, so the first sign-in with an unknown email takes no longer than the rest.
   void dummyPasswordHash();

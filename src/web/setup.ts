@@ -7,28 +7,14 @@
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
-import { hashPassword } from "../auth/passwords.ts";
 import { startSession } from "../auth/sessions.ts";
-import type { Config } from "../config.ts";
+import { createOwner, isSetupLinkUsable } from "../auth/setup.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { toFieldIssues } from "../http/validate.ts";
-import { randomSecret, sha256Hex } from "../lib/random.ts";
 import { Email } from "../operations/schemas.ts";
-import type { Db } from "../store/db.ts";
-import { getDefaultOrg } from "../store/orgs.ts";
-import { claimSetup, insertSetupToken, isSetupTokenUsable } from "../store/setup-tokens.ts";
-import { countUsers, createUser, EmailTakenError } from "../store/users.ts";
 import { alertBox, messagePage, renderPage, seeOther } from "./layout.ts";
 import { readForm } from "./pages.ts";
-
-/** The setup URL to print at start, or null when a user exists already (nothing to set up). */
-export async function ensureSetupLink(db: Db, config: Config, now: number): Promise<string | null> {
-  if ((await countUsers(db)) > 0) return null;
-  const token = randomSecret(32);
-  await insertSetupToken(db, sha256Hex(token), now);
-  return `${config.baseUrl}/setup?token=${token}`;
-}
 
 export const MIN_PASSWORD = 8;
 
@@ -81,7 +67,7 @@ export function setupRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.get("/setup", async (c) => {
     const token = c.req.query("token") ?? "";
-    if (!token || !(await isSetupTokenUsable(deps.db, sha256Hex(token)))) return usedLink(c);
+    if (!(await isSetupLinkUsable(deps.db, token))) return usedLink(c);
     return setupPage(c, token);
   });
 
@@ -91,8 +77,7 @@ export function setupRoutes(deps: AppDeps): Hono<AppEnv> {
     if (crossSite) return messagePage(c, 403, "Setup refused", crossSite, { href: "/sign-in", label: "Go to sign-in" });
     const form = await readForm(c);
     const token = form.get("token") ?? "";
-    const tokenHash = sha256Hex(token);
-    if (!token || !(await isSetupTokenUsable(db, tokenHash))) return usedLink(c);
+    if (!(await isSetupLinkUsable(db, token))) return usedLink(c);
 
     const values = { name: form.get("name") ?? "", email: form.get("email") ?? "", password: form.get("password") ?? "" };
     const parsed = v.safeParse(OwnerForm, values, { abortEarly: false });
@@ -101,22 +86,9 @@ export function setupRoutes(deps: AppDeps): Hono<AppEnv> {
       for (const issue of toFieldIssues(parsed.issues)) errors[issue.path] ??= issue.message;
       return setupPage(c, token, values, errors, 400);
     }
-    const passwordHash = await hashPassword(parsed.output.password);
-    // Claimed only now, after the slow hash: a double-submitted form cannot make two owners.
-    if (!(await claimSetup(db, tokenHash, clock.now()))) return usedLink(c);
-    const org = await getDefaultOrg(db);
-    if (!org) throw new Error("default organization missing");
-    try {
-      const user = await createUser(
-        db,
-        { orgId: org.id, email: parsed.output.email, name: parsed.output.name, passwordHash, plan: "operator" },
-        clock.now(),
-      );
-      await startSession(deps, c, user.id);
-    } catch (error) {
-      if (error instanceof EmailTakenError) return usedLink(c);
-      throw error;
-    }
+    const user = await createOwner(db, token, parsed.output, clock);
+    if (!user) return usedLink(c);
+    await startSession(deps, c, user.id);
     return seeOther(c, "/dashboard");
   });
 

@@ -5,7 +5,7 @@
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureSetupLink } from "../../src/web/setup.ts";
+import { ensureSetupLink } from "../../src/auth/setup.ts";
 import { launchBrowser, type TestBrowser } from "../helpers/browser.ts";
 import { api, startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";
 import { insertAlert, insertPastRuns } from "../helpers/web.ts";

@@ -8,10 +8,10 @@
 import { mkdir } from "node:fs/promises";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureSetupLink } from "../../src/auth/setup.ts";
+import { SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW } from "../../src/auth/sign-in.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
 import { recordSignInFailure } from "../../src/store/sign-in-failures.ts";
-import { ensureSetupLink } from "../../src/web/setup.ts";
-import { SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW } from "../../src/web/sign-in.ts";
 import { ARTIFACTS_DIR, CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { connect, exchangeCode, HttpBrowser } from "../helpers/oauth.ts";
 import { api, startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";

@@ -4,11 +4,12 @@
  * window), and the same answer — in content and in work done — for an unknown email and a wrong
  * password: both verify against a hash (the dummy one for an unknown email) and record a failure.
  */
-import { dummyPasswordHash, verifyPassword } from "../auth/passwords.ts";
+
 import { MINUTE } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";
 import { clearSignInFailures, countSignInFailures, recordSignInFailure } from "../store/sign-in-failures.ts";
 import { getUserByEmail, normalizeEmail, type User } from "../store/users.ts";
+import { dummyPasswordHash, verifyPassword } from "./passwords.ts";
 
 export const SIGN_IN_WINDOW = 15 * MINUTE;
 export const SIGN_IN_MAX_FAILURES = 10;
