@@ -15,6 +15,9 @@ import { overview } from "./overview.ts";
 export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
 const tools = (ops: Operation[]) => ops.flatMap((op) => (op.mcp ? [{ op, mcp: op.mcp }] : []));
+const resources = (ops: Operation[]) => ops.flatMap((op) => (op.resource ? [{ op, resource: op.resource }] : []));
+/** Fixed URIs are resources; URIs with `{variables}` are resource templates (RFC 6570). */
+const isTemplate = (uri: string) => uri.includes("{");
 
 export function serverCard(settings: DocsSettings, ops: Operation[]) {
   const { baseUrl } = settings;
@@ -47,7 +50,23 @@ export function serverCard(settings: DocsSettings, ops: Operation[]) {
       keyScopes: mcp.access.keyScopes,
       annotations: mcp.annotations,
     })),
+    resources: resources(ops).map(({ op, resource }) => ({
+      [isTemplate(resource.uri) ? "uriTemplate" : "uri"]: resource.uri,
+      name: resource.name,
+      title: resource.title,
+      description: op.description,
+      mimeType: "application/json",
+      scope: resource.access.oauthScope,
+      keyScopes: resource.access.keyScopes,
+    })),
   };
+}
+
+function resourceLines(ops: Operation[]): string[] {
+  return resources(ops).map(
+    ({ op, resource }) =>
+      `- \`${resource.uri}\` (${resource.title}${isTemplate(resource.uri) ? ", template" : ""}): ${op.description} JSON, the same as ${op.rest ? `\`${op.rest.method} ${op.rest.path}\`` : "the tool"}. Needs: ${bearerAccessNote(resource.access)}`,
+  );
 }
 
 function toolLines(ops: Operation[], full: boolean): string[] {
@@ -104,6 +123,8 @@ export function llmsText(settings: DocsSettings, ops: Operation[], full: boolean
     "## MCP tools",
     // The short version is one list; the full one a section per tool and per endpoint.
     ...(full ? toolLines(ops, true) : [toolLines(ops, false).join("\n")]),
+    "## MCP resources",
+    `Read with resources/read (templates: resources/templates/list; fixed values answer completion/complete). Prompts: plan_my_day, review_queue, weekly_review (read tier) and hand_off (write tier).\n${resourceLines(ops).join("\n")}`,
     "## REST endpoints",
     ...(full ? endpointLines(ops, true) : [endpointLines(ops, false).join("\n")]),
     "## Error codes",

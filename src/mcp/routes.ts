@@ -19,6 +19,7 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
+import { iconRoutes } from "./icons.ts";
 import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
 import { buildMcpServer, PROTOCOL_VERSIONS } from "./server.ts";
 import { buildToolCatalog } from "./tools.ts";
@@ -75,9 +76,10 @@ const jsonRpcError = (status: number, message: string) =>
 
 export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  const catalog = buildToolCatalog(operations);
+  const catalog = buildToolCatalog(operations, deps.config.baseUrl);
   const gate = protect(deps);
 
+  router.route("/", iconRoutes());
   for (const path of PATHS) {
     router.use(path, mcpCors, originGuard(deps));
     router.post(path, gate, async function mcpEndpoint(c) {

@@ -16,6 +16,12 @@ import type { Principal } from "../auth/access.ts";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { API_VERSION } from "../http/middleware.ts";
+import { operations } from "../operations/index.ts";
+import { registerCompletions } from "./completions.ts";
+import { icons } from "./icons.ts";
+import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
+import { PROMPTS, registerPrompts } from "./prompts.ts";
+import { buildResourceCatalog, principalOf, registerResources } from "./resources.ts";
 import { callTool, type McpTool, toolError, visibleTools } from "./tools.ts";
 
 /** SPEC §7. The SDK also speaks 2024 versions; Crew does not, so they are refused or negotiated up. */
@@ -25,12 +31,24 @@ export const isSupportedProtocolVersion = (v: string): boolean => (PROTOCOL_VERS
 
 const SERVER_INFO = { name: "crew", title: "Crew", version: API_VERSION };
 
-/** `logging` costs nothing (the SDK answers logging/setLevel) and lets clients set a level without an error. */
-const CAPABILITIES = { tools: { listChanged: false }, logging: {} };
+/**
+ * `logging` costs nothing (the SDK answers logging/setLevel) and lets clients set a level without an
+ * error. Resources, prompts and completions: SPEC §15 (src/mcp/resources.ts, prompts.ts, completions.ts).
+ */
+const CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: { listChanged: false },
+  prompts: { listChanged: false },
+  completions: {},
+  logging: {},
+};
 
+/** When the caller cannot be resolved at initialize (stdio: a key revoked since start); every later request says why. */
 const INSTRUCTIONS =
   "Crew holds what a crew of 17 operations agents found: start with crew_briefing (what to focus on today) or crew_standup, " +
   "check freshness with crew_agent_status, and use the write tools (actions, contacts, handoffs, insights) to hand work back to the crew.";
+
+const resourceCatalog = buildResourceCatalog(operations);
 
 /**
  * Building a Server otherwise makes a fresh Ajv instance, most of the cost of a stateless request
@@ -45,31 +63,42 @@ export interface McpSession {
 }
 
 export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, session: McpSession): Server {
-  const server = new Server(SERVER_INFO, {
+  const serverInfo = { ...SERVER_INFO, icons: icons(deps.config.baseUrl, "crew") };
+  const server = new Server(serverInfo, {
     capabilities: CAPABILITIES,
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: sharedValidator,
   });
 
   // Same answer as the SDK's own handler, but negotiating only the versions Crew supports.
-  server.setRequestHandler(InitializeRequestSchema, (request) => {
+  server.setRequestHandler(InitializeRequestSchema, async (request) => {
     const asked = request.params.protocolVersion;
+    let instructions = INSTRUCTIONS;
+    try {
+      instructions = instructionsFor(await session.principal());
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+    }
     return {
       protocolVersion: isSupportedProtocolVersion(asked) ? asked : LATEST_PROTOCOL_VERSION,
       capabilities: CAPABILITIES,
-      serverInfo: SERVER_INFO,
-      instructions: INSTRUCTIONS,
+      serverInfo,
+      instructions,
     };
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    try {
-      return { tools: visibleTools(catalog, await session.principal()) };
-    } catch (error) {
-      if (error instanceof ApiError) throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
-      throw error;
-    }
+    const principal = await principalOf(session);
+    const tools = visibleTools(catalog, principal);
+    // An empty list cannot say why by itself; `_meta` carries the reason for clients and people who look.
+    return tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } };
   });
+
+  const { db, clock, config, log, events } = deps;
+  const context = () => ({ db, clock, config, log, events });
+  registerResources(server, resourceCatalog, session, context);
+  registerPrompts(server, PROMPTS, session, context);
+  registerCompletions(server, PROMPTS, resourceCatalog);
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = catalog.get(request.params.name);
@@ -84,7 +113,6 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
       if (error instanceof ApiError) return toolError(error.code, error.message, { request_id: requestId });
       throw error;
     }
-    const { db, clock, config, log, events } = deps;
     return callTool(tool, request.params.arguments, { db, clock, config, log, events, principal, requestId });
   });
 

@@ -7,10 +7,12 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
 import { denial, type Principal } from "../auth/access.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { AnySchema, McpProjection, Operation, OperationContext } from "../operations/registry.ts";
+import { icons } from "./icons.ts";
 
 export interface McpTool {
   op: Operation;
@@ -30,7 +32,8 @@ function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObject
   return (out.type === "object" ? out : { type: "object", ...out }) as JsonObjectSchema;
 }
 
-export function buildToolCatalog(operations: readonly Operation[]): Map<string, McpTool> {
+/** Tools carry an icon served by Crew (SPEC §15) when the base URL is known: read or write by tier. */
+export function buildToolCatalog(operations: readonly Operation[], baseUrl?: string): Map<string, McpTool> {
   const tools = new Map<string, McpTool>();
   for (const op of operations) {
     const mcp = op.mcp;
@@ -45,6 +48,7 @@ export function buildToolCatalog(operations: readonly Operation[]): Map<string, 
         inputSchema: jsonSchema(mcp.input ?? op.input, "input"),
         outputSchema: jsonSchema(op.output, "output"),
         annotations: { title: mcp.title, ...mcp.annotations },
+        ...(baseUrl && { icons: icons(baseUrl, mcp.access.tier === "read" ? "read" : "write") }),
       },
     });
   }
@@ -82,6 +86,25 @@ function fromApiError(error: ApiError, requestId: string): CallToolResult {
   });
 }
 
+/**
+ * `null` for an optional argument means "absent" (SPEC §15): clients using strict function calling
+ * send every property, null when unset. Only fields that are optional and do not take null
+ * themselves are dropped; REST keeps refusing null (this is the MCP projection only).
+ */
+export function dropNullOptionals(schema: AnySchema, args: Record<string, unknown>): Record<string, unknown> {
+  const entries = (schema as { entries?: Record<string, AnySchema> }).entries;
+  if (!entries) return args;
+  let out = args;
+  for (const [key, value] of Object.entries(args)) {
+    const entry = entries[key];
+    if (value !== null || !entry || !OPTIONAL_TYPES.has(entry.type) || v.safeParse(entry, null).success) continue;
+    if (out === args) out = { ...args };
+    delete out[key];
+  }
+  return out;
+}
+const OPTIONAL_TYPES = new Set(["optional", "exact_optional", "undefinedable"]);
+
 export type ToolContext = Omit<OperationContext, "via">;
 
 export async function callTool(tool: McpTool, args: Record<string, unknown> | undefined, ctx: ToolContext): Promise<CallToolResult> {
@@ -90,9 +113,10 @@ export async function callTool(tool: McpTool, args: Record<string, unknown> | un
     const result = (await invoke(
       op,
       { ...ctx, via: "mcp" },
-      { access: mcp.access, input: () => args ?? {}, inputName: "arguments" },
+      { access: mcp.access, input: () => dropNullOptionals(mcp.input ?? op.input, args ?? {}), inputName: "arguments" },
     )) as Record<string, unknown>;
-    return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
+    const links = (mcp.links?.(result) ?? []).map((link) => ({ type: "resource_link" as const, ...link, mimeType: "application/json" }));
+    return { content: [{ type: "text", text: JSON.stringify(result) }, ...links], structuredContent: result };
   } catch (error) {
     if (error instanceof InvalidInput) {
       const list = error.issues.map((i) => `${i.path}: ${i.message}`).join("; ");

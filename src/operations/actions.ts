@@ -11,6 +11,7 @@ import {
   type ActionRecord,
   actionCreated,
   actionInsertStatement,
+  findAction,
   listActions,
   newActionRow,
   updateAction,
@@ -88,6 +89,21 @@ const ActionBatch = v.strictObject({
   ),
 });
 
+/**
+ * One action's fields beside `actions` mix the two forms (SPEC §15): named as a conflict on that
+ * field rather than as an unknown field of the batch form.
+ */
+const mixedForms = (field: string) =>
+  v.pipe(
+    v.looseObject({}),
+    v.rawCheck(({ addIssue }) =>
+      addIssue({
+        message: `Conflicts with actions: send one action's fields (title, priority, …) or a batch in actions, not both.`,
+        path: [{ type: "object", origin: "value", input: {}, key: field, value: undefined }],
+      }),
+    ),
+  );
+
 const encodeCursor = (c: ActionCursor) => encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify([c.rank, c.id])));
 
 function decodeCursor(cursor: string): ActionCursor {
@@ -145,7 +161,11 @@ export const addActions = defineOperation({
   description:
     "Adds a task to the action queue, or a batch of 1–100 with {actions:[…]} (all stored or none). Actions surface in the daily briefing and the standup; critical ones at the top. Returns the new id(s) in input order.",
   input: v.union([NewAction, ActionBatch]),
-  inputFor: (raw) => (typeof raw === "object" && raw !== null && "actions" in raw ? ActionBatch : NewAction),
+  inputFor: (raw) => {
+    if (typeof raw !== "object" || raw === null || !("actions" in raw)) return NewAction;
+    const mixed = Object.keys(NewAction.entries).find((key) => key in raw);
+    return mixed ? mixedForms(mixed) : ActionBatch;
+  },
   output: v.union([
     v.object({ ok: v.literal(true), actionId: v.string() }),
     v.object({ ok: v.literal(true), actionIds: v.array(v.string()) }),
@@ -156,6 +176,10 @@ export const addActions = defineOperation({
     title: "Add action",
     access: writeAccess(),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    links: (out) => {
+      const ids = "actionIds" in out ? (out.actionIds as string[]) : [out.actionId as string];
+      return ids.map((id) => ({ uri: `crew://actions/${id}`, name: id }));
+    },
     // One object for MCP: a single action's fields at the top level, or `actions` for a batch.
     input: v.strictObject({
       ...NewAction.entries,
@@ -182,6 +206,22 @@ export const addActions = defineOperation({
   },
 });
 
+export const getActionOp = defineOperation({
+  id: "getAction",
+  summary: "One action",
+  description: "One action of the queue by id (act_…): its title, status, priority, lane and who created it.",
+  input: v.strictObject({ id: v.pipe(v.string(), v.description("The action id (act_…).")) }),
+  output: Action,
+  // As the queue: admin keys / crew:write on REST, read tier as an MCP resource.
+  rest: { method: "GET", path: "/api/mcp/actions/{id}", access: writeAccess("read"), from: "none", tags: ["Actions"] },
+  resource: { uri: "crew://actions/{id}", name: "action", title: "One action", access: readAccess() },
+  handler: async (ctx, input) => {
+    const found = await findAction(ctx.db, ctx.principal.orgId, input.id);
+    if (!found) throw notFound(`Action ${input.id}`);
+    return toActionView(found);
+  },
+});
+
 export const updateActionOp = defineOperation({
   id: "updateAction",
   summary: "Update an action",
@@ -205,6 +245,7 @@ export const updateActionOp = defineOperation({
     title: "Update action",
     access: writeAccess(),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    links: (out) => [{ uri: `crew://actions/${out.id}`, name: String(out.id) }],
   },
   handler: async (ctx, input) => {
     const { id, ...changes } = input;

@@ -7,8 +7,8 @@ import * as v from "valibot";
 import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.ts";
 import { hasRunner } from "../agents/runners.ts";
 import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
-import { writeAccess } from "../auth/access.ts";
-import { ACTION_TYPES } from "../domain.ts";
+import { readAccess, writeAccess } from "../auth/access.ts";
+import { ACTION_TYPES, AGENT_IDS } from "../domain.ts";
 import { notFound } from "../http/errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { setAgentSchedule } from "../store/agents.ts";
@@ -177,6 +177,14 @@ export const listAgentRunsOp = defineOperation({
   }),
   output: v.object({ runs: v.array(RunView) }),
   rest: { method: "GET", path: "/api/agents/{id}/runs", access: writeAccess("read"), from: "query", tags },
+  // Read-tier as a resource, like the read tools (SPEC §15); REST keeps the run API's admin requirement.
+  resource: {
+    uri: "crew://agents/{id}/runs",
+    name: "agent-runs",
+    title: "An agent's run history",
+    access: readAccess(),
+    values: { id: AGENT_IDS },
+  },
   handler: async (ctx, input) => {
     assertAgent(input.id);
     const runs = await listRuns(ctx.db, ctx.principal.orgId, input.id, input.limit);

@@ -84,6 +84,8 @@ export const getAgents = defineOperation({
     title: "Agent status",
     access: readAccess("agents"),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    links: () => [{ uri: "crew://agents", name: "agents" }],
   },
+  resource: { uri: "crew://agents", name: "agents", title: "Agent health", access: readAccess("agents") },
   handler: (ctx) => agentDashboard(ctx.db, ctx.principal.orgId, ctx.principal.userId, ctx.clock.now()),
 });

@@ -1,5 +1,5 @@
 /** Every operation, in the order the documents list them. Projections iterate this list. */
-import { addActions, listActionQueue, updateActionOp } from "./actions.ts";
+import { addActions, getActionOp, listActionQueue, updateActionOp } from "./actions.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
@@ -18,6 +18,7 @@ export const operations: Operation[] = [
   getSuggestions,
   getCompanyProfile,
   listActionQueue,
+  getActionOp,
   addActions,
   updateActionOp,
   addContact,

@@ -59,6 +59,24 @@ export interface McpProjection {
    * judged by the operation's input (`inputSchemaFor`), so this only describes them.
    */
   input?: AnySchema;
+  /** `resource_link`s a result carries to the records it created or names (SPEC §15). */
+  links?: (output: Record<string, unknown>) => { uri: string; name: string }[];
+}
+
+/**
+ * MCP resource view of a read operation (SPEC §15). `uri` is a fixed URI (`crew://briefing`) or an
+ * RFC 6570 level-1 template (`crew://actions/{id}`) whose variables become input fields; reading it
+ * runs the operation's handler with that input, so a read equals the REST answer.
+ */
+export interface ResourceProjection {
+  uri: string;
+  name: string;
+  title: string;
+  access: Access;
+  /** Input fixed by the resource beside the template's variables (e.g. a page size). */
+  input?: Record<string, unknown>;
+  /** Values a template variable can take, for completion/complete; a picklist input field gives them by itself. */
+  values?: Record<string, readonly string[]>;
 }
 
 export interface Operation<I extends AnySchema = AnySchema, O extends AnySchema = AnySchema> {
@@ -73,6 +91,7 @@ export interface Operation<I extends AnySchema = AnySchema, O extends AnySchema 
   output: O;
   rest?: RestProjection;
   mcp?: McpProjection;
+  resource?: ResourceProjection;
   handler: (ctx: OperationContext, input: v.InferOutput<I>) => Promise<v.InferOutput<O>>;
 }
 

@@ -39,7 +39,14 @@ export const getStandup = defineOperation({
   }),
   output: Standup,
   rest: { method: "GET", path: "/api/mcp/standup", access: readAccess(), from: "query", tags: ["Reports"] },
-  mcp: { name: "crew_standup", title: "Standup", access: readAccess(), annotations: readOnly },
+  mcp: {
+    name: "crew_standup",
+    title: "Standup",
+    access: readAccess(),
+    annotations: readOnly,
+    links: (out) => [{ uri: `crew://standup/${out.mode}`, name: `${out.mode} standup` }],
+  },
+  resource: { uri: "crew://standup/{mode}", name: "standup", title: "Standup (morning, evening or latest)", access: readAccess() },
   handler: async (ctx, input) => {
     const found = await latestStandup<StandupBody>(ctx.db, ctx.principal.orgId, input.mode);
     if (!found) {
@@ -71,7 +78,14 @@ export const getBriefing = defineOperation({
   input: v.strictObject({}),
   output: Briefing,
   rest: { method: "GET", path: "/api/mcp/briefing", access: readAccess("briefing"), from: "query", tags: ["Reports"] },
-  mcp: { name: "crew_briefing", title: "Daily briefing", access: readAccess("briefing"), annotations: readOnly },
+  mcp: {
+    name: "crew_briefing",
+    title: "Daily briefing",
+    access: readAccess("briefing"),
+    annotations: readOnly,
+    links: () => [{ uri: "crew://briefing", name: "briefing" }],
+  },
+  resource: { uri: "crew://briefing", name: "briefing", title: "Daily briefing", access: readAccess("briefing") },
   handler: async (ctx) => {
     const { userId, orgId, name } = ctx.principal;
     const stored =
@@ -143,7 +157,14 @@ export const getCompanyProfile = defineOperation({
   input: v.strictObject({}),
   output: CompanyProfile,
   rest: { method: "GET", path: "/api/mcp/dna", access: readAccess(), from: "query", tags: ["Reports"] },
-  mcp: { name: "crew_company_profile", title: "Company profile", access: readAccess(), annotations: readOnly },
+  mcp: {
+    name: "crew_company_profile",
+    title: "Company profile",
+    access: readAccess(),
+    annotations: readOnly,
+    links: () => [{ uri: "crew://profile", name: "profile" }],
+  },
+  resource: { uri: "crew://profile", name: "profile", title: "Company profile", access: readAccess() },
   handler: async (ctx) => {
     const found = await latestProfile<ProfileBody>(ctx.db, ctx.principal.orgId);
     return found ? { ...EMPTY_PROFILE, ...found.body, generatedAt: iso(found.generatedAt) } : { ...EMPTY_PROFILE, generatedAt: null };

@@ -208,6 +208,12 @@ export async function updateAction(
   return row ? toAction(row) : null;
 }
 
+/** One action of the organization, or null. */
+export async function findAction(db: Db, orgId: string, id: string): Promise<ActionRecord | null> {
+  const row = await db.one<Row>(`SELECT ${COLUMNS} FROM actions WHERE org_id = ? AND id = ?`, [orgId, id]);
+  return row ? toAction(row) : null;
+}
+
 /** Actions still awaiting approval or completion, critical first, then newest. */
 export async function listOpenActions(db: Db, orgId: string, limit: number): Promise<ActionRecord[]> {
   const rows = await db.all<Row>(

@@ -107,3 +107,26 @@ export async function profileSources(db: Db, orgId: string, insightsSince: numbe
     highImpactInsights: high.map((h) => h.title),
   };
 }
+
+/** Standups generated in [since, until], oldest first (the weekly review reads a week of them). */
+export async function listStandupsSince<T>(
+  db: Db,
+  orgId: string,
+  since: number,
+  limit = 14,
+): Promise<(StoredReport<T> & { mode: "morning" | "evening" })[]> {
+  const rows = await db.all<Row>(
+    "SELECT id, generated_at, body, mode FROM standups WHERE org_id = ? AND generated_at >= ? ORDER BY generated_at DESC, id DESC LIMIT ?",
+    [orgId, since, limit],
+  );
+  return rows.reverse().map((r) => ({ ...toReport<T>(r), mode: r.mode as "morning" | "evening" }));
+}
+
+/** The profile in force at a time: the latest one generated at or before it. */
+export async function profileAt<T>(db: Db, orgId: string, at: number): Promise<StoredReport<T> | null> {
+  const row = await db.one<Row>(
+    "SELECT id, generated_at, body FROM profiles WHERE org_id = ? AND generated_at <= ? ORDER BY generated_at DESC, id DESC LIMIT 1",
+    [orgId, at],
+  );
+  return row ? toReport<T>(row) : null;
+}

@@ -18,7 +18,16 @@ const BUN = join(ROOT, "node_modules/.bin/bun");
 const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const EXPECTED = fileURLToPath(new URL("./conformance-expected-failures.yml", import.meta.url));
 /** At least these must run and pass every check (FIELD-NOTES: what applies to a server with its own tools). */
-const APPLICABLE = ["server-initialize", "ping", "logging-set-level", "tools-list", "dns-rebinding-protection"];
+const APPLICABLE = [
+  "server-initialize",
+  "ping",
+  "logging-set-level",
+  "tools-list",
+  "dns-rebinding-protection",
+  "resources-list",
+  "prompts-list",
+  "completion-complete",
+];
 
 let s: TestServer;
 let proxy: Awaited<ReturnType<typeof startAuthProxy>>;

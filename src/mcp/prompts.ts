@@ -1,0 +1,272 @@
+/**
+ * MCP prompts (SPEC §15): Claude Code, Gemini CLI and others show them as slash commands. Each is
+ * built from live data when fetched — the briefing, the queue, a week of standups — through the same
+ * operations the tools and resources use, embedded as resources (JSON, with their crew:// URI) or
+ * text, followed by the request to the model. Access as the tools': read tier, `hand_off` write
+ * tier (it ends in a write tool call).
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  ErrorCode,
+  GetPromptRequestSchema,
+  type GetPromptResult,
+  ListPromptsRequestSchema,
+  McpError,
+  type Prompt,
+  type PromptMessage,
+} from "@modelcontextprotocol/sdk/types.js";
+import * as v from "valibot";
+import { type Access, denial, readAccess, writeAccess } from "../auth/access.ts";
+import { AGENT_IDS, AGENTS } from "../domain.ts";
+import { ApiError } from "../http/errors.ts";
+import { DAY, iso } from "../lib/clock.ts";
+import { toActionView } from "../operations/actions.ts";
+import { agentDashboard } from "../operations/agents.ts";
+import { findTime } from "../operations/calendar.ts";
+import type { OperationContext } from "../operations/registry.ts";
+import { getBriefing, getCompanyProfile } from "../operations/reports.ts";
+import { type ActionRecord, listActions, listOpenActions } from "../store/actions.ts";
+import { listInsightsSince } from "../store/feed.ts";
+import { hasIntegration } from "../store/integrations.ts";
+import { latestProfile, listStandupsSince, profileAt } from "../store/reports.ts";
+import { JSON_MIME, principalOf } from "./resources.ts";
+import type { McpSession } from "./server.ts";
+
+type PromptContext = Omit<OperationContext, "via">;
+
+export interface CrewPrompt {
+  name: string;
+  title: string;
+  description: string;
+  access: Access;
+  arguments?: { name: string; description: string; required: boolean; values?: readonly string[] }[];
+  build(ctx: PromptContext, args: Record<string, string>): Promise<PromptMessage[]>;
+}
+
+/** An action awaiting work for longer than this is stale (review_queue). */
+export const STALE_AFTER = 7 * DAY;
+
+const text = (t: string): PromptMessage => ({ role: "user", content: { type: "text", text: t } });
+const embedded = (uri: string, value: unknown): PromptMessage => ({
+  role: "user",
+  content: { type: "resource", resource: { uri, mimeType: JSON_MIME, text: JSON.stringify(value) } },
+});
+/** Live data without a resource of its own: a heading and the JSON. */
+const jsonText = (heading: string, value: unknown): PromptMessage => text(`${heading}\n${JSON.stringify(value)}`);
+const actionLines = (actions: ActionRecord[]) =>
+  actions.map((a) => `- [${a.priority}] ${a.title} (crew://actions/${a.id}, ${a.status}, ${a.type}, from ${a.source})`).join("\n");
+
+const viaMcp = (ctx: PromptContext): OperationContext => ({ ...ctx, via: "mcp" });
+
+const planMyDay: CrewPrompt = {
+  name: "plan_my_day",
+  title: "Plan my day",
+  description:
+    "Today's plan from the daily briefing, the open critical and high-priority actions, and free slots on the connected calendar (when one is connected).",
+  access: readAccess("briefing"),
+  async build(ctx) {
+    const briefing = await getBriefing.handler(viaMcp(ctx), {});
+    const urgent = (await listOpenActions(ctx.db, ctx.principal.orgId, 100)).filter(
+      (a) => a.priority === "critical" || a.priority === "high",
+    );
+    const messages = [
+      embedded("crew://briefing", briefing),
+      text(
+        urgent.length > 0
+          ? `Open critical and high-priority actions:\n${actionLines(urgent)}`
+          : "No open critical or high-priority actions.",
+      ),
+    ];
+    if (await hasIntegration(ctx.db, ctx.principal.userId, "calendar")) {
+      try {
+        const found = await findTime.handler(viaMcp(ctx), v.parse(findTime.input, { durationMinutes: 30, count: 5 }));
+        const slots = found.slots.map((s) => `- ${s.start} – ${s.end}`).join("\n");
+        messages.push(
+          text(slots ? `Free 30-minute slots on my calendar (${found.timeZone}):\n${slots}` : "My calendar has no free slot this week."),
+        );
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        messages.push(text(`My calendar could not be read: ${error.message}`));
+      }
+    }
+    messages.push(
+      text(
+        "Plan my day from this: the three things to do first and why, what to delegate or drop, and (if slots are listed) when to do the focused work.",
+      ),
+    );
+    return messages;
+  },
+};
+
+const reviewQueue: CrewPrompt = {
+  name: "review_queue",
+  title: "Review the action queue",
+  description:
+    "The actions waiting for my approval and the open ones nobody has touched for 7 days, to decide what to approve, do, or dismiss.",
+  access: readAccess(),
+  async build(ctx) {
+    const orgId = ctx.principal.orgId;
+    const approvals = await listActions(ctx.db, orgId, { status: "pending", type: "approval" }, 50, null);
+    const cutoff = ctx.clock.now() - STALE_AFTER;
+    const stale = (await listOpenActions(ctx.db, orgId, 200)).filter((a) => a.updatedAt < cutoff && a.type !== "approval");
+    return [
+      jsonText("Actions awaiting approval (JSON):", { approvals: approvals.actions.map(toActionView) }),
+      jsonText("Open actions unchanged for 7 days (JSON):", { stale: stale.map(toActionView) }),
+      text(
+        `${approvals.actions.length} action(s) await approval and ${stale.length} open action(s) have not changed for 7 days. ` +
+          "Go through them with me: for each, recommend approve, do now, reschedule (lane) or dismiss, in one line; then apply what I agree to with crew_update_action.",
+      ),
+    ];
+  },
+};
+
+interface PipelineDeal {
+  company: string;
+  stage: string;
+  value: number;
+}
+
+/** Stage changes, new and closed-out deals between two pipelines, by company. */
+export function pipelineMoves(before: PipelineDeal[], after: PipelineDeal[]): string[] {
+  const old = new Map(before.map((d) => [d.company, d]));
+  const moves: string[] = [];
+  for (const deal of after) {
+    const was = old.get(deal.company);
+    if (!was) moves.push(`${deal.company}: new at ${deal.stage} ($${deal.value})`);
+    else if (was.stage !== deal.stage) moves.push(`${deal.company}: ${was.stage} → ${deal.stage} ($${deal.value})`);
+    old.delete(deal.company);
+  }
+  for (const deal of old.values()) moves.push(`${deal.company}: left the pipeline (was ${deal.stage})`);
+  return moves;
+}
+
+const weeklyReview: CrewPrompt = {
+  name: "weekly_review",
+  title: "Weekly review",
+  description: "The last 7 days: the standups, the insights the crew posted, and how the deal pipeline moved.",
+  access: readAccess(),
+  async build(ctx) {
+    const orgId = ctx.principal.orgId;
+    const since = ctx.clock.now() - 7 * DAY;
+    const [standups, insights, now, then] = await Promise.all([
+      listStandupsSince<{ briefing: string; metrics: unknown }>(ctx.db, orgId, since),
+      listInsightsSince(ctx.db, orgId, since, 50),
+      latestProfile<{ pipeline?: PipelineDeal[] }>(ctx.db, orgId),
+      profileAt<{ pipeline?: PipelineDeal[] }>(ctx.db, orgId, since),
+    ]);
+    const moves = pipelineMoves(then?.body.pipeline ?? [], now?.body.pipeline ?? []);
+    return [
+      jsonText("Standups of the last 7 days, oldest first (JSON):", {
+        standups: standups.map((s) => ({
+          id: s.id,
+          mode: s.mode,
+          generatedAt: iso(s.generatedAt),
+          briefing: s.body.briefing,
+          metrics: s.body.metrics,
+        })),
+      }),
+      jsonText("Insights posted in the last 7 days, high impact first (JSON):", {
+        insights: insights.map((i) => ({
+          agent: i.agent,
+          title: i.title,
+          detail: i.detail,
+          impact: i.impact,
+          createdAt: iso(i.createdAt),
+        })),
+      }),
+      text(moves.length > 0 ? `Pipeline moves this week:\n${moves.map((m) => `- ${m}`).join("\n")}` : "No pipeline moves this week."),
+      text(
+        "Write my weekly review from this: what went well, what slipped, the trend in the metrics, the insights worth acting on, and three priorities for next week.",
+      ),
+    ];
+  },
+};
+
+const handOff: CrewPrompt = {
+  name: "hand_off",
+  title: "Hand off to an agent",
+  description:
+    "Drafts a handoff of work to one of the 17 agents (it receives it on its next run), then creates it with crew_create_handoff.",
+  access: writeAccess(),
+  arguments: [
+    { name: "to", description: "The agent to hand the work to (one of the 17 agent ids, e.g. sales).", required: true, values: AGENT_IDS },
+    { name: "title", description: "What the work is, in a line.", required: true },
+  ],
+  async build(ctx, args) {
+    const to = args.to ?? "";
+    const title = (args.title ?? "").trim();
+    const bad: string[] = [];
+    if (!AGENT_IDS.includes(to)) bad.push(`to: Must be one of the 17 agent ids (${AGENT_IDS.join(", ")}).`);
+    if (title === "") bad.push("title: Required.");
+    if (bad.length > 0) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for hand_off — ${bad.join("; ")}`);
+    const agent = AGENTS.find((a) => a.id === to);
+    const status = (await agentDashboard(ctx.db, ctx.principal.orgId, ctx.principal.userId, ctx.clock.now())).agents.find(
+      (a) => a.id === to,
+    );
+    const profile = await getCompanyProfile.handler(viaMcp(ctx), {});
+    return [
+      jsonText(`The ${to} agent now (JSON):`, {
+        agent: to,
+        name: agent?.name,
+        health: status?.health,
+        lastRun: status?.generatedAt,
+        summary: status?.summary,
+      }),
+      embedded("crew://profile", profile),
+      text(
+        `Draft a handoff to the ${agent?.name ?? to} agent (${to}) titled "${title}": a context paragraph saying what is needed, by when and what done looks like, ` +
+          'a priority (low, medium, high or critical: critical starts the agent at once) and a type (research, draft, review or action). Show me the draft; once I agree, call crew_create_handoff with from "manual", ' +
+          `to "${to}", that title, context, priority and type.`,
+      ),
+    ];
+  },
+};
+
+export const PROMPTS: readonly CrewPrompt[] = [planMyDay, reviewQueue, weeklyReview, handOff];
+
+export function listPrompts(prompts: readonly CrewPrompt[], principal: PromptContext["principal"]): Prompt[] {
+  return prompts
+    .filter((p) => denial(principal, p.access) === null)
+    .map((p) => ({
+      name: p.name,
+      title: p.title,
+      description: p.description,
+      ...(p.arguments && { arguments: p.arguments.map(({ name, description, required }) => ({ name, description, required })) }),
+    }));
+}
+
+export async function getPrompt(
+  prompts: readonly CrewPrompt[],
+  name: string,
+  args: Record<string, string>,
+  ctx: PromptContext,
+): Promise<GetPromptResult> {
+  const prompt = prompts.find((p) => p.name === name);
+  if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}. Call prompts/list for the prompts available.`);
+  const denied = denial(ctx.principal, prompt.access);
+  if (denied) throw new McpError(ErrorCode.InvalidRequest, `${denied.code}: ${denied.message}`);
+  try {
+    return { description: prompt.description, messages: await prompt.build(ctx, args) };
+  } catch (error) {
+    if (error instanceof ApiError) throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Registers prompts/list and prompts/get on a server declaring `prompts`. */
+export function registerPrompts(
+  server: Server,
+  prompts: readonly CrewPrompt[],
+  session: McpSession,
+  context: () => Omit<OperationContext, "via" | "principal" | "requestId">,
+): void {
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: listPrompts(prompts, await principalOf(session)) }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    const principal = await principalOf(session);
+    return getPrompt(prompts, request.params.name, request.params.arguments ?? {}, {
+      ...context(),
+      principal,
+      requestId: session.requestId(),
+    });
+  });
+}
