@@ -59,6 +59,8 @@ const sharedValidator = new AjvJsonSchemaValidator();
 export interface McpSession {
   /** The caller, checked (and, on stdio, counted against the quota) for each tools request. */
   principal(): Promise<Principal>;
+  /** The caller without counting a request, for `initialize`'s instructions; defaults to principal(). */
+  peek?(): Promise<Principal>;
   requestId(): string;
 }
 
@@ -75,7 +77,7 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
     const asked = request.params.protocolVersion;
     let instructions = INSTRUCTIONS;
     try {
-      instructions = instructionsFor(await session.principal());
+      instructions = instructionsFor(await (session.peek ? session.peek() : session.principal()));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
     }

@@ -50,6 +50,7 @@ export async function runStdioServer(
     async principal() {
       return (await admit(booted.deps, header)).principal;
     },
+    peek: () => authenticateBearer(db, config, header, clock.now()),
     requestId: () => newId("req", clock.now()),
   };
 

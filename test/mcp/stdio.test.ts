@@ -77,6 +77,29 @@ describe("crew mcp (stdio)", () => {
     }
   });
 
+  it("serves resources, prompts and completions over stdio, read tier only for a pro key, with plan-aware instructions", async () => {
+    const { key } = await s.userWithKey("pro", ["read"]);
+    const client = await connectStdio(key);
+    try {
+      expect(client.getInstructions()).toContain("Your plan (pro) includes the read tools");
+      expect((await client.listResources()).resources.map((r) => r.uri).sort()).toEqual([
+        "crew://agents",
+        "crew://briefing",
+        "crew://profile",
+      ]);
+      const { contents } = await client.readResource({ uri: "crew://profile" });
+      expect(JSON.parse(String((contents[0] as { text?: string }).text))).toMatchObject({ archetype: "unknown" });
+      expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["plan_my_day", "review_queue", "weekly_review"]);
+      const done = await client.complete({
+        ref: { type: "ref/resource", uri: "crew://standup/{mode}" },
+        argument: { name: "mode", value: "e" },
+      });
+      expect(done.completion.values).toEqual(["evening"]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("lists only read tools for a pro key", async () => {
     const { key } = await s.userWithKey("pro", ["read"]);
     const client = await connectStdio(key);
