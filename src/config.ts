@@ -15,7 +15,8 @@ export interface Config {
   defaultTimeZone: string;
   /** Encrypts stored integration credentials; generated into the data folder when unset. */
   secret: string | undefined;
-  webhookAllowPrivate: boolean;
+  /** Lets outbound requests reach loopback/private addresses (SPEC §16): tests and local development. */
+  allowPrivateTargets: boolean;
   /** Extra origins allowed to call /mcp from a browser (DNS-rebinding protection). */
   allowedOrigins: string[];
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
@@ -121,7 +122,8 @@ export function loadConfig(env: Env): Config {
     keyCreatePerHour: integer(env, "KEY_CREATE_PER_HOUR", 10, 1, 1_000_000),
     defaultTimeZone,
     secret,
-    webhookAllowPrivate: flag(env, "WEBHOOK_ALLOW_PRIVATE"),
+    // WEBHOOK_ALLOW_PRIVATE is the older name, kept as an alias; the new name wins when both are set.
+    allowPrivateTargets: flag(env, (env.ALLOW_PRIVATE_TARGETS ?? "").trim() ? "ALLOW_PRIVATE_TARGETS" : "WEBHOOK_ALLOW_PRIVATE"),
     allowedOrigins,
     logLevel,
   };

@@ -110,7 +110,7 @@ export async function createWebhookFor(
   owner: { orgId: string; createdBy: string },
   input: CreateWebhookInput,
 ): Promise<CreatedWebhook> {
-  const refused = privateTargetProblem(input.url, deps.config.webhookAllowPrivate);
+  const refused = privateTargetProblem(input.url, deps.config.allowPrivateTargets);
   if (refused)
     throw new ApiError(400, "invalid_request", `The url is refused: ${refused}`, { issues: [{ path: "url", message: refused }] });
   const now = deps.clock.now();

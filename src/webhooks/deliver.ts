@@ -61,8 +61,8 @@ function describeError(error: unknown): string {
 }
 
 async function targetProblem(url: string, deps: DelivererDeps, options: DelivererOptions): Promise<string | null> {
-  const literal = privateTargetProblem(url, deps.config.webhookAllowPrivate);
-  if (literal || deps.config.webhookAllowPrivate || !options.resolveHost) return literal;
+  const literal = privateTargetProblem(url, deps.config.allowPrivateTargets);
+  if (literal || deps.config.allowPrivateTargets || !options.resolveHost) return literal;
   const host = new URL(url).hostname;
   const addresses = await options.resolveHost(host);
   return addresses.some(isPrivateAddress)

@@ -269,7 +269,7 @@ describe("private targets at delivery time", () => {
   it("fails a delivery to a private address once WEBHOOK_ALLOW_PRIVATE is off, without calling it", async () => {
     const hook = await subscribe(call, receiver.url); // accepted while the flag was on
     await call("/api/mcp/actions", { body: { title: "Flag turned off" } });
-    const strict = await secondInstance(s, s.clock, { webhookAllowPrivate: false });
+    const strict = await secondInstance(s, s.clock, { allowPrivateTargets: false });
     try {
       expect(await deliverDue(strict)).toEqual({ delivered: 0, retrying: 0, failed: 1 });
     } finally {
@@ -280,7 +280,7 @@ describe("private targets at delivery time", () => {
   });
 
   it("checks the resolved addresses of a name when a resolver is given", async () => {
-    const strict = await secondInstance(s, s.clock, { webhookAllowPrivate: false });
+    const strict = await secondInstance(s, s.clock, { allowPrivateTargets: false });
     const sent: string[] = [];
     const fakeFetch: typeof fetch = async (input) => {
       sent.push(String(input));
