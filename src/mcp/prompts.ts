@@ -30,7 +30,7 @@ import { listInsightsSince } from "../store/feed.ts";
 import { hasIntegration } from "../store/integrations.ts";
 import { latestProfile, listStandupsSince, profileAt } from "../store/reports.ts";
 import { JSON_MIME, principalOf } from "./resources.ts";
-import type { McpSession } from "./server.ts";
+import type { McpSession } from "./session.ts";
 
 type PromptContext = Omit<OperationContext, "via">;
 

@@ -19,7 +19,7 @@ import { denial, type Principal } from "../auth/access.ts";
 import { ApiError } from "../http/errors.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { Operation, OperationContext, ResourceProjection } from "../operations/registry.ts";
-import type { McpSession } from "./server.ts";
+import type { McpSession } from "./session.ts";
 
 /** MCP's code for an unknown resource (spec, server/resources "Error Handling"). */
 export const RESOURCE_NOT_FOUND = -32002;

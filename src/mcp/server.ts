@@ -22,6 +22,7 @@ import { icons } from "./icons.ts";
 import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { PROMPTS, registerPrompts } from "./prompts.ts";
 import { buildResourceCatalog, principalOf, registerResources } from "./resources.ts";
+import type { McpSession } from "./session.ts";
 import { callTool, type McpTool, toolError, visibleTools } from "./tools.ts";
 
 /** SPEC §7. The SDK also speaks 2024 versions; Crew does not, so they are refused or negotiated up. */
@@ -56,13 +57,7 @@ const resourceCatalog = buildResourceCatalog(operations);
  */
 const sharedValidator = new AjvJsonSchemaValidator();
 
-export interface McpSession {
-  /** The caller, checked (and, on stdio, counted against the quota) for each tools request. */
-  principal(): Promise<Principal>;
-  /** The caller without counting a request, for `initialize`'s instructions; defaults to principal(). */
-  peek?(): Promise<Principal>;
-  requestId(): string;
-}
+export type { McpSession } from "./session.ts";
 
 export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, session: McpSession): Server {
   const serverInfo = { ...SERVER_INFO, icons: icons(deps.config.baseUrl, "crew") };

@@ -1,0 +1,10 @@
+/** Who an MCP request acts for: each transport (HTTP per request, stdio per process) decides how. */
+import type { Principal } from "../auth/access.ts";
+
+export interface McpSession {
+  /** The caller, checked (and, on stdio, counted against the quota) for each tools request. */
+  principal(): Promise<Principal>;
+  /** The caller without counting a request, for `initialize`'s instructions; defaults to principal(). */
+  peek?(): Promise<Principal>;
+  requestId(): string;
+}
