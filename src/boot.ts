@@ -142,7 +142,8 @@ export async function boot(env: Record<string, string | undefined>, options: Boo
     import("./auth/setup.ts"),
     import("./background.ts"),
   ]);
-  const deps = resolveDeps({ db, config, clock, log });
+  // node:dns for the outbound policy (client metadata documents); the pinned connector is issue 11's.
+  const deps = resolveDeps({ db, config, clock, log, outbound: { allowPrivate: config.allowPrivateTargets, resolve: resolveHost } });
   const app = createApp(deps);
   const setupLink = options.announceSetup === false ? null : await ensureSetupLink(db, config, clock.now());
   if (setupLink) console.log(`No user yet: create the owner account at ${setupLink} (the link works once)`);

@@ -7,6 +7,7 @@
 import { createEvents, type Events } from "./agents/events.ts";
 import type { Principal } from "./auth/access.ts";
 import type { Config } from "./config.ts";
+import type { OutboundPolicy } from "./integrations/outbound.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import type { Db } from "./store/db.ts";
@@ -20,6 +21,8 @@ export interface AppDeps {
   events: Events;
   /** The request quota counter (pending takes of this process live in it). */
   quota: QuotaStore;
+  /** Every request to a user-supplied address goes through it (SPEC §16); boot injects DNS and a pinned connector. */
+  outbound: OutboundPolicy;
 }
 
 /** Per-request values only; dependencies reach handlers through their router factory. */
@@ -38,9 +41,15 @@ export function resolveDeps(input: AppDepsInput): AppDeps {
     clock: systemClock,
     events: createEvents((error, event) => log.error("event listener failed", { event: event.type, error: String(error) })),
     quota: createQuotaStore(input.db),
+    outbound: { allowPrivate: input.config.allowPrivateTargets, resolve: noResolver },
     ...input,
     log,
   };
+}
+
+/** Web standards have no DNS lookup: without one injected by boot, only literal public addresses (or, with ALLOW_PRIVATE_TARGETS, anything) pass. */
+async function noResolver(host: string): Promise<string[]> {
+  throw new Error(`no DNS resolver to look up ${host}`);
 }
 
 /** Work the server process does besides answering requests (src/background.ts names them). */

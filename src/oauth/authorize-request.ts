@@ -11,6 +11,7 @@ import type { Config } from "../config.ts";
 import type { OAuthScope } from "../domain.ts";
 import type { Db } from "../store/db.ts";
 import { findClient, type OAuthClient } from "../store/oauth-clients.ts";
+import { ClientDocumentProblem } from "./client-id-document.ts";
 import { isValidS256Challenge } from "./pkce.ts";
 import { matchRedirectUri, redirectUriProblem } from "./redirect-uri.ts";
 import { resolveResource } from "./resource.ts";
@@ -71,7 +72,15 @@ function only(params: URLSearchParams, name: string): string | undefined | null 
   return values[0] === "" ? undefined : values[0];
 }
 
-export async function checkAuthorizeRequest(db: Db, config: Config, input: URLSearchParams): Promise<AuthorizeCheck> {
+/** Finds a client by id; throws ClientDocumentProblem when a metadata document cannot be used. */
+export type ClientLookup = (clientId: string) => Promise<OAuthClient | null>;
+
+export async function checkAuthorizeRequest(
+  db: Db,
+  config: Config,
+  input: URLSearchParams,
+  lookup: ClientLookup = (id) => findClient(db, id),
+): Promise<AuthorizeCheck> {
   const params = new URLSearchParams();
   for (const name of AUTHORIZE_PARAMS) for (const value of input.getAll(name)) params.append(name, value);
 
@@ -82,7 +91,13 @@ export async function checkAuthorizeRequest(db: Db, config: Config, input: URLSe
     return pageError(
       "The request does not say which application is asking (client_id is missing). Start the connection again from your application.",
     );
-  const client = await findClient(db, clientId);
+  let client: OAuthClient | null;
+  try {
+    client = await lookup(clientId);
+  } catch (error) {
+    if (error instanceof ClientDocumentProblem) return pageError(error.message);
+    throw error;
+  }
   if (!client) {
     return pageError(
       "The application asking is not registered with Crew (registrations not used within a day are removed). Start the connection again from your application; it will register anew.",

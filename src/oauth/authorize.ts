@@ -11,6 +11,7 @@ import { insertGrant } from "../store/oauth-grants.ts";
 import { messagePage } from "../web/layout.ts";
 import { accountOf, readForm, refuseForgedForm } from "../web/pages.ts";
 import { type AuthorizeCheck, checkAuthorizeRequest, clientRedirect } from "./authorize-request.ts";
+import { clientLookup } from "./client-id-document.ts";
 import { renderConsentPage } from "./consent-page.ts";
 import { capScopesToPlan } from "./scopes.ts";
 import { CODE_TTL, newAuthorizationCode } from "./tokens.ts";
@@ -36,8 +37,7 @@ function toSignIn(params: URLSearchParams): Response {
 }
 
 export async function authorizeGet(deps: AppDeps, c: Context<AppEnv>): Promise<Response> {
-  const { db, config } = deps;
-  const check = await checkAuthorizeRequest(db, config, new URL(c.req.url).searchParams);
+  const check = await checkAuthorizeRequest(deps.db, deps.config, new URL(c.req.url).searchParams, clientLookup(deps));
   if (check.kind === "page") return refusal(c, check);
   if (check.kind === "redirect") return redirect(check.location, 302);
   const found = await readSession(deps, c);
@@ -53,7 +53,7 @@ export async function authorizePost(deps: AppDeps, c: Context<AppEnv>): Promise<
     const forged = await refuseForgedForm(deps, c, found, form);
     if (forged) return forged;
   }
-  const check = await checkAuthorizeRequest(db, config, form);
+  const check = await checkAuthorizeRequest(db, config, form, clientLookup(deps));
   if (check.kind === "page") return refusal(c, check);
   if (check.kind === "redirect") return redirect(check.location, 303);
   const { request } = check;

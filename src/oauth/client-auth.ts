@@ -7,6 +7,7 @@
 import { sha256Hex } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
 import { findClient, type OAuthClient } from "../store/oauth-clients.ts";
+import { isClientIdDocumentUrl, publicDocumentClient } from "./client-id-document.ts";
 import { invalidRequest, OAuthError } from "./errors.ts";
 import { single } from "./form.ts";
 import { timingSafeEqual } from "./pkce.ts";
@@ -72,7 +73,7 @@ export async function authenticateClient(
     if (optional) return null;
     throw invalidClient(false, "no client_id");
   }
-  const client = await findClient(db, who.clientId);
+  const client = isClientIdDocumentUrl(who.clientId) ? publicDocumentClient(who.clientId, 0) : await findClient(db, who.clientId);
   if (!client) throw invalidClient(who.basic, `unknown client ${who.clientId}`);
   if (client.secretHash !== null) {
     if (who.secret === undefined || !timingSafeEqual(sha256Hex(who.secret), client.secretHash)) {

@@ -13,6 +13,7 @@ import { cheapestPlanFor, planTier } from "../domain.ts";
 import { alertBox, CONTENT_SECURITY_POLICY, csrfField, type Html, renderPage } from "../web/layout.ts";
 import { accountOf } from "../web/pages.ts";
 import type { AuthorizeRequest } from "./authorize-request.ts";
+import { documentHost, isClientIdDocumentUrl } from "./client-id-document.ts";
 import { redirectHost } from "./redirect-uri.ts";
 import { capScopesToPlan } from "./scopes.ts";
 
@@ -45,6 +46,8 @@ export function renderConsentPage(c: Context<AppEnv>, found: ValidSession, reque
   const name = request.client.metadata.client_name ?? "An unnamed application";
   const host = redirectHost(request.redirectUri);
   const canApprove = granted.length > 0;
+  // A metadata-document client (SPEC §6) is vouched for by the site serving its document: show who that is.
+  const documentClient = isClientIdDocumentUrl(request.client.id);
 
   const capped = canApprove && granted.join(" ") !== request.scopes.join(" ");
   const planNote = !canApprove
@@ -65,6 +68,11 @@ export function renderConsentPage(c: Context<AppEnv>, found: ValidSession, reque
   ${planNote}
   <dl class="facts">
     <dt>Application</dt><dd><strong>${name}</strong> <span class="muted small mono">${request.client.id}</span></dd>
+    ${
+      documentClient
+        ? html`<dt>Described by</dt><dd><strong class="mono">${documentHost(request.client.id)}</strong> <span class="muted small">(the site publishing this application's metadata)</span></dd>`
+        : ""
+    }
     <dt>Returns you to</dt><dd class="mono">${host}</dd>
     <dt>Acts as</dt><dd>${found.user.email}</dd>
   </dl>

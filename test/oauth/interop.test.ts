@@ -37,6 +37,7 @@ describe("discovery", () => {
       token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
       revocation_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
       code_challenge_methods_supported: ["S256"],
+      client_id_metadata_document_supported: true,
       service_documentation: `${s.url}/docs`,
     });
     expect(res.json).not.toHaveProperty("authorization_response_iss_parameter_supported");
