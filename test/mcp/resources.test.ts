@@ -112,6 +112,16 @@ describe("resources", () => {
     }
   });
 
+  it("GET /api/mcp/actions/{id} (the REST twin of crew://actions/{id}): 404 unknown, admin-only like the queue", async () => {
+    const missing = await api(s.url, adminKey)("/api/mcp/actions/act_00000000000000000000000000");
+    expect(missing.status).toBe(404);
+    expect(missing.json.error).toBe("not_found");
+    const { key } = await s.userWithKey("operator", ["read"]);
+    const reader = await api(s.url, key)(`/api/mcp/actions/${actionId}`);
+    expect(reader.status).toBe(403);
+    expect(reader.json.error).toBe("insufficient_scope");
+  });
+
   it("answers an unknown URI, a missing record and a bad template value with JSON-RPC errors", async () => {
     await expect(admin.readResource({ uri: "crew://nothing" })).rejects.toMatchObject({ code: -32002 });
     await expect(admin.readResource({ uri: "crew://actions/act_00000000000000000000000000" })).rejects.toMatchObject({
