@@ -1,4 +1,4 @@
--- Crew schema, version 1 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 2 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -26,9 +26,22 @@ CREATE TABLE IF NOT EXISTS users (
   password_hash TEXT NOT NULL,
   plan          TEXT NOT NULL DEFAULT 'lite',
   time_zone     TEXT,                          -- null: the organization's
-  created_at    INTEGER NOT NULL
+  created_at    INTEGER NOT NULL,
+  -- issue 13: owners manage the organization, members read and act (SPEC §12); a deactivated user
+  -- keeps their rows but has no way in (password unusable, sessions, keys and grants revoked)
+  role          TEXT NOT NULL DEFAULT 'member' CHECK (role IN ('owner', 'member')),
+  deactivated_at INTEGER
 ) STRICT;
 CREATE INDEX IF NOT EXISTS users_org ON users (org_id);
+
+-- issue 13: one-time sign-in links an owner makes for a new user (only the SHA-256 is stored).
+CREATE TABLE IF NOT EXISTS sign_in_links (
+  token_hash TEXT PRIMARY KEY,
+  user_id    TEXT NOT NULL REFERENCES users (id),
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at    INTEGER
+) STRICT;
 
 CREATE TABLE IF NOT EXISTS api_keys (
   hash         TEXT PRIMARY KEY,               -- SHA-256 of the whole key string
@@ -337,7 +350,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '1');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '2');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,

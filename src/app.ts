@@ -2,7 +2,7 @@
  * createApp(deps): the one Fetch handler. Every route of Crew is mounted here, in one place;
  * the rest of the behaviour lives in the folder of its concern.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { protect } from "./auth/protect.ts";
 import { type AppDepsInput, type AppEnv, resolveDeps } from "./deps.ts";
 import { docsRoutes } from "./docs/routes.ts";
@@ -12,6 +12,7 @@ import { mcpRoutes } from "./mcp/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { operations } from "./operations/index.ts";
 import { restRouter, sessionPaths } from "./rest/router.ts";
+import { htmlErrorPage, wantsHtmlPage } from "./web/error-page.ts";
 import { webRoutes } from "./web/routes.ts";
 
 export function createApp(input: AppDepsInput): Hono<AppEnv> {
@@ -23,10 +24,15 @@ export function createApp(input: AppDepsInput): Hono<AppEnv> {
     requestId(() => deps.clock.now()),
   );
   app.use("/api/mcp/*", apiVersion);
-  app.onError((error, c) => renderError(deps, error, c));
+  // Browsers asking for a page get the error as HTML with a way back (SPEC §12); API clients the envelope.
+  const renderForClient = (error: unknown, c: Context<AppEnv>) => {
+    const response = renderError(deps, error, c);
+    return wantsHtmlPage(c) ? htmlErrorPage(response) : response;
+  };
+  app.onError(renderForClient);
   // Returned, not thrown: Hono calls the not-found handler outside the error boundary of the
   // middleware around it, and a thrown error would skip their after-work (X-RateLimit-* headers).
-  app.notFound((c) => renderError(deps, new ApiError(404, "not_found", "No such endpoint; see /docs for the API reference."), c));
+  app.notFound((c) => renderForClient(new ApiError(404, "not_found", "No such endpoint; see /docs for the API reference."), c));
 
   // Process and database health: not protected, not quota-counted.
   app.get("/healthz", (c) => c.json({ ok: true }));

@@ -51,6 +51,10 @@ export function allowedKeyScopes(plan: Plan): KeyScope[] {
   }
 }
 
+// --- Roles in an organization (SPEC §12): owners manage it; members read everything and act on its work.
+export const ROLES = ["owner", "member"] as const;
+export type Role = (typeof ROLES)[number];
+
 // --- OAuth scopes (SPEC §6, RFC 6749 §3.3).
 export const OAUTH_SCOPES = ["crew:read", "crew:write", "crew:admin"] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];

@@ -2,7 +2,7 @@
  * What an operation needs, and whether a principal has it (SPEC §3): the effective permission of
  * a request is (credential scopes) ∩ (what the plan includes). Pure policy, no I/O.
  */
-import type { OAuthScope } from "../domain.ts";
+import type { OAuthScope, Role } from "../domain.ts";
 import { cheapestPlanFor, type KeyScope, type Plan, planIncludes } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
 
@@ -40,6 +40,8 @@ export interface Principal {
   name: string;
   plan: Plan;
   credential: Credential;
+  /** The user's role in the organization (SPEC §12); set for web sessions, where owner pages ask. */
+  role?: Role;
 }
 
 /** The one place a principal is built: a user (from any credential's owner row) and the credential it came by. */

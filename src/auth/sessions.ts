@@ -26,9 +26,11 @@ export interface Session {
   expiresAt: number;
 }
 
-/** The signed-in person as a principal (the session is the credential). */
-export const sessionPrincipalOf = (found: ValidSession): Principal =>
-  principalFor(found.user.id, found.user, { type: "session", id: found.session.id });
+/** The signed-in person as a principal (the session is the credential), with their role for owner-only operations. */
+export const sessionPrincipalOf = (found: ValidSession): Principal => ({
+  ...principalFor(found.user.id, found.user, { type: "session", id: found.session.id }),
+  role: found.user.role,
+});
 
 export interface ValidSession {
   session: Session;

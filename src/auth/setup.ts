@@ -35,7 +35,11 @@ export async function createOwner(
   const org = await getDefaultOrg(db);
   if (!org) throw new Error("default organization missing");
   try {
-    return await createUser(db, { orgId: org.id, email: owner.email, name: owner.name, passwordHash, plan: "operator" }, clock.now());
+    return await createUser(
+      db,
+      { orgId: org.id, email: owner.email, name: owner.name, passwordHash, plan: "operator", role: "owner" },
+      clock.now(),
+    );
   } catch (error) {
     if (error instanceof EmailTakenError) return null;
     throw error;

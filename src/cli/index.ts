@@ -84,12 +84,13 @@ const COMMANDS: Command[] = [
   {
     name: "user create",
     summary: "Create a user in the default organization.",
-    usage: "crew user create --email E --password P [--name N] [--plan PLAN] [--json]",
+    usage: "crew user create --email E --password P [--name N] [--plan PLAN] [--role owner|member] [--json]",
     options: {
       email: { type: "string", value: "E", description: "Email address (unique, case-insensitive).", required: true },
       password: { type: "string", value: "P", description: "Password, at least 8 characters.", required: true },
       name: { type: "string", value: "N", description: "Display name (default: the email's local part)." },
       plan: { type: "string", value: "PLAN", description: `One of ${PLANS.join(", ")} (default: lite).` },
+      role: { type: "string", value: "ROLE", description: "owner (manages the organization in the web app) or member (default)." },
       json: jsonOption,
     },
     examples: ["npx crew user create --email ada@example.com --password 'long secret' --plan operator"],

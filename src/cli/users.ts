@@ -24,6 +24,8 @@ export async function createUserFromCli(flags: Flags, env: Env, io: CliIo): Prom
   if (password.length < 8) throw new UsageError("--password must be at least 8 characters");
   const name = parseTitle("name", typeof flags.name === "string" ? flags.name : (email.split("@")[0] ?? email), 200);
   const plan = parsePlan(typeof flags.plan === "string" ? flags.plan : "lite");
+  const role = typeof flags.role === "string" ? flags.role : "member";
+  if (role !== "owner" && role !== "member") throw new UsageError(`unknown role "${role}"; roles are owner, member`);
   return withStore(env, async (db, org) => {
     const [{ hashPassword }, { createUser, EmailTakenError }] = await Promise.all([
       import("../auth/passwords.ts"),
@@ -32,13 +34,13 @@ export async function createUserFromCli(flags: Flags, env: Env, io: CliIo): Prom
     const passwordHash = await hashPassword(password);
     let user: Awaited<ReturnType<typeof createUser>>;
     try {
-      user = await createUser(db, { orgId: org.id, email, name, passwordHash, plan }, systemClock.now());
+      user = await createUser(db, { orgId: org.id, email, name, passwordHash, plan, role }, systemClock.now());
     } catch (error) {
       if (error instanceof EmailTakenError) throw new CommandError(`a user with email ${email} already exists`);
       throw error;
     }
     if (flags.json) printJson(io, { ...user, createdAt: iso(user.createdAt) });
-    else io.out(`Created user ${user.email} (${user.id}) on plan ${user.plan} in ${org.name}.\n`);
+    else io.out(`Created user ${user.email} (${user.id}) on plan ${user.plan}, role ${user.role}, in ${org.name}.\n`);
     return 0;
   });
 }

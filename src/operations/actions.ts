@@ -24,7 +24,10 @@ import { DateTime, LongText, PageLimit, Priority as PrioritySchema, ShortText, T
 
 const Status = v.picklist(ACTION_STATUSES, `Must be one of ${ACTION_STATUSES.join(", ")}.`);
 const Lane = v.picklist(ACTION_LANES, `Must be one of ${ACTION_LANES.join(", ")}.`);
-const SOURCES = ["api", "mcp", ...AGENT_IDS] as const;
+const SOURCES = ["api", "mcp", "web", ...AGENT_IDS] as const;
+
+/** The stored `source` of something a person wrote through a projection (SPEC §5). */
+export const sourceOf = (via: "rest" | "mcp" | "web") => (via === "rest" ? "api" : via);
 
 /**
  * The contact-reference check of new actions (REST, MCP, agent runs): an issue per action whose
@@ -50,7 +53,7 @@ export const Action = v.object({
   priority: PrioritySchema,
   category: v.nullable(v.string()),
   status: Status,
-  source: v.pipe(v.string(), v.description("api (REST), mcp (MCP tool), or the id of the agent that created it.")),
+  source: v.pipe(v.string(), v.description("api (REST), mcp (MCP tool), web (the web app), or the id of the agent that created it.")),
   type: v.picklist(ACTION_TYPES),
   lane: Lane,
   contactId: v.nullable(v.string()),
@@ -124,7 +127,7 @@ export const listActionQueue = defineOperation({
     "The organization's action queue, critical first, then newest, filterable by status, source, type and lane, paginated with nextCursor. Use it to see what is waiting for approval or completion.",
   input: v.strictObject({
     status: v.optional(Status),
-    source: v.optional(v.picklist(SOURCES, "Must be api, mcp, or an agent id.")),
+    source: v.optional(v.picklist(SOURCES, "Must be api, mcp, web, or an agent id.")),
     type: v.optional(v.picklist(ACTION_TYPES, `Must be one of ${ACTION_TYPES.join(", ")}.`)),
     lane: v.optional(Lane),
     limit: PageLimit(50),
@@ -198,7 +201,7 @@ export const addActions = defineOperation({
     if (issues.length > 0)
       throw new ApiError(400, "invalid_request", `Unknown contact: ${issues.map((i) => i.path).join(", ")}.`, { issues });
 
-    const by = { orgId: ctx.principal.orgId, source: ctx.via === "mcp" ? "mcp" : "api", createdBy: ctx.principal.userId, now };
+    const by = { orgId: ctx.principal.orgId, source: sourceOf(ctx.via), createdBy: ctx.principal.userId, now };
     const rows = items.map((a) => newActionRow(a, by));
     // One action.created event per action: its webhook row commits with the actions.
     await commit(ctx.db, rows.map(actionInsertStatement), rows.map(actionCreated), ctx.events.emit);

@@ -6,6 +6,7 @@ import { createCalendarEvent, findTime } from "./calendar.ts";
 import { listOAuthGrants, revokeOAuthGrant } from "./grants.ts";
 import { connectCalendarIntegration, disconnectCalendarIntegration, getCalendarIntegration } from "./integrations.ts";
 import { createApiKey, deleteApiKey, listApiKeys } from "./keys.ts";
+import { listContactsOp } from "./listings.ts";
 import type { Operation } from "./registry.ts";
 import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "./reports.ts";
 import { createWebhook, deleteWebhookOp, listWebhookDeliveries, listWebhooksOp } from "./webhooks.ts";
@@ -21,6 +22,7 @@ export const operations: Operation[] = [
   getActionOp,
   addActions,
   updateActionOp,
+  listContactsOp,
   addContact,
   createHandoff,
   postInsight,

@@ -21,8 +21,8 @@ export interface OperationContext {
   log: Logger;
   events: Events;
   principal: Principal;
-  /** Which projection called: stored as an action's `source`. */
-  via: "rest" | "mcp";
+  /** Which projection called: stored as an action's `source` (rest → api, mcp, web). */
+  via: "rest" | "mcp" | "web";
   requestId: string;
 }
 

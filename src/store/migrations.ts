@@ -12,10 +12,28 @@ export interface Migration {
   statements: string[];
 }
 
-/** Steps from version 1 onwards; empty while version 1 is the only schema that ever shipped. */
-export const migrations: Migration[] = [];
+/**
+ * Issue 13: user roles (owner/member), deactivation, and one-time sign-in links. The first user of each
+ * organization completed setup (or was created first by the CLI), so it becomes the owner.
+ */
+export const ISSUE13_SCHEMA: string[] = [
+  "ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'member' CHECK (role IN ('owner', 'member'))",
+  "ALTER TABLE users ADD COLUMN deactivated_at INTEGER",
+  `UPDATE users SET role = 'owner' WHERE id IN (
+     SELECT (SELECT u.id FROM users u WHERE u.org_id = o.id ORDER BY u.created_at, u.id LIMIT 1) FROM organizations o)`,
+  `CREATE TABLE IF NOT EXISTS sign_in_links (
+     token_hash TEXT PRIMARY KEY,
+     user_id    TEXT NOT NULL REFERENCES users (id),
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     used_at    INTEGER
+   ) STRICT`,
+];
 
-export const SCHEMA_VERSION = 1;
+/** Steps from version 1 onwards. */
+export const migrations: Migration[] = [{ version: 2, statements: ISSUE13_SCHEMA }];
+
+export const SCHEMA_VERSION = 2;
 
 /** Splits schema.sql into statements (it holds no triggers, so `;` at a line end ends one). */
 export function splitSql(sql: string): string[] {

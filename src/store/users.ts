@@ -1,4 +1,4 @@
-import type { Plan } from "../domain.ts";
+import type { Plan, Role } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import type { Db } from "./db.ts";
 
@@ -10,6 +10,9 @@ export interface User {
   plan: Plan;
   timeZone: string | null;
   createdAt: number;
+  role: Role;
+  /** When an owner deactivated the user; null while active. */
+  deactivatedAt: number | null;
 }
 
 interface UserRow {
@@ -21,9 +24,11 @@ interface UserRow {
   time_zone: string | null;
   created_at: number;
   password_hash: string;
+  role: string;
+  deactivated_at: number | null;
 }
 
-const COLUMNS = "id, org_id, email, name, plan, time_zone, created_at, password_hash";
+const COLUMNS = "id, org_id, email, name, plan, time_zone, created_at, password_hash, role, deactivated_at";
 const toUser = (r: UserRow): User => ({
   id: r.id,
   orgId: r.org_id,
@@ -32,6 +37,8 @@ const toUser = (r: UserRow): User => ({
   plan: r.plan as Plan,
   timeZone: r.time_zone,
   createdAt: r.created_at,
+  role: r.role === "owner" ? "owner" : "member",
+  deactivatedAt: r.deactivated_at ?? null,
 });
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -40,12 +47,12 @@ export class EmailTakenError extends Error {}
 
 export async function createUser(
   db: Db,
-  input: { orgId: string; email: string; name: string; passwordHash: string; plan: Plan },
+  input: { orgId: string; email: string; name: string; passwordHash: string; plan: Plan; role?: Role },
   now: number,
 ): Promise<User> {
   const id = newId("usr", now);
   try {
-    await db.run("INSERT INTO users (id, org_id, email, name, password_hash, plan, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+    await db.run("INSERT INTO users (id, org_id, email, name, password_hash, plan, created_at, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
       id,
       input.orgId,
       normalizeEmail(input.email),
@@ -53,6 +60,7 @@ export async function createUser(
       input.passwordHash,
       input.plan,
       now,
+      input.role ?? "member",
     ]);
   } catch (error) {
     if (String(error).includes("UNIQUE constraint failed: users.email")) throw new EmailTakenError(input.email);
@@ -86,4 +94,48 @@ export async function countUsers(db: Db): Promise<number> {
 export async function listOrgUserIds(db: Db, orgId: string): Promise<string[]> {
   const rows = await db.execute({ sql: "SELECT id FROM users WHERE org_id = ? ORDER BY created_at", args: [orgId] });
   return rows.rows.map((r) => String(r.id));
+}
+
+/** The organization's users, owners first, then by creation (the settings page's list). */
+export async function listOrgUsers(db: Db, orgId: string): Promise<User[]> {
+  const rows = await db.all<UserRow>(`SELECT ${COLUMNS} FROM users WHERE org_id = ? ORDER BY role = 'owner' DESC, created_at, id`, [orgId]);
+  return rows.map(toUser);
+}
+
+/** Changes a user's role and plan within one organization; false when no such user there. */
+export async function updateOrgUser(db: Db, orgId: string, userId: string, changes: { role?: Role; plan?: Plan }): Promise<boolean> {
+  const changed = await db.run("UPDATE users SET role = coalesce(?, role), plan = coalesce(?, plan) WHERE id = ? AND org_id = ?", [
+    changes.role ?? null,
+    changes.plan ?? null,
+    userId,
+    orgId,
+  ]);
+  return changed === 1;
+}
+
+export async function setUserPassword(db: Db, userId: string, passwordHash: string): Promise<void> {
+  await db.run("UPDATE users SET password_hash = ? WHERE id = ?", [passwordHash, userId]);
+}
+
+/**
+ * Deactivates a user of the organization in one transaction: the password becomes unusable (sign-in
+ * gives the wrong-password answer), and their sessions, API keys, OAuth grants and sign-in links
+ * stop working at once. Their stored work stays. False when no active user of that id is there.
+ */
+export async function deactivateOrgUser(db: Db, orgId: string, userId: string, now: number): Promise<boolean> {
+  const ofOrg = "user_id IN (SELECT id FROM users WHERE id = ? AND org_id = ?)";
+  const [updated] = await db.batch(
+    [
+      {
+        sql: "UPDATE users SET deactivated_at = ?, password_hash = '!deactivated' WHERE id = ? AND org_id = ? AND deactivated_at IS NULL",
+        args: [now, userId, orgId],
+      },
+      { sql: `DELETE FROM sessions WHERE ${ofOrg}`, args: [userId, orgId] },
+      { sql: `UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND ${ofOrg}`, args: [now, userId, orgId] },
+      { sql: `UPDATE oauth_grants SET revoked_at = ? WHERE revoked_at IS NULL AND ${ofOrg}`, args: [now, userId, orgId] },
+      { sql: `UPDATE sign_in_links SET used_at = ? WHERE used_at IS NULL AND ${ofOrg}`, args: [now, userId, orgId] },
+    ],
+    "write",
+  );
+  return (updated?.rowsAffected ?? 0) === 1;
 }

@@ -33,14 +33,17 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 :focus-visible { outline: 3px solid #7aa2ff; outline-offset: 2px; }
 
 .topbar { background: #151a23; color: #e8ebf0; }
-.topbar-inner { max-width: 1160px; margin: 0 auto; padding: .6rem 1.25rem; display: flex; align-items: center; gap: 1.25rem; flex-wrap: wrap; }
+.topbar-inner { max-width: 1160px; margin: 0 auto; padding: .6rem 1.25rem; display: flex; align-items: center; gap: .75rem; flex-wrap: wrap; }
 .brand { color: #fff; font-weight: 700; font-size: 1.15rem; text-decoration: none; letter-spacing: .01em; }
 .nav { list-style: none; display: flex; gap: .25rem; margin: 0; padding: 0; flex-wrap: wrap; }
-.nav a { color: #c6ccd6; text-decoration: none; padding: .35rem .65rem; border-radius: 6px; display: inline-block; }
+.nav a { color: #c6ccd6; text-decoration: none; padding: .35rem .55rem; border-radius: 6px; display: inline-block; }
 .nav a:hover { color: #fff; background: rgba(255,255,255,.08); }
 .nav a[aria-current="page"] { color: #fff; background: rgba(255,255,255,.14); }
 .who { margin-left: auto; display: flex; align-items: center; gap: .6rem; min-width: 0; }
-.who-email { color: #c6ccd6; font-size: .9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 16rem; }
+/* The email and plan are in the Settings menu; beside Sign out only where the bar has room. */
+.who-email, .who .badge-plan { display: none; }
+@media (min-width: 1400px) { .who-email, .who .badge-plan { display: inline-block; } }
+.who-email { color: #c6ccd6; font-size: .9rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 11rem; }
 .who form { margin: 0; }
 .topbar .btn-quiet { color: #e8ebf0; border-color: rgba(255,255,255,.25); background: transparent; }
 .topbar .btn-quiet:hover { background: rgba(255,255,255,.08); }
@@ -131,17 +134,108 @@ input[aria-invalid=true] { border-color: var(--red); }
 .confirm-box { margin-top: .5rem; padding: .75rem; border: 1px solid #efc1bd; border-radius: 8px; background: #fffafa; max-width: 22rem; overflow-wrap: anywhere; }
 .confirm-box p { margin-bottom: .5rem; }
 
+
+/* Navigation: the work pages in the bar (a strip that scrolls sideways on a phone), settings in a menu. */
+.nav-main { min-width: 0; }
+.menu { position: relative; }
+.menu summary { list-style: none; cursor: pointer; color: #c6ccd6; padding: .35rem .65rem; border-radius: 6px; }
+.menu summary::-webkit-details-marker { display: none; }
+.menu summary::after { content: " ▾"; font-size: .8em; }
+.menu summary:hover, .menu[open] summary, .menu summary.menu-current { color: #fff; background: rgba(255,255,255,.12); }
+.menu-list ul { list-style: none; margin: 0; padding: 0; }
+.menu-who { color: #c6ccd6; font-size: .85rem; padding: .3rem .65rem .5rem; margin: 0 0 .3rem; border-bottom: 1px solid rgba(255,255,255,.12); overflow-wrap: anywhere; }
+.menu-who strong { color: #fff; font-weight: 600; }
+.menu-list { margin: 0; padding: .35rem; position: absolute; z-index: 20; top: calc(100% + .3rem); right: 0; min-width: 14rem; max-width: min(20rem, calc(100vw - 1.5rem)); background: #1f2633; border-radius: 8px; box-shadow: 0 8px 24px rgba(0,0,0,.25); }
+.menu-list a { display: block; color: #dfe4ec; text-decoration: none; padding: .4rem .65rem; border-radius: 6px; }
+.menu-list a:hover, .menu-list a[aria-current="page"] { background: rgba(255,255,255,.12); color: #fff; }
+
+.grid-side { display: grid; grid-template-columns: minmax(0, 2fr) minmax(280px, 1fr); gap: 1.25rem; align-items: start; }
+.grid-side > .card { margin-bottom: 0; }
+.grid-2.plain { gap: 1rem; }
+h3 { font-size: .95rem; margin: 0 0 .5rem; }
+.headline { font-size: 1.05rem; overflow-wrap: anywhere; }
+.hint { color: var(--muted); font-size: .85rem; margin: .3rem 0 0; }
+.empty { overflow-wrap: anywhere; border: 1px dashed #c3c9d1; border-radius: var(--radius); padding: 1rem 1.1rem; background: #fbfcfd; color: #343b44; }
+.empty p:last-child { margin-bottom: 0; }
+.plain-list { list-style: none; margin: 0; padding: 0; }
+.plain-list > li { padding: .4rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+.plain-list > li:last-child { border-bottom: 0; }
+.plain-list.numbered { list-style: decimal; padding-left: 1.4rem; }
+.prose p { max-width: 72ch; overflow-wrap: anywhere; }
+textarea, select, input[type=search] { font: inherit; border: 1px solid #c3c9d1; border-radius: 8px; background: #fff; color: var(--fg); }
+textarea, input[type=search] { width: 100%; padding: .55rem .7rem; }
+textarea { resize: vertical; }
+select { padding: .45rem .5rem; max-width: 100%; }
+.field select { width: 100%; }
+textarea[aria-invalid=true], select[aria-invalid=true] { border-color: var(--red); }
+
+.filter-block { margin-bottom: .75rem; }
+.filters { display: flex; align-items: baseline; gap: .5rem; flex-wrap: wrap; margin-bottom: .5rem; }
+.filters-label { font-size: .78rem; font-weight: 600; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); min-width: 4.5rem; }
+.filters ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: .3rem; }
+.filters a { display: inline-block; padding: .2rem .6rem; border-radius: 999px; border: 1px solid var(--line); background: #fff; text-decoration: none; font-size: .88rem; }
+.filters a[aria-current] { background: var(--accent); border-color: var(--accent); color: #fff; }
+.pager { display: flex; gap: .5rem; margin-top: 1rem; }
+
+.action-list { list-style: none; margin: 0; padding: 0; }
+.action-item, .suggestion, .insight, .handoff { background: var(--card); border: 1px solid var(--line); border-left: 4px solid var(--grey); border-radius: var(--radius); padding: .8rem 1rem; margin-bottom: .6rem; box-shadow: var(--shadow); overflow-wrap: anywhere; }
+.action-critical { border-left-color: var(--red); }
+.action-high, .insight-high { border-left-color: #d39a1a; }
+.action-medium { border-left-color: var(--accent); }
+.action-head { display: flex; gap: .5rem; align-items: baseline; }
+.action-title { font-weight: 600; }
+.action-desc { margin: .35rem 0; white-space: pre-line; color: #343b44; }
+.action-meta { margin: .35rem 0 .5rem; }
+.action-controls { display: flex; flex-wrap: wrap; gap: .35rem; align-items: flex-start; }
+form.inline, .inline-form { display: inline-flex; gap: .35rem; align-items: center; flex-wrap: wrap; margin: 0; }
+.btn-small { padding: .3rem .65rem; font-size: .85rem; }
+.change summary { list-style: none; }
+.change summary::-webkit-details-marker { display: none; }
+.change-box { display: flex; flex-wrap: wrap; gap: .35rem .5rem; align-items: center; margin-top: .4rem; padding: .6rem; border: 1px solid var(--line); border-radius: 8px; background: #fafbfc; }
+.change-box label { font-size: .85rem; font-weight: 600; }
+.badge-p-critical { background: var(--red-bg); color: var(--red); }
+.badge-p-high { background: var(--amber-bg); color: var(--amber); }
+.badge-p-medium { background: var(--accent-soft); color: var(--accent); }
+.badge-p-low { background: var(--grey-bg); color: var(--grey); }
+.badge-status-done { background: var(--green-bg); color: var(--green); }
+.badge-status-in_progress, .badge-status-approved { background: var(--accent-soft); color: var(--accent); }
+
+.setups { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1rem; margin-bottom: 1rem; }
+.setup { min-width: 0; }
+.code-row { display: flex; gap: .5rem; align-items: flex-start; }
+.code-row pre { flex: 1; min-width: 0; margin: 0; background: #151a23; color: #e8ebf0; padding: .6rem .75rem; border-radius: 8px; overflow-x: auto; font-size: .85rem; }
+.demo-form { display: flex; gap: .75rem; align-items: center; flex-wrap: wrap; }
+.table .num { text-align: right; white-space: nowrap; }
+.table tfoot th, .table tfoot td { font-weight: 700; border-top: 2px solid var(--line); }
+.narrow-form { max-width: 28rem; }
+.stats.stats-3 { grid-template-columns: repeat(3, 1fr); }
+.error-status { font-weight: 700; color: var(--muted); text-transform: uppercase; letter-spacing: .05em; font-size: .8rem; margin-bottom: .25rem; }
+.search { margin-bottom: 1rem; }
+.search label { display: block; font-weight: 600; margin-bottom: .3rem; }
+/* On one column the form comes after a long list: a link at the top jumps to it. */
+.jump { display: none; margin-bottom: .75rem; }
+
 @media (max-width: 900px) {
-  .grid-2, .grid-keys { grid-template-columns: 1fr; }
+  .grid-2, .grid-keys, .grid-side, .setups { grid-template-columns: minmax(0, 1fr); }
+  .jump { display: inline-block; }
   .stats { grid-template-columns: repeat(3, 1fr); }
 }
 @media (max-width: 640px) {
   .container { padding: 1rem .85rem 2rem; }
   .container.narrow { padding-top: 1.5rem; }
   .topbar-inner { gap: .5rem 1rem; padding: .6rem .85rem; }
-  .who { margin-left: 0; width: 100%; }
-  .who-email { max-width: none; flex: 1; }
   .nav a { padding: .3rem .5rem; }
+  .nav-main { order: 3; width: 100%; overflow-x: auto; }
+  .nav { flex-wrap: nowrap; }
+  .nav a { white-space: nowrap; }
+  .menu { margin-left: auto; }
+  .who { margin-left: 0; }
+  .code-row { flex-direction: column; align-items: stretch; }
+  .filters { flex-direction: column; align-items: flex-start; gap: .2rem; }
+  .stats.stats-3 { grid-template-columns: 1fr; }
+  .facts.wide { grid-template-columns: 1fr; }
+  .facts.wide dd { margin-bottom: .6rem; }
+  .code-row .btn { align-self: flex-start; }
   .stats { grid-template-columns: repeat(2, 1fr); }
   .stat-total { grid-column: span 2; }
   .stat { padding: .5rem .8rem; }
@@ -160,20 +254,33 @@ input[aria-invalid=true] { border-color: var(--red); }
 }
 `;
 
-/** The copy button of a new key: hidden without JavaScript, where the field is selectable instead. */
+/** Enhancements only: copy buttons (hidden without JavaScript, where the field is selectable instead) and confirm dialogs. */
 const JS = `"use strict";
 document.addEventListener("DOMContentLoaded", function () {
+  // A form that undoes work (dismiss) asks first; without JavaScript it submits at once.
+  document.querySelectorAll("form[data-confirm]").forEach(function (form) {
+    form.addEventListener("submit", function (event) {
+      if (!window.confirm(form.getAttribute("data-confirm"))) event.preventDefault();
+    });
+  });
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     var field = document.getElementById(button.getAttribute("data-copy"));
     if (!field) return;
     button.hidden = false;
-    field.addEventListener("focus", function () { field.select(); });
+    // An input's value, or a code block's text.
+    var text = function () { return "value" in field ? field.value : field.textContent; };
+    var select = function () {
+      if (field.select) { field.select(); return; }
+      var range = document.createRange(); range.selectNodeContents(field);
+      var selection = window.getSelection(); selection.removeAllRanges(); selection.addRange(range);
+    };
+    field.addEventListener("focus", select);
     button.addEventListener("click", function () {
       var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 2000); };
       if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(field.value).then(done, function () { field.select(); });
+        navigator.clipboard.writeText(text()).then(done, function () { select(); });
       } else {
-        field.select();
+        select();
         try { document.execCommand("copy"); done(); } catch (e) {}
       }
     });

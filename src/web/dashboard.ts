@@ -1,11 +1,24 @@
-/** The signed-in dashboard: agent health (the same data as GET /api/mcp/agents), integration alerts, account. */
-import { Hono } from "hono";
+/**
+ * The signed-in dashboard (SPEC §12): today's briefing headline, the top open critical/high
+ * actions, the latest standup's interventions, agent health and alerts (the same operations as
+ * REST), and while the organization has no content yet, getting started.
+ */
+import { type Context, Hono } from "hono";
 import { html } from "hono/html";
+import { isOwner } from "../auth/roles.ts";
+import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowedKeyScopes } from "../domain.ts";
-import { type AgentDashboard, agentDashboard } from "../operations/agents.ts";
-import { ago, type Html, renderPage } from "./layout.ts";
-import { accountOf, requirePageSession } from "./pages.ts";
+import { listActionQueue } from "../operations/actions.ts";
+import { type AgentDashboard, getAgents } from "../operations/agents.ts";
+import { getBriefing, getStandup } from "../operations/reports.ts";
+import { getOrg } from "../store/orgs.ts";
+import { gettingStarted } from "./getting-started.ts";
+import { ago, alertBox, type Html, renderPage, seeOther } from "./layout.ts";
+import { ownersOnly } from "./owner.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
+import { runOperation, runOptional } from "./run-operation.ts";
+import { doneNotice, emptyState, priorityBadge } from "./ui.ts";
 
 const HEALTH_LABEL: Record<string, string> = { green: "Healthy", stale: "Stale", error: "Error", never_ran: "Never ran" };
 
@@ -28,7 +41,7 @@ function summaryCards(d: AgentDashboard): Html {
 function agentTable(d: AgentDashboard): Html {
   const rows = d.agents.map(
     (a) => html`<tr>
-      <th scope="row" data-label="Agent"><span class="agent-name">${a.name}</span> <span class="muted small">${a.id}</span></th>
+      <th scope="row" data-label="Agent"><a class="agent-name" href="/agents/${a.id}">${a.name}</a> <span class="muted small">${a.id}</span></th>
       <td data-label="Category" class="optional">${a.category}</td>
       <td data-label="Health"><span class="badge badge-${a.health}">${HEALTH_LABEL[a.health] ?? a.health}</span></td>
       <td data-label="Last run" class="nowrap">${hoursText(a.hoursAgo)}</td>
@@ -54,18 +67,57 @@ function alertList(d: AgentDashboard, now: number): Html {
   return html`<ul class="alert-list">${items}</ul>`;
 }
 
-export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
-  const router = new Hono<AppEnv>();
+/** The briefing's headline: the first three sentences of its first line (greeting, date, what is critical). */
+function headlineOf(text: string): string {
+  const first = text.split("\n").find((line) => line.trim()) ?? "";
+  const sentences = first.trim().split(/(?<=[.!?])\s+/);
+  return sentences.length > 3 ? `${sentences.slice(0, 3).join(" ")} …` : first.trim();
+}
 
-  router.get("/dashboard", async (c) => {
-    const found = await requirePageSession(deps, c);
-    if (found instanceof Response) return found;
-    const { db, clock } = deps;
-    const now = clock.now();
-    const { user } = found;
-    const d = await agentDashboard(db, user.orgId, user.id, now);
-    const scopes = allowedKeyScopes(user.plan);
-    const body = html`<h1>Dashboard</h1>
+async function renderDashboard(deps: AppDeps, c: Context<AppEnv>, found: ValidSession): Promise<Response> {
+  const { clock, config } = deps;
+  const now = clock.now();
+  const { user } = found;
+  const account = accountOf(found);
+  const owner = isOwner(user);
+  const [d, queue, standup, briefing] = await Promise.all([
+    runOperation(deps, c, found, getAgents, {}),
+    runOperation(deps, c, found, listActionQueue, { limit: 100 }),
+    runOptional(deps, c, found, getStandup, {}),
+    runOperation(deps, c, found, getBriefing, {}),
+  ]);
+  const open = queue.actions.filter((a) => a.status !== "done" && a.status !== "dismissed");
+  const top = open.filter((a) => a.priority === "critical" || a.priority === "high").slice(0, 5);
+  // "No content of its own": no agent has run and nobody has added an action.
+  const fresh = d.neverRan === d.total && queue.actions.length === 0;
+  const scopes = allowedKeyScopes(user.plan);
+  const body = html`<h1>Dashboard</h1>
+${alertBox("success", doneNotice(DONE, c.req.query("done")))}
+${fresh ? gettingStarted(account, config.baseUrl, owner) : ""}
+<section aria-labelledby="today-h" class="card">
+  <h2 id="today-h">Today</h2>
+  <p class="headline">${headlineOf(briefing.briefing) || html`<span class="muted">No briefing yet.</span>`} <a href="/briefing">Read the briefing</a></p>
+  <div class="grid-2 plain">
+    <div>
+      <h3>Top actions</h3>
+      ${
+        top.length
+          ? html`<ul class="plain-list">${top.map((a) => html`<li>${priorityBadge(a.priority)} <a href="/actions#${a.id}">${a.title}</a></li>`)}</ul>`
+          : emptyState("No open critical or high action.", html`<a href="/actions">Open the action queue</a>`)
+      }
+    </div>
+    <div>
+      <h3>Interventions</h3>
+      ${
+        standup === null
+          ? emptyState("No standup yet: the standup agent makes one at 08:00 and 18:00.", html`<a href="/standup">About the standup</a>`)
+          : standup.interventions.length
+            ? html`<ul class="plain-list">${standup.interventions.slice(0, 5).map((i) => html`<li>${priorityBadge(i.priority)} ${i.title} <span class="muted small">${i.agent}</span></li>`)}</ul>`
+            : emptyState("Nothing needs a person right now.")
+      }
+    </div>
+  </div>
+</section>
 <section aria-labelledby="health-h" class="section">
   <h2 id="health-h">Agent health</h2>
   ${summaryCards(d)}
@@ -81,13 +133,37 @@ export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
     <dl class="facts">
       <dt>Name</dt><dd>${user.name}</dd>
       <dt>Email</dt><dd>${user.email}</dd>
+      <dt>Role</dt><dd>${user.role}</dd>
       <dt>Plan</dt><dd><span class="badge badge-plan">${user.plan}</span></dd>
       <dt>Key scopes</dt><dd>${scopes.length ? scopes.join(", ") : html`<span class="muted">none on this plan</span>`}</dd>
     </dl>
     <p><a class="btn" href="/dashboard/keys">Manage API keys</a> <a class="btn btn-quiet" href="/connected-apps">Connected apps</a></p>
   </section>
 </div>`;
-    return renderPage(c, { title: "Dashboard", body, account: accountOf(found), active: "/dashboard" });
+  return renderPage(c, { title: "Dashboard", body, account, active: "/dashboard" });
+}
+
+const DONE = { demo: "Demo data loaded: a week of the crew's work to look around in." };
+
+export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+
+  router.get("/dashboard", async (c) => {
+    const found = await requirePageSession(deps, c);
+    return found instanceof Response ? found : renderDashboard(deps, c, found);
+  });
+
+  // Owners only: the same as `crew seed --demo` (SPEC §12), for the signed-in person's organization.
+  router.post("/dashboard/demo", async (c) => {
+    const signed = await readSignedInForm(deps, c);
+    if (signed instanceof Response) return signed;
+    if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
+    const { db, clock } = deps;
+    const org = await getOrg(db, signed.found.user.orgId);
+    if (!org) throw new Error("organization missing");
+    const { seedDemo } = await import("../agents/demo.ts"); // the demo content is large: loaded when asked for
+    await seedDemo(db, org, clock.now());
+    return seeOther(c, "/dashboard?done=demo");
   });
 
   return router;

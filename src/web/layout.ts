@@ -13,7 +13,7 @@ export type Html = ReturnType<typeof html>;
 
 /** The signed-in person a page is for; the csrf token goes into every form (sign-out included). */
 export interface PageAccount {
-  user: Pick<User, "email" | "name" | "plan">;
+  user: Pick<User, "email" | "name" | "plan"> & Partial<Pick<User, "role">>;
   csrfToken: string;
 }
 
@@ -28,12 +28,31 @@ export interface PageOptions {
   narrow?: boolean;
 }
 
-export const NAV: { href: string; label: string }[] = [
-  { href: "/dashboard", label: "Dashboard" },
-  { href: "/dashboard/keys", label: "API keys" },
-  { href: "/connected-apps", label: "Connected apps" },
-  { href: "/dashboard/calendar", label: "Calendar" },
-  { href: "/dashboard/webhooks", label: "Webhooks" },
+export interface NavEntry {
+  href: string;
+  label: string;
+  /** `work`: the main bar (reading and acting); `settings`: the Settings menu. */
+  group: "work" | "settings";
+  /** Shown to owners only (their pages answer members with a 403 page too). */
+  ownerOnly?: boolean;
+}
+
+/** The one list of pages in the navigation: a new page adds its entry here. */
+export const NAV: NavEntry[] = [
+  { href: "/dashboard", label: "Dashboard", group: "work" },
+  { href: "/briefing", label: "Briefing", group: "work" },
+  { href: "/standup", label: "Standup", group: "work" },
+  { href: "/actions", label: "Actions", group: "work" },
+  { href: "/suggestions", label: "Suggestions", group: "work" },
+  { href: "/profile", label: "Profile", group: "work" },
+  { href: "/contacts", label: "Contacts", group: "work" },
+  { href: "/feed", label: "Feed", group: "work" },
+  { href: "/handoffs", label: "Handoffs", group: "work" },
+  { href: "/dashboard/keys", label: "API keys", group: "settings" },
+  { href: "/connected-apps", label: "Connected apps", group: "settings" },
+  { href: "/dashboard/calendar", label: "Calendar", group: "settings" },
+  { href: "/dashboard/webhooks", label: "Webhooks", group: "settings" },
+  { href: "/settings/users", label: "Users", group: "settings", ownerOnly: true },
 ];
 
 /** CSP: only same-origin resources, no inline script or style, no framing, forms post only to Crew. */
@@ -57,13 +76,23 @@ function header(account: PageAccount | null | undefined, active: string | undefi
   if (!account) {
     return html`<header class="topbar"><div class="topbar-inner"><a class="brand" href="/">Crew</a></div></header>`;
   }
-  const links = NAV.map(
-    (item) => html`<li><a href="${item.href}"${item.href === active ? html` aria-current="page"` : ""}>${item.label}</a></li>`,
-  );
+  const owner = account.user.role === "owner";
+  const entries = NAV.filter((item) => owner || !item.ownerOnly);
+  const link = (item: NavEntry) =>
+    html`<li><a href="${item.href}"${item.href === active ? html` aria-current="page"` : ""}>${item.label}</a></li>`;
+  const settings = entries.filter((item) => item.group === "settings");
+  const inSettings = settings.some((item) => item.href === active);
   return html`<header class="topbar">
   <div class="topbar-inner">
     <a class="brand" href="/dashboard">Crew</a>
-    <nav aria-label="Main"><ul class="nav">${links}</ul></nav>
+    <nav aria-label="Main" class="nav-main"><ul class="nav">${entries.filter((item) => item.group === "work").map(link)}</ul></nav>
+    <details class="menu">
+      <summary class="${inSettings ? "menu-current" : ""}">Settings</summary>
+      <div class="menu-list">
+        <p class="menu-who">Signed in as <strong>${account.user.email}</strong> <span class="badge badge-plan">${account.user.plan}</span></p>
+        <nav aria-label="Settings"><ul>${settings.map(link)}</ul></nav>
+      </div>
+    </details>
     <div class="who">
       <span class="who-email" title="${account.user.email}">${account.user.email}</span>
       <span class="badge badge-plan">${account.user.plan}</span>

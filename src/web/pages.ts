@@ -83,3 +83,11 @@ export async function readSignedInForm(
   const form = await readForm(c);
   return (await refuseForgedForm(deps, c, found, form)) ?? { found, form };
 }
+
+/** A GET page handler for signed-in people: anyone else goes to sign-in and comes back. */
+export function withSession(deps: AppDeps, render: (c: Context<AppEnv>, found: ValidSession) => Promise<Response>) {
+  return async (c: Context<AppEnv>) => {
+    const found = await requirePageSession(deps, c);
+    return found instanceof Response ? found : render(c, found);
+  };
+}

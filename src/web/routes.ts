@@ -7,13 +7,20 @@ import { Hono } from "hono";
 import { dummyPasswordHash } from "../auth/passwords.ts";
 import { readSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { actionsPageRoutes } from "./actions-page.ts";
+import { agentPageRoutes } from "./agent-page.ts";
 import { assetRoutes } from "./assets.ts";
 import { authRoutes } from "./auth-routes.ts";
 import { calendarPageRoutes } from "./calendar-page.ts";
+import { contactsPageRoutes } from "./contacts-page.ts";
 import { dashboardRoutes } from "./dashboard.ts";
+import { feedPageRoutes } from "./feed-pages.ts";
 import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
+import { reportPageRoutes } from "./report-pages.ts";
 import { setupRoutes } from "./setup.ts";
+import { suggestionsPageRoutes } from "./suggestions-page.ts";
+import { usersPageRoutes } from "./users-page.ts";
 import { webhooksPageRoutes } from "./webhooks-page.ts";
 
 export function webRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -28,5 +35,13 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", keysPageRoutes(deps));
   router.route("/", calendarPageRoutes(deps));
   router.route("/", webhooksPageRoutes(deps));
+  // The work pages (SPEC §12): read and act on the crew's work; open to every plan.
+  router.route("/", reportPageRoutes(deps));
+  router.route("/", actionsPageRoutes(deps));
+  router.route("/", suggestionsPageRoutes(deps));
+  router.route("/", contactsPageRoutes(deps));
+  router.route("/", feedPageRoutes(deps));
+  router.route("/", agentPageRoutes(deps));
+  router.route("/", usersPageRoutes(deps));
   return router;
 }

@@ -14,6 +14,7 @@ import type { Plan } from "../../src/domain.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
 import { findActiveKeyOwner } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
+import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { createUser, getUserByEmail } from "../../src/store/users.ts";
 import { runCliInProcess, runCrew, startRuntime } from "../helpers/cli.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";
@@ -219,7 +220,9 @@ describe.concurrent("commands", () => {
     ]);
     expect(plain?.code).toBe(0);
     expect(plain?.stderr).toBe("");
-    expect(plain?.stdout).toMatch(/^Created user grace@example\.com \(usr_[0-9A-Z]{26}\) on plan operator in Default organization\.\n$/);
+    expect(plain?.stdout).toMatch(
+      /^Created user grace@example\.com \(usr_[0-9A-Z]{26}\) on plan operator, role member, in Default organization\.\n$/,
+    );
     const grace = await getUserByEmail(db, "grace@example.com");
     expect(grace).toMatchObject({ name: "Grace Hopper", plan: "operator" });
     expect(grace?.passwordHash).toMatch(/^pbkdf2_sha256\$600000\$/);
@@ -227,7 +230,7 @@ describe.concurrent("commands", () => {
 
     expect(json?.code).toBe(0);
     const record = JSON.parse(json!.stdout);
-    expect(Object.keys(record).sort()).toEqual(["createdAt", "email", "id", "name", "orgId", "plan", "timeZone"]);
+    expect(Object.keys(record).sort()).toEqual(["createdAt", "deactivatedAt", "email", "id", "name", "orgId", "plan", "role", "timeZone"]);
     expect(record).toMatchObject({ email: "linus@example.com", name: "linus", plan: "lite", timeZone: null });
     expect(record.id).toMatch(/^usr_/);
     expect(new Date(record.createdAt).toISOString()).toBe(record.createdAt);
@@ -269,7 +272,11 @@ describe.concurrent("commands", () => {
     try {
       const freshEnv = { DATABASE_URL: `file:${join(fresh.dir, "nested", "crew.db")}` };
       const migrated = await runCrew(["migrate"], freshEnv);
-      expect(migrated).toEqual({ code: 0, stdout: `Database ${freshEnv.DATABASE_URL} is at schema version 1.\n`, stderr: "" });
+      expect(migrated).toEqual({
+        code: 0,
+        stdout: `Database ${freshEnv.DATABASE_URL} is at schema version ${SCHEMA_VERSION}.\n`,
+        stderr: "",
+      });
       const seeded = await runCrew(["seed"], freshEnv);
       expect(seeded).toEqual({
         code: 0,

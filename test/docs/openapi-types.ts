@@ -209,7 +209,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List contacts
+         * @description The organization's contacts in name order, optionally searched by name, email or company (q, case-insensitive), paginated with nextCursor. Use it to find a contact's id before linking an action to it.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: pro, team_growth or a plan above.
+         *
+         *     Counts against the hourly request quota.
+         */
+        get: operations["listContacts"];
         put?: never;
         /**
          * Create or update a contact
@@ -1447,7 +1455,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "approved" | "in_progress" | "done" | "dismissed";
-                source?: "api" | "mcp" | "standup" | "briefing" | "inbox" | "calendar" | "slack" | "compliance" | "pulse" | "dna" | "corpdev" | "research" | "growth" | "content" | "bdr" | "revenue" | "sales" | "finance" | "product";
+                source?: "api" | "mcp" | "web" | "standup" | "briefing" | "inbox" | "calendar" | "slack" | "compliance" | "pulse" | "dna" | "corpdev" | "research" | "growth" | "content" | "bdr" | "revenue" | "sales" | "finance" | "product";
                 type?: "task" | "approval" | "follow_up";
                 lane?: "today" | "this_week" | "later";
                 limit?: number;
@@ -1480,7 +1488,7 @@ export interface operations {
                             category: string | null;
                             /** @enum {string} */
                             status: "pending" | "approved" | "in_progress" | "done" | "dismissed";
-                            /** @description api (REST), mcp (MCP tool), or the id of the agent that created it. */
+                            /** @description api (REST), mcp (MCP tool), web (the web app), or the id of the agent that created it. */
                             source: string;
                             /** @enum {string} */
                             type: "task" | "approval" | "follow_up";
@@ -1962,7 +1970,7 @@ export interface operations {
                         category: string | null;
                         /** @enum {string} */
                         status: "pending" | "approved" | "in_progress" | "done" | "dismissed";
-                        /** @description api (REST), mcp (MCP tool), or the id of the agent that created it. */
+                        /** @description api (REST), mcp (MCP tool), web (the web app), or the id of the agent that created it. */
                         source: string;
                         /** @enum {string} */
                         type: "task" | "approval" | "follow_up";
@@ -2060,6 +2068,134 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listContacts: {
+        parameters: {
+            query?: {
+                q?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contacts: {
+                            id: string;
+                            name: string;
+                            email: string | null;
+                            company: string | null;
+                            role: string | null;
+                            relationship: string;
+                            notes: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description Rate limited: rate_limited. */

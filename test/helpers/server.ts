@@ -13,7 +13,7 @@ import { hashPassword } from "../../src/auth/passwords.ts";
 import { readSchema } from "../../src/boot.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { type AppDeps, resolveDeps } from "../../src/deps.ts";
-import type { KeyScope, Plan } from "../../src/domain.ts";
+import type { KeyScope, Plan, Role } from "../../src/domain.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
@@ -48,7 +48,7 @@ export interface TestServer {
   clock: ManualClock;
   config: Config;
   dir: string;
-  createUser(plan?: Plan, email?: string): Promise<User>;
+  createUser(plan?: Plan, email?: string, role?: Role): Promise<User>;
   createKey(user: User, scopes: KeyScope[], name?: string): Promise<string>;
   /** A user on `plan` with one key of `scopes`: the usual start of a test. */
   userWithKey(plan: Plan, scopes: KeyScope[]): Promise<{ user: User; key: string }>;
@@ -83,7 +83,7 @@ export async function startServer(options: { env?: Record<string, string>; clock
   const deps = resolveDeps({ db, config, clock, log: silentLogger });
   app = createApp(deps);
 
-  const make = async (plan: Plan = "operator", email?: string) =>
+  const make = async (plan: Plan = "operator", email?: string, role: Role = "member") =>
     createUser(
       db,
       {
@@ -92,6 +92,7 @@ export async function startServer(options: { env?: Record<string, string>; clock
         name: `Test User ${emailCounter}`,
         passwordHash: await testPasswordHash(),
         plan,
+        role,
       },
       clock.now(),
     );

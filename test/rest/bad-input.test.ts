@@ -424,8 +424,10 @@ function generate(seed: number): BadRequest[] {
       status: known ? 405 : 404,
     });
   }
-  // The queue and one action (SPEC §15's crew://actions/{id}) answer GET too.
-  for (const w of WRITES().filter((x) => x.path !== "/api/mcp/actions" && !x.path.startsWith("/api/mcp/actions/"))) {
+  // The queue, one action (SPEC §15's crew://actions/{id}) and contacts answer GET too.
+  for (const w of WRITES().filter(
+    (x) => x.path !== "/api/mcp/actions" && !x.path.startsWith("/api/mcp/actions/") && x.path !== "/api/mcp/contacts",
+  )) {
     add({ kind: "GET on a write", method: "GET", path: w.path, status: 405 });
   }
   for (const path of ["/api/mcp/agents", "/api/mcp/dna", "/api/mcp/briefing", "/api/mcp/standup", "/api/mcp/suggestions"]) {

@@ -147,7 +147,7 @@ describe("404, 405", () => {
       ["PUT", "/api/mcp/actions", "GET, HEAD, POST"],
       ["PUT", "/api/mcp/actions/act_01JD0000000000000000000000", "GET, HEAD, PATCH"],
       ["POST", "/api/mcp/actions/act_01JD0000000000000000000000", "GET, HEAD, PATCH"],
-      ["GET", "/api/mcp/contacts", "POST"],
+      ["PATCH", "/api/mcp/contacts", "GET, HEAD, POST"],
       ["PROPFIND", "/api/mcp/handoffs", "POST"],
       ["DELETE", "/api/mcp/feed", "POST"],
     ];

@@ -1,0 +1,140 @@
+/**
+ * The organization's people (SPEC §12, owners only): list, create with a one-time sign-in link,
+ * change role and plan. Web only for now (no REST or MCP projection); the owner check is here, in
+ * the operation, so any later projection inherits it.
+ */
+import * as v from "valibot";
+import { hashPassword } from "../auth/passwords.ts";
+import { isOwner } from "../auth/roles.ts";
+import { PLANS, ROLES } from "../domain.ts";
+import { ApiError, notFound } from "../http/errors.ts";
+import { DAY, iso, isoOrNull } from "../lib/clock.ts";
+import { randomSecret, sha256Hex } from "../lib/random.ts";
+import { insertSignInLink } from "../store/sign-in-links.ts";
+import { createUser, deactivateOrgUser, EmailTakenError, listOrgUsers, updateOrgUser } from "../store/users.ts";
+import { defineOperation, type OperationContext } from "./registry.ts";
+import { DateTime, Email, Title } from "./schemas.ts";
+
+/** How long a new user's sign-in link works. */
+export const SIGN_IN_LINK_LIFETIME = 7 * DAY;
+
+function assertOwner(ctx: OperationContext): void {
+  if (!isOwner(ctx.principal)) throw new ApiError(403, "forbidden", "Only owners of the organization manage its users.");
+}
+
+const UserView = v.object({
+  id: v.string(),
+  email: v.string(),
+  name: v.string(),
+  plan: v.picklist(PLANS),
+  role: v.picklist(ROLES),
+  createdAt: DateTime,
+  deactivatedAt: v.nullable(DateTime),
+});
+
+export const listUsersOp = defineOperation({
+  id: "listUsers",
+  summary: "Users of the organization",
+  description: "The organization's users, owners first. Owners only.",
+  input: v.strictObject({}),
+  output: v.object({ users: v.array(UserView) }),
+  handler: async (ctx) => {
+    assertOwner(ctx);
+    const users = await listOrgUsers(ctx.db, ctx.principal.orgId);
+    return {
+      users: users.map((u) => ({
+        id: u.id,
+        email: u.email,
+        name: u.name,
+        plan: u.plan,
+        role: u.role,
+        createdAt: iso(u.createdAt),
+        deactivatedAt: isoOrNull(u.deactivatedAt),
+      })),
+    };
+  },
+});
+
+export const createUserOp = defineOperation({
+  id: "createUser",
+  summary: "Create a user",
+  description:
+    "Creates a user in the owner's organization and returns a one-time sign-in link (valid 7 days) where they choose their password. Owners only.",
+  input: v.strictObject({
+    name: Title,
+    email: Email,
+    role: v.optional(v.picklist(ROLES, "Must be owner or member."), "member"),
+    plan: v.optional(v.picklist(PLANS, `Must be one of ${PLANS.join(", ")}.`), "lite"),
+  }),
+  output: v.object({ userId: v.string(), link: v.string(), expiresAt: DateTime }),
+  handler: async (ctx, input) => {
+    assertOwner(ctx);
+    const now = ctx.clock.now();
+    // Nobody knows this password: the person sets their own through the link.
+    const passwordHash = await hashPassword(randomSecret(32));
+    let userId: string;
+    try {
+      userId = (await createUser(ctx.db, { orgId: ctx.principal.orgId, ...input, passwordHash }, now)).id;
+    } catch (error) {
+      if (error instanceof EmailTakenError) {
+        throw new ApiError(400, "invalid_request", "A user with this email exists already.", {
+          issues: [{ path: "email", message: "A user with this email exists already." }],
+        });
+      }
+      throw error;
+    }
+    const token = randomSecret(32);
+    const expiresAt = now + SIGN_IN_LINK_LIFETIME;
+    await insertSignInLink(ctx.db, sha256Hex(token), userId, now, expiresAt);
+    return { userId, link: `${ctx.config.baseUrl}/welcome?token=${token}`, expiresAt: iso(expiresAt) };
+  },
+});
+
+/** The organization keeps at least one active owner. */
+async function assertNotLastOwner(ctx: OperationContext, userId: string, path: string): Promise<void> {
+  const owners = (await listOrgUsers(ctx.db, ctx.principal.orgId)).filter((u) => u.role === "owner" && u.deactivatedAt === null);
+  if (owners.length === 1 && owners[0]?.id === userId) {
+    throw new ApiError(400, "invalid_request", "The organization needs an owner: make someone else an owner first.", {
+      issues: [{ path, message: "The last owner stays an owner." }],
+    });
+  }
+}
+
+export const updateUserOp = defineOperation({
+  id: "updateUser",
+  summary: "Change a user's role or plan",
+  description: "Changes the role (owner, member) or plan of a user of the organization. The last owner stays an owner. Owners only.",
+  input: v.strictObject({
+    id: v.string(),
+    role: v.optional(v.picklist(ROLES, "Must be owner or member.")),
+    plan: v.optional(v.picklist(PLANS, `Must be one of ${PLANS.join(", ")}.`)),
+  }),
+  output: v.object({ ok: v.literal(true) }),
+  handler: async (ctx, input) => {
+    assertOwner(ctx);
+    if (input.role === "member") await assertNotLastOwner(ctx, input.id, "role");
+    if (!(await updateOrgUser(ctx.db, ctx.principal.orgId, input.id, { role: input.role, plan: input.plan })))
+      throw notFound(`User ${input.id}`);
+    return { ok: true as const };
+  },
+});
+
+export const deactivateUserOp = defineOperation({
+  id: "deactivateUser",
+  summary: "Deactivate a user",
+  description:
+    "Deactivates a user of the organization: they can no longer sign in, and their sessions, API keys and OAuth grants stop working at once; what they wrote stays. Not yourself, not the last owner. Owners only.",
+  input: v.strictObject({ id: v.string() }),
+  output: v.object({ ok: v.literal(true) }),
+  handler: async (ctx, input) => {
+    assertOwner(ctx);
+    if (input.id === ctx.principal.userId) {
+      throw new ApiError(400, "invalid_request", "You cannot deactivate yourself; ask another owner.", {
+        issues: [{ path: "id", message: "Not yourself." }],
+      });
+    }
+    await assertNotLastOwner(ctx, input.id, "id");
+    if (!(await deactivateOrgUser(ctx.db, ctx.principal.orgId, input.id, ctx.clock.now()))) throw notFound(`Active user ${input.id}`);
+    return { ok: true as const };
+  },
+});

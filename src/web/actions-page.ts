@@ -1,0 +1,111 @@
+/**
+ * /actions (SPEC §12): the action queue with the filters and pagination of §5 as links, the
+ * controls of each action, and one form to add an action. Reads and writes go through the
+ * registry's operations (listActions, addActions, updateAction) with source "web".
+ */
+import { type Context, Hono } from "hono";
+import { html } from "hono/html";
+import type { ValidSession } from "../auth/sessions.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
+import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, PRIORITIES } from "../domain.ts";
+import { addActions, listActionQueue, updateActionOp } from "../operations/actions.ts";
+import { actionList, laneText, statusText } from "./action-list.ts";
+import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
+import { alertBox, csrfField, renderPage } from "./layout.ts";
+import { accountOf, requirePageSession } from "./pages.ts";
+import { formInput, queryInput, runOperation } from "./run-operation.ts";
+import { doneNotice, emptyState, filterLinks, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
+
+const FILTERS = ["status", "source", "type", "lane"] as const;
+const DONE = { added: "Action added.", updated: "Action updated." };
+
+async function renderActions(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+  found: ValidSession,
+  state: FormState | null,
+  status = 200,
+): Promise<Response> {
+  const account = accountOf(found);
+  const query = queryInput(c, [...FILTERS, "limit", "cursor"]);
+  const page = await runOperation(deps, c, found, listActionQueue, query);
+  const current: Record<string, string | undefined> = Object.fromEntries(FILTERS.map((f) => [f, c.req.query(f) || undefined]));
+  if (query.limit) current.limit = String(query.limit);
+  const here = withQuery("/actions", { ...current, cursor: c.req.query("cursor") || undefined }, {});
+  const row = (name: (typeof FILTERS)[number], label: string, values: readonly string[], text: (v: string) => string = (v) => v) =>
+    filterLinks(label, [
+      { href: withQuery("/actions", current, { [name]: undefined }), text: "All", current: !current[name] },
+      ...values.map((value) => ({
+        href: withQuery("/actions", current, { [name]: value }),
+        text: text(value),
+        current: current[name] === value,
+      })),
+    ]);
+  const filtered = FILTERS.some((f) => current[f]);
+  const errors = state?.errors ?? {};
+  const values = state?.values ?? {};
+  const body = html`<h1>Actions</h1>
+${alertBox("success", doneNotice(DONE, c.req.query("done")))}
+${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields below.") : null)}
+<div class="grid-side">
+  <section aria-labelledby="queue-h">
+    <h2 id="queue-h">Queue</h2>
+    <a class="jump btn btn-small" href="#add-h">Add an action</a>
+    <div class="filter-block">
+      ${row("status", "Status", ACTION_STATUSES, statusText)}
+      ${row("lane", "Lane", ACTION_LANES, laneText)}
+      ${row("type", "Type", ACTION_TYPES)}
+      ${row("source", "Source", ["web", "api", "mcp"])}
+    </div>
+    ${
+      page.actions.length
+        ? actionList(account, page.actions, here, deps.clock.now())
+        : emptyState(
+            filtered ? "No action matches these filters." : "The queue is empty.",
+            filtered
+              ? html`<a href="/actions">Show every action</a>`
+              : "Add one with the form, or let the agents suggest some on /suggestions.",
+          )
+    }
+    ${pager(withQuery("/actions", current, {}), page.nextCursor ? withQuery("/actions", current, { cursor: page.nextCursor }) : null, !c.req.query("cursor"))}
+  </section>
+  <section aria-labelledby="add-h" class="card">
+    <h2 id="add-h">Add an action</h2>
+    <form method="post" action="/actions" class="stack">
+      ${csrfField(account)}
+      ${textField("new-title", "title", { label: "Title", value: values.title, error: errors.title, required: true, maxlength: 200 })}
+      ${textArea("new-description", "description", { label: "Description (optional)", value: values.description, error: errors.description, maxlength: 5000 })}
+      ${selectField("new-priority", "priority", PRIORITIES, { label: "Priority", value: values.priority ?? "medium", error: errors.priority })}
+      ${selectField("new-lane", "lane", [["", "By priority"], ...ACTION_LANES.map((l) => [l, laneText(l)] as [string, string])], {
+        label: "Lane",
+        value: values.lane ?? "",
+        error: errors.lane,
+      })}
+      ${textField("new-category", "category", { label: "Category (optional)", value: values.category, error: errors.category, maxlength: 50, hint: "e.g. sales, product, ops, fundraising" })}
+      <button type="submit" class="btn btn-primary">Add action</button>
+    </form>
+  </section>
+</div>`;
+  return renderPage(c, { title: "Actions", body, account, active: "/actions" }, status);
+}
+
+export function actionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+  router.get("/actions", async (c) => {
+    const found = await requirePageSession(deps, c);
+    return found instanceof Response ? found : renderActions(deps, c, found, null);
+  });
+  router.post("/actions", (c) =>
+    handleForm(deps, c, renderActions, async (found, form) => {
+      await runOperation(deps, c, found, addActions, formInput(form, ["title", "description", "priority", "lane", "category"]));
+      return withDone("/actions", "added");
+    }),
+  );
+  router.post("/actions/:id", (c) =>
+    handleForm(deps, c, renderActions, async (found, form) => {
+      await runOperation(deps, c, found, updateActionOp, { ...formInput(form, ["status", "priority", "lane"]), id: c.req.param("id") });
+      return withDone(backTo(form, "/actions"), "updated");
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,155 @@
+/**
+ * /agents/{id} (SPEC §12): the agent's runs (status, summary, error, tokens when reported), its
+ * open suggestions, the handoffs queued for it, and its schedule; owners edit the schedule through
+ * the same updateAgent operation as PATCH /api/agents/{id}.
+ */
+import { type Context, Hono } from "hono";
+import { html } from "hono/html";
+import { hasRunner, runBuiltIn } from "../agents/runners.ts";
+import { isOwner } from "../auth/roles.ts";
+import type { ValidSession } from "../auth/sessions.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
+import { AGENTS } from "../domain.ts";
+import { listAgentRunsOp, updateAgentOp } from "../operations/agent-runs.ts";
+import { listHandoffsOp } from "../operations/listings.ts";
+import { getSuggestions } from "../operations/reports.ts";
+import { listAgentsWithRuns } from "../store/agents.ts";
+import { getOrg } from "../store/orgs.ts";
+import { type FormState, handleForm } from "./form-flow.ts";
+import { ago, alertBox, csrfField, messagePage, renderPage, seeOther } from "./layout.ts";
+import { ownersOnly } from "./owner.ts";
+import { accountOf, readSignedInForm, withSession } from "./pages.ts";
+import { runOperation } from "./run-operation.ts";
+import { doneNotice, emptyState, priorityBadge, textField } from "./ui.ts";
+
+/** Tokens a run reported, when its output names them (model-backed runs, SPEC §13). */
+function tokensOf(output: unknown): string | null {
+  const usage = (output as { usage?: { totalTokens?: unknown } } | null)?.usage;
+  return typeof usage?.totalTokens === "number" ? usage.totalTokens.toLocaleString("en-US") : null;
+}
+
+async function renderAgent(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+  found: ValidSession,
+  state: FormState | null,
+  status = 200,
+): Promise<Response> {
+  const account = accountOf(found);
+  const id = c.req.param("id") ?? "";
+  const agent = AGENTS.find((a) => a.id === id);
+  if (!agent) {
+    return messagePage(c, 404, "No such agent", `There is no agent “${id}”.`, { href: "/dashboard", label: "See the 17 agents" }, account);
+  }
+  const now = deps.clock.now();
+  const [{ runs }, { suggestions }, { handoffs }, agents] = await Promise.all([
+    runOperation(deps, c, found, listAgentRunsOp, { id, limit: 20 }),
+    runOperation(deps, c, found, getSuggestions, {}),
+    runOperation(deps, c, found, listHandoffsOp, { status: "queued", to: id }),
+    listAgentsWithRuns(deps.db, found.user.orgId),
+  ]);
+  const schedule = agents.find((a) => a.id === id)?.schedule ?? null;
+  const mine = suggestions.filter((s) => s.agent === id);
+  const owner = isOwner(found.user);
+  const errors = state?.errors ?? {};
+  const runRows = runs.map(
+    (r) => html`<tr>
+      <th scope="row" data-label="Started">${ago(r.startedAt, now)}</th>
+      <td data-label="Status"><span class="badge badge-${r.status === "ok" ? "green" : r.status === "error" ? "error" : "stale"}">${r.status}</span></td>
+      <td data-label="Summary" class="summary">${r.summary || html`<span class="muted">—</span>`}${r.error ? html`<p class="field-error">${r.error}</p>` : ""}</td>
+      <td data-label="Tokens">${tokensOf(r.output) ?? html`<span class="muted">—</span>`}</td>
+    </tr>`,
+  );
+  const body = html`<h1>${agent.name} <span class="muted small">${agent.id} · ${agent.category}</span></h1>
+${alertBox("success", doneNotice({ scheduled: "Schedule saved.", ran: "Run finished: see the newest run below." }, c.req.query("done")))}
+${
+  owner && hasRunner(id)
+    ? html`<form method="post" action="/agents/${id}/run" class="inline run-now">${csrfField(account)}<button type="submit" class="btn btn-primary">Run now</button></form>`
+    : ""
+}
+<section aria-labelledby="runs-h" class="section">
+  <h2 id="runs-h">Runs</h2>
+  ${
+    runs.length
+      ? html`<div class="table-wrap"><table class="table stack"><caption class="sr-only">Latest runs of ${agent.name}</caption>
+    <thead><tr><th scope="col">Started</th><th scope="col">Status</th><th scope="col">Summary</th><th scope="col">Tokens</th></tr></thead>
+    <tbody>${runRows}</tbody></table></div>`
+      : emptyState(
+          "This agent has not run yet.",
+          schedule
+            ? `It runs on its schedule (${schedule}) once it has what it needs.`
+            : "It runs when an external runner acts for it through the agent-run API.",
+        )
+  }
+</section>
+<div class="grid-2">
+  <section class="card" aria-labelledby="sugg-h">
+    <h2 id="sugg-h">Open suggestions</h2>
+    ${mine.length ? html`<ul class="plain-list">${mine.map((s) => html`<li>${priorityBadge(s.priority)} ${s.title}</li>`)}</ul>` : html`<p class="muted">None open.</p>`}
+  </section>
+  <section class="card" aria-labelledby="hof-h">
+    <h2 id="hof-h">Queued handoffs</h2>
+    ${handoffs.length ? html`<ul class="plain-list">${handoffs.map((h) => html`<li>${priorityBadge(h.priority)} ${h.title} <span class="muted small">from ${h.from}</span></li>`)}</ul>` : html`<p class="muted">Nothing queued.</p>`}
+  </section>
+</div>
+<section class="card" aria-labelledby="sched-h">
+  <h2 id="sched-h">Schedule</h2>
+  <p>${schedule ? html`<code>${schedule}</code> in your organization's time zone.` : "No schedule."}</p>
+  ${
+    owner
+      ? html`<form method="post" action="/agents/${id}/schedule" class="stack narrow-form">
+    ${csrfField(account)}
+    ${textField("schedule", "schedule", {
+      label: "Schedule (cron: minute hour day month weekday; empty for none)",
+      value: state?.values.schedule ?? schedule ?? "",
+      error: errors.schedule,
+      maxlength: 100,
+    })}
+    <button type="submit" class="btn btn-primary">Save schedule</button>
+  </form>`
+      : html`<p class="small muted">Owners can change it.</p>`
+  }
+</section>`;
+  return renderPage(c, { title: agent.name, body, account, active: "/dashboard" }, status);
+}
+
+export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+  router.get(
+    "/agents/:id",
+    withSession(deps, (c, found) => renderAgent(deps, c, found, null)),
+  );
+  router.post("/agents/:id/schedule", (c) =>
+    handleForm(deps, c, renderAgent, async (found, form) => {
+      if (!isOwner(found.user)) return ownersOnly(c, found);
+      const id = c.req.param("id");
+      const schedule = form.get("schedule")?.trim() || null;
+      await runOperation(deps, c, found, updateAgentOp, { id, schedule });
+      return `/agents/${id}?done=scheduled`;
+    }),
+  );
+  // Owners start a built-in runner at once (SPEC §12); agents run by external runners are started through the run API.
+  router.post("/agents/:id/run", async (c) => {
+    const signed = await readSignedInForm(deps, c);
+    if (signed instanceof Response) return signed;
+    if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
+    const id = c.req.param("id");
+    const org = await getOrg(deps.db, signed.found.user.orgId);
+    if (!org || !hasRunner(id)) {
+      return messagePage(
+        c,
+        404,
+        "No built-in runner",
+        `The agent “${id}” runs through an external runner, not from this page.`,
+        {
+          href: `/agents/${id}`,
+          label: "Back to the agent",
+        },
+        accountOf(signed.found),
+      );
+    }
+    await runBuiltIn(deps, org, id);
+    return seeOther(c, `/agents/${id}?done=ran`);
+  });
+  return router;
+}

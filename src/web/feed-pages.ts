@@ -1,0 +1,155 @@
+/**
+ * /feed and /handoffs (SPEC §12): the insight feed newest first (high impact marked) with a form
+ * to post one, and handoffs by status (queued, done, failed) with a form to create one. Writes go
+ * through postInsight and createHandoff, so they raise the same events as over REST.
+ */
+import { type Context, Hono } from "hono";
+import { html } from "hono/html";
+import type { ValidSession } from "../auth/sessions.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
+import { AGENTS, PRIORITIES } from "../domain.ts";
+import { HANDOFF_VIEWS, listFeedOp, listHandoffsOp } from "../operations/listings.ts";
+import { createHandoff, INSIGHT_TYPES, postInsight } from "../operations/writes.ts";
+import { type FormState, handleForm } from "./form-flow.ts";
+import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
+import { accountOf, withSession } from "./pages.ts";
+import { formInput, queryInput, runOperation } from "./run-operation.ts";
+import { doneNotice, emptyState, filterLinks, pager, priorityBadge, selectField, textArea, textField } from "./ui.ts";
+
+const agentChoices = AGENTS.map((a) => [a.id, a.name] as [string, string]);
+const formError = (state: FormState | null) =>
+  alertBox("error", state ? (state.errors["(body)"] ?? "Please correct the fields below.") : null);
+
+async function renderFeed(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+  found: ValidSession,
+  state: FormState | null,
+  status = 200,
+): Promise<Response> {
+  const account = accountOf(found);
+  const input = queryInput(c, ["cursor"]);
+  const page = await runOperation(deps, c, found, listFeedOp, input);
+  const now = deps.clock.now();
+  const errors = state?.errors ?? {};
+  const values = state?.values ?? {};
+  const items = page.insights.map(
+    (i) => html`<li class="insight${i.impact === "high" ? " insight-high" : ""}">
+      <div class="action-head">${i.impact === "high" ? html`<span class="badge badge-p-high">high impact</span>` : html`<span class="badge">${i.impact}</span>`}
+        <span class="action-title">${i.title}</span></div>
+      ${i.detail ? html`<p class="action-desc">${i.detail}</p>` : ""}
+      <p class="small muted">${i.type} · ${i.agent === "manual" ? "posted by a person" : html`<a href="/agents/${i.agent}">${i.agent}</a>`} · ${ago(i.createdAt, now)}</p>
+    </li>`,
+  );
+  const body = html`<h1>Feed</h1>
+${alertBox("success", doneNotice({ posted: "Insight posted: every agent reads it on its next run." }, c.req.query("done")))}
+${formError(state)}
+<div class="grid-side">
+  <section aria-labelledby="feed-h">
+    <h2 id="feed-h">Insights, newest first</h2>
+    <a class="jump btn btn-small" href="#post-h">Post an insight</a>
+    ${page.insights.length ? html`<ul class="action-list">${items}</ul>` : emptyState("No insights yet.", "Post what you learned with the form; agents post theirs when they run.")}
+    ${pager("/feed", page.nextCursor ? `/feed?cursor=${page.nextCursor}` : null, !input.cursor)}
+  </section>
+  <section aria-labelledby="post-h" class="card">
+    <h2 id="post-h">Post an insight</h2>
+    <form method="post" action="/feed" class="stack">
+      ${csrfField(account)}
+      ${textField("in-title", "title", { label: "Title", value: values.title, error: errors.title, required: true, maxlength: 200 })}
+      ${textArea("in-detail", "detail", { label: "Detail (optional)", value: values.detail, error: errors.detail, maxlength: 5000 })}
+      ${selectField("in-type", "type", INSIGHT_TYPES, { label: "Type", value: values.type ?? "insight", error: errors.type })}
+      ${selectField("in-impact", "impact", ["low", "medium", "high"], { label: "Impact", value: values.impact ?? "medium", error: errors.impact })}
+      <button type="submit" class="btn btn-primary">Post insight</button>
+    </form>
+  </section>
+</div>`;
+  return renderPage(c, { title: "Feed", body, account, active: "/feed" }, status);
+}
+
+async function renderHandoffs(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+  found: ValidSession,
+  state: FormState | null,
+  status = 200,
+): Promise<Response> {
+  const account = accountOf(found);
+  const input = queryInput(c, ["status"]);
+  const { handoffs } = await runOperation(deps, c, found, listHandoffsOp, input);
+  const current = String(input.status ?? "queued");
+  const now = deps.clock.now();
+  const errors = state?.errors ?? {};
+  const values = state?.values ?? {};
+  const tabs = filterLinks(
+    "Status",
+    HANDOFF_VIEWS.map((s) => ({
+      href: s === "queued" ? "/handoffs" : `/handoffs?status=${s}`,
+      text: s[0]?.toUpperCase() + s.slice(1),
+      current: s === current,
+    })),
+  );
+  const items = handoffs.map(
+    (h) => html`<li class="handoff">
+      <div class="action-head">${priorityBadge(h.priority)} <span class="action-title">${h.title}</span></div>
+      ${h.context ? html`<p class="action-desc">${h.context}</p>` : ""}
+      <p class="small muted">${h.from} → <a href="/agents/${h.to}">${h.to}</a>${h.type ? ` · ${h.type}` : ""} · ${h.status} · ${ago(h.createdAt, now)}</p>
+    </li>`,
+  );
+  const body = html`<h1>Handoffs</h1>
+${alertBox("success", doneNotice({ created: "Handoff queued: the agent receives it on its next run (a critical one starts it now)." }, c.req.query("done")))}
+${formError(state)}
+<div class="grid-side">
+  <section aria-labelledby="list-h">
+    <h2 id="list-h">Between agents</h2>
+    <a class="jump btn btn-small" href="#new-h">Create a handoff</a>
+    ${tabs}
+    ${
+      handoffs.length
+        ? html`<ul class="action-list">${items}</ul>`
+        : emptyState(
+            current === "queued" ? "Nothing is queued." : `No ${current} handoff.`,
+            "Hand work to an agent with the form; agents hand work to each other when they run.",
+          )
+    }
+  </section>
+  <section aria-labelledby="new-h" class="card">
+    <h2 id="new-h">Create a handoff</h2>
+    <form method="post" action="/handoffs" class="stack">
+      ${csrfField(account)}
+      ${textField("hf-title", "title", { label: "Title", value: values.title, error: errors.title, required: true, maxlength: 200 })}
+      ${selectField("hf-to", "to", agentChoices, { label: "To agent", value: values.to ?? "research", error: errors.to })}
+      ${selectField("hf-from", "from", [["manual", "Me (manual)"], ...agentChoices], { label: "From", value: values.from ?? "manual", error: errors.from })}
+      ${selectField("hf-priority", "priority", PRIORITIES, { label: "Priority", value: values.priority ?? "medium", error: errors.priority })}
+      ${textField("hf-type", "type", { label: "Type (optional)", value: values.type, error: errors.type, maxlength: 50, hint: "research, draft, review, action, …" })}
+      ${textArea("hf-context", "context", { label: "Context (optional)", value: values.context, error: errors.context, maxlength: 5000 })}
+      <button type="submit" class="btn btn-primary">Create handoff</button>
+    </form>
+  </section>
+</div>`;
+  return renderPage(c, { title: "Handoffs", body, account, active: "/handoffs" }, status);
+}
+
+export function feedPageRoutes(deps: AppDeps): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+  router.get(
+    "/feed",
+    withSession(deps, (c, found) => renderFeed(deps, c, found, null)),
+  );
+  router.post("/feed", (c) =>
+    handleForm(deps, c, renderFeed, async (found, form) => {
+      await runOperation(deps, c, found, postInsight, formInput(form, ["title", "detail", "type", "impact"]));
+      return "/feed?done=posted";
+    }),
+  );
+  router.get(
+    "/handoffs",
+    withSession(deps, (c, found) => renderHandoffs(deps, c, found, null)),
+  );
+  router.post("/handoffs", (c) =>
+    handleForm(deps, c, renderHandoffs, async (found, form) => {
+      await runOperation(deps, c, found, createHandoff, formInput(form, ["title", "to", "from", "priority", "type", "context"]));
+      return "/handoffs?done=created";
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,80 @@
+/**
+ * Pieces the work pages share: priority badges, filter tabs and pagination as plain links
+ * (shareable URLs), empty states that say what to do next, labelled form fields with their error.
+ */
+import { html } from "hono/html";
+import type { Html } from "./layout.ts";
+
+export const priorityBadge = (priority: string) => html`<span class="badge badge-p-${priority}">${priority}</span>`;
+
+/** A URL of this page with some query parameters changed (undefined/empty removes one). */
+export function withQuery(path: string, current: Record<string, string | undefined>, changes: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries({ ...current, ...changes })) if (value) params.set(key, value);
+  const query = params.toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/** One row of filter links; the current one is marked. `label` names the row for screen readers. */
+export function filterLinks(label: string, options: { href: string; text: string; current: boolean }[]): Html {
+  return html`<nav class="filters" aria-label="${label}"><span class="filters-label" aria-hidden="true">${label}</span><ul>${options.map(
+    (o) => html`<li><a href="${o.href}"${o.current ? html` aria-current="true"` : ""}>${o.text}</a></li>`,
+  )}</ul></nav>`;
+}
+
+/** "Next page" (and "First page" when not on it) as links; nothing when there is one page. */
+export function pager(firstHref: string, nextHref: string | null, onFirst: boolean): Html | string {
+  if (!nextHref && onFirst) return "";
+  return html`<nav class="pager" aria-label="Pages">${onFirst ? "" : html`<a class="btn btn-quiet" href="${firstHref}">First page</a>`}${
+    nextHref ? html`<a class="btn" href="${nextHref}" rel="next">Next page</a>` : ""
+  }</nav>`;
+}
+
+/** What an empty list means and what to do about it. */
+export function emptyState(message: string, next?: Html | string): Html {
+  return html`<div class="empty"><p>${message}</p>${next ? html`<p>${next}</p>` : ""}</div>`;
+}
+
+export interface FieldOptions {
+  label: string;
+  value?: string;
+  error?: string;
+  required?: boolean;
+  maxlength?: number;
+  type?: string;
+  hint?: string;
+}
+
+const describedBy = (id: string, o: FieldOptions) =>
+  o.error ? html` aria-invalid="true" aria-describedby="${id}-error"` : o.hint ? html` aria-describedby="${id}-hint"` : "";
+
+const fieldFooter = (id: string, o: FieldOptions) =>
+  html`${o.hint ? html`<p class="hint" id="${id}-hint">${o.hint}</p>` : ""}${o.error ? html`<p class="field-error" id="${id}-error">${o.error}</p>` : ""}`;
+
+export function textField(id: string, name: string, o: FieldOptions): Html {
+  return html`<div class="field"><label for="${id}">${o.label}</label><input id="${id}" name="${name}" type="${o.type ?? "text"}" value="${o.value ?? ""}"${
+    o.required ? html` required` : ""
+  }${o.maxlength ? html` maxlength="${o.maxlength}"` : ""}${describedBy(id, o)}>${fieldFooter(id, o)}</div>`;
+}
+
+export function textArea(id: string, name: string, o: FieldOptions): Html {
+  return html`<div class="field"><label for="${id}">${o.label}</label><textarea id="${id}" name="${name}" rows="3"${
+    o.maxlength ? html` maxlength="${o.maxlength}"` : ""
+  }${describedBy(id, o)}>${o.value ?? ""}</textarea>${fieldFooter(id, o)}</div>`;
+}
+
+export function selectField(id: string, name: string, choices: readonly (string | [string, string])[], o: FieldOptions): Html {
+  const options = choices.map((choice) => {
+    const [value, text] = typeof choice === "string" ? [choice, choice] : choice;
+    return html`<option value="${value}"${value === (o.value ?? "") ? html` selected` : ""}>${text}</option>`;
+  });
+  return html`<div class="field"><label for="${id}">${o.label}</label><select id="${id}" name="${name}"${describedBy(id, o)}>${options}</select>${fieldFooter(
+    id,
+    o,
+  )}</div>`;
+}
+
+/** A success notice chosen by a code in the URL (never free text from the URL). */
+export function doneNotice(messages: Record<string, string>, code: string | undefined): string | null {
+  return code && Object.hasOwn(messages, code) ? (messages[code] ?? null) : null;
+}
