@@ -6,17 +6,14 @@
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
-import { hashPassword } from "../auth/passwords.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import { startSession } from "../auth/sessions.ts";
+import { signInLinkHolder, useSignInLink } from "../auth/sign-in-links.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { PLANS, ROLES } from "../domain.ts";
 import { crossSiteReason } from "../http/csrf.ts";
-import { sha256Hex } from "../lib/random.ts";
 import { createUserOp, deactivateUserOp, listUsersOp, updateUserOp } from "../operations/users.ts";
-import { claimSignInLink, signInLinkUser } from "../store/sign-in-links.ts";
-import { getUserById, setUserPassword } from "../store/users.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly, requireOwner } from "./owner.ts";
@@ -165,27 +162,20 @@ export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.get("/welcome", async (c) => {
     const token = c.req.query("token") ?? "";
-    const { db, clock } = deps;
-    const userId = token ? await signInLinkUser(db, sha256Hex(token), clock.now()) : null;
-    const user = userId ? await getUserById(db, userId) : null;
+    const user = await signInLinkHolder(deps.db, token, deps.clock.now());
     return user ? welcomePage(c, token, user.email) : unusableLink(c);
   });
   router.post("/welcome", async (c) => {
-    const { db, clock, config } = deps;
-    const crossSite = crossSiteReason(c.req.raw, config.baseUrl);
+    const crossSite = crossSiteReason(c.req.raw, deps.config.baseUrl);
     if (crossSite) return messagePage(c, 403, "Form refused", crossSite, { href: "/sign-in", label: "Go to sign-in" });
     const form = await readForm(c);
     const token = form.get("token") ?? "";
-    const tokenHash = sha256Hex(token);
-    const userId = token ? await signInLinkUser(db, tokenHash, clock.now()) : null;
-    const user = userId ? await getUserById(db, userId) : null;
-    if (!user) return unusableLink(c);
+    const holder = await signInLinkHolder(deps.db, token, deps.clock.now());
+    if (!holder) return unusableLink(c);
     const parsed = v.safeParse(PasswordForm, form.get("password") ?? "");
-    if (!parsed.success) return welcomePage(c, token, user.email, parsed.issues[0]?.message);
-    const passwordHash = await hashPassword(parsed.output);
-    // Claimed after the slow hash: a double-submitted form cannot set two passwords.
-    if ((await claimSignInLink(db, tokenHash, clock.now())) !== user.id) return unusableLink(c);
-    await setUserPassword(db, user.id, passwordHash);
+    if (!parsed.success) return welcomePage(c, token, holder.email, parsed.issues[0]?.message);
+    const user = await useSignInLink(deps.db, token, parsed.output, deps.clock);
+    if (!user) return unusableLink(c);
     await startSession(deps, c, user.id);
     return seeOther(c, "/dashboard");
   });
