@@ -1824,7 +1824,7 @@ export interface operations {
                         category: string | null;
                         /** @enum {string} */
                         status: "pending" | "approved" | "in_progress" | "done" | "dismissed";
-                        /** @description api (REST), mcp (MCP tool), or the id of the agent that created it. */
+                        /** @description api (REST), mcp (MCP tool), web (the web app), or the id of the agent that created it. */
                         source: string;
                         /** @enum {string} */
                         type: "task" | "approval" | "follow_up";
