@@ -174,7 +174,7 @@ CREATE TABLE IF NOT EXISTS standups (
   generated_at INTEGER NOT NULL,
   body         TEXT NOT NULL                   -- JSON {briefing, agentStatuses, metrics, interventions}
 ) STRICT;
-CREATE INDEX IF NOT EXISTS standups_latest ON standups (org_id, mode, generated_at);
+CREATE INDEX IF NOT EXISTS standups_latest ON standups (org_id, mode, generated_at, id);
 
 CREATE TABLE IF NOT EXISTS briefings (
   id           TEXT PRIMARY KEY,               -- brf_…
@@ -183,7 +183,7 @@ CREATE TABLE IF NOT EXISTS briefings (
   generated_at INTEGER NOT NULL,
   body         TEXT NOT NULL                   -- JSON {briefing, recommendations, pendingActions}
 ) STRICT;
-CREATE INDEX IF NOT EXISTS briefings_latest ON briefings (user_id, generated_at);
+CREATE INDEX IF NOT EXISTS briefings_latest ON briefings (user_id, generated_at, id);
 
 CREATE TABLE IF NOT EXISTS suggestions (
   id            TEXT PRIMARY KEY,              -- sug_…
@@ -197,7 +197,7 @@ CREATE TABLE IF NOT EXISTS suggestions (
   status        TEXT NOT NULL DEFAULT 'open',
   created_at    INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS suggestions_order ON suggestions (org_id, priority_rank, created_at);
+CREATE INDEX IF NOT EXISTS suggestions_order ON suggestions (org_id, priority_rank, created_at DESC, id DESC);
 
 CREATE TABLE IF NOT EXISTS profiles (
   id           TEXT PRIMARY KEY,
@@ -206,7 +206,7 @@ CREATE TABLE IF NOT EXISTS profiles (
   generated_at INTEGER NOT NULL,
   body         TEXT NOT NULL                   -- JSON {archetype, strengths, weaknesses, patterns, pipeline}
 ) STRICT;
-CREATE INDEX IF NOT EXISTS profiles_latest ON profiles (org_id, generated_at);
+CREATE INDEX IF NOT EXISTS profiles_latest ON profiles (org_id, generated_at, id);
 
 CREATE TABLE IF NOT EXISTS actions (
   id            TEXT PRIMARY KEY,              -- act_…
@@ -226,7 +226,8 @@ CREATE TABLE IF NOT EXISTS actions (
   created_at    INTEGER NOT NULL,
   updated_at    INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS actions_queue ON actions (org_id, priority_rank, id);
+-- Column directions match the queue's ORDER BY priority_rank, id DESC: pages read in index order, no sort.
+CREATE INDEX IF NOT EXISTS actions_queue ON actions (org_id, priority_rank, id DESC);
 
 CREATE TABLE IF NOT EXISTS contacts (
   id           TEXT PRIMARY KEY,               -- con_…
@@ -262,7 +263,7 @@ CREATE TABLE IF NOT EXISTS handoffs (
   created_at    INTEGER NOT NULL,
   updated_at    INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS handoffs_queue ON handoffs (org_id, to_agent, status, priority_rank);
+CREATE INDEX IF NOT EXISTS handoffs_queue ON handoffs (org_id, to_agent, status, priority_rank, created_at, id);
 
 CREATE TABLE IF NOT EXISTS insights (
   id         TEXT PRIMARY KEY,                 -- ins_…
@@ -275,7 +276,7 @@ CREATE TABLE IF NOT EXISTS insights (
   created_by TEXT NOT NULL,
   created_at INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS insights_feed ON insights (org_id, created_at);
+CREATE INDEX IF NOT EXISTS insights_feed ON insights (org_id, created_at, id);
 
 -- Scheduler leadership across processes sharing the database.
 CREATE TABLE IF NOT EXISTS leases (
@@ -337,7 +338,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '1');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '2');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
@@ -360,7 +361,21 @@ CREATE TABLE IF NOT EXISTS alert_sources (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS alert_sources_agent ON alert_sources (org_id, agent_id);
 -- Run history per agent, newest first; open runs for the one-hour sweep.
-CREATE INDEX IF NOT EXISTS agent_runs_history ON agent_runs (org_id, agent_id, started_at);
+CREATE INDEX IF NOT EXISTS agent_runs_history ON agent_runs (org_id, agent_id, started_at, id);
 CREATE INDEX IF NOT EXISTS agent_runs_open ON agent_runs (started_at) WHERE status = 'running';
 -- The handoffs a run claimed.
 CREATE INDEX IF NOT EXISTS handoffs_run ON handoffs (run_id) WHERE run_id IS NOT NULL;
+
+-- issue 10: every list read from an index in the order it returns (test/store/query-plans.test.ts),
+-- and the indexes the retention pass (src/store/retention.ts) deletes by.
+CREATE INDEX IF NOT EXISTS users_org_created ON users (org_id, created_at);
+CREATE INDEX IF NOT EXISTS agents_position ON agents (org_id, position);
+CREATE INDEX IF NOT EXISTS standups_any_mode ON standups (org_id, generated_at, id);
+CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at);
+CREATE INDEX IF NOT EXISTS sign_in_failures_age ON sign_in_failures (failed_at);
+CREATE INDEX IF NOT EXISTS quota_windows_age ON quota_windows (window_start);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_age ON webhook_deliveries (status, created_at);
+CREATE INDEX IF NOT EXISTS contacts_org ON contacts (org_id, relationship);
+CREATE INDEX IF NOT EXISTS agent_runs_age ON agent_runs (started_at);
+CREATE INDEX IF NOT EXISTS briefings_age ON briefings (generated_at);
+CREATE INDEX IF NOT EXISTS standups_age ON standups (generated_at);

@@ -12,10 +12,38 @@ export interface Migration {
   statements: string[];
 }
 
-/** Steps from version 1 onwards; empty while version 1 is the only schema that ever shipped. */
-export const migrations: Migration[] = [];
+/**
+ * Issue 10: list queries read from indexes in the order they return (no sort of a growing set),
+ * and indexes for the retention pass. Changed indexes are dropped and created again.
+ */
+export const ISSUE10_SCHEMA: string[] = [
+  ...[
+    "actions_queue ON actions (org_id, priority_rank, id DESC)",
+    "standups_latest ON standups (org_id, mode, generated_at, id)",
+    "briefings_latest ON briefings (user_id, generated_at, id)",
+    "suggestions_order ON suggestions (org_id, priority_rank, created_at DESC, id DESC)",
+    "profiles_latest ON profiles (org_id, generated_at, id)",
+    "handoffs_queue ON handoffs (org_id, to_agent, status, priority_rank, created_at, id)",
+    "insights_feed ON insights (org_id, created_at, id)",
+    "agent_runs_history ON agent_runs (org_id, agent_id, started_at, id)",
+  ].flatMap((index) => [`DROP INDEX IF EXISTS ${index.split(" ")[0]}`, `CREATE INDEX ${index}`]),
+  "CREATE INDEX IF NOT EXISTS users_org_created ON users (org_id, created_at)",
+  "CREATE INDEX IF NOT EXISTS agents_position ON agents (org_id, position)",
+  "CREATE INDEX IF NOT EXISTS standups_any_mode ON standups (org_id, generated_at, id)",
+  "CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at)",
+  "CREATE INDEX IF NOT EXISTS sign_in_failures_age ON sign_in_failures (failed_at)",
+  "CREATE INDEX IF NOT EXISTS quota_windows_age ON quota_windows (window_start)",
+  "CREATE INDEX IF NOT EXISTS webhook_deliveries_age ON webhook_deliveries (status, created_at)",
+  "CREATE INDEX IF NOT EXISTS contacts_org ON contacts (org_id, relationship)",
+  "CREATE INDEX IF NOT EXISTS agent_runs_age ON agent_runs (started_at)",
+  "CREATE INDEX IF NOT EXISTS briefings_age ON briefings (generated_at)",
+  "CREATE INDEX IF NOT EXISTS standups_age ON standups (generated_at)",
+];
 
-export const SCHEMA_VERSION = 1;
+/** Steps from version 1 onwards, in order. */
+export const migrations: Migration[] = [{ version: 2, statements: ISSUE10_SCHEMA }];
+
+export const SCHEMA_VERSION = 2;
 
 /** Splits schema.sql into statements (it holds no triggers, so `;` at a line end ends one). */
 export function splitSql(sql: string): string[] {

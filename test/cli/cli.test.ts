@@ -14,6 +14,7 @@ import type { Plan } from "../../src/domain.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
 import { findActiveKeyOwner } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
+import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { createUser, getUserByEmail } from "../../src/store/users.ts";
 import { runCliInProcess, runCrew, startRuntime } from "../helpers/cli.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";
@@ -269,7 +270,11 @@ describe.concurrent("commands", () => {
     try {
       const freshEnv = { DATABASE_URL: `file:${join(fresh.dir, "nested", "crew.db")}` };
       const migrated = await runCrew(["migrate"], freshEnv);
-      expect(migrated).toEqual({ code: 0, stdout: `Database ${freshEnv.DATABASE_URL} is at schema version 1.\n`, stderr: "" });
+      expect(migrated).toEqual({
+        code: 0,
+        stdout: `Database ${freshEnv.DATABASE_URL} is at schema version ${SCHEMA_VERSION}.\n`,
+        stderr: "",
+      });
       const seeded = await runCrew(["seed"], freshEnv);
       expect(seeded).toEqual({
         code: 0,

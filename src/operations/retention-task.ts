@@ -1,0 +1,50 @@
+/**
+ * The retention pass as a background task (SPEC §14), named in src/background.ts: every RETENTION_INTERVAL_MS one process,
+ * the holder of the `retention` lease, deletes what has expired (src/store/retention.ts), in
+ * bounded batches with a macrotask between them so requests keep being answered.
+ */
+import type { BackgroundTask } from "../deps.ts";
+import { MINUTE } from "../lib/clock.ts";
+import { randomSecret } from "../lib/random.ts";
+import { runRetention } from "../store/retention.ts";
+import { releaseLease, takeLease } from "../store/runs.ts";
+
+export const RETENTION_LEASE = "retention";
+export const RETENTION_INTERVAL_MS = 10 * MINUTE;
+
+const yieldToRequests = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+export function retentionTask(options: { signInWindowMs: number }): BackgroundTask {
+  return {
+    name: "retention",
+    start(deps) {
+      const holder = `retention-${randomSecret(10)}`;
+      let current: Promise<void> | null = null;
+      const pass = () => {
+        if (current) return;
+        current = (async () => {
+          const now = deps.clock.now();
+          // The lease lasts one interval: whichever process takes it runs the pass, the others skip.
+          if (!(await takeLease(deps.db, RETENTION_LEASE, holder, now, now + RETENTION_INTERVAL_MS))) return;
+          const deleted = await runRetention(deps.db, now, { signInWindowMs: options.signInWindowMs, pause: yieldToRequests });
+          const total = Object.values(deleted).reduce((a, b) => a + b, 0);
+          if (total > 0) deps.log.info("retention pass", deleted);
+        })()
+          .catch((error) => deps.log.error("retention pass failed", { error: String(error) }))
+          .finally(() => {
+            current = null;
+          });
+      };
+      pass();
+      const timer = setInterval(pass, RETENTION_INTERVAL_MS);
+      (timer as { unref?: () => void }).unref?.();
+      return {
+        async stop() {
+          clearInterval(timer);
+          await current;
+          await releaseLease(deps.db, RETENTION_LEASE, holder).catch(() => {});
+        },
+      };
+    },
+  };
+}
