@@ -55,7 +55,7 @@ async function ok(reply: Promise<Reply>): Promise<Reply> {
 function plan(sql: string): string[] {
   const conn = new Database(f.s.dir + "/crew.db");
   try {
-    return (prepare.call(conn, `EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
+    return (prepare.call(conn, `EXPLAIN QUERY PLAN ${sql}`).all([]) as { detail: string }[]).map((r) => r.detail);
   } finally {
     conn.close();
   }
