@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegenerator, type Regenerator } from "../../src/agents/regenerate.ts";
 import { DAY, HOUR, MINUTE } from "../../src/lib/clock.ts";
+import { RETENTION_LEASE, retentionTask } from "../../src/operations/retention-task.ts";
 import { runRetention } from "../../src/store/retention.ts";
 import { SIGN_IN_WINDOW } from "../../src/web/sign-in.ts";
 import { countRows, rows } from "../helpers/agents.ts";
@@ -167,5 +168,21 @@ describe("retention pass", () => {
     // A second pass finds nothing more.
     const again = await runRetention(s.db, now, options);
     expect(Object.values(again).every((n) => n === 0)).toBe(true);
+  });
+
+  it("runs as a background task on the lease holder only, and hands the lease back when it stops", async () => {
+    const now = s.clock.now();
+    await exec("INSERT INTO sign_in_failures (email, failed_at) VALUES ('task@example.com', ?)", [now - 2 * SIGN_IN_WINDOW]);
+    // Another process holds the lease: this one skips the pass.
+    await exec("INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, 'other-process', ?)", [RETENTION_LEASE, now + HOUR]);
+    const follower = retentionTask(options).start(s.deps);
+    await follower.stop();
+    expect(await countRows(s.db, "sign_in_failures", "email = 'task@example.com'")).toBe(1);
+    // The lease lapses: the next process to start takes it, deletes, and releases it on stop.
+    s.clock.advance(HOUR + 1);
+    const leader = retentionTask(options).start(s.deps);
+    await leader.stop();
+    expect(await countRows(s.db, "sign_in_failures", "email = 'task@example.com'")).toBe(0);
+    expect(await countRows(s.db, "leases", "name = ?", [RETENTION_LEASE])).toBe(0);
   });
 });
