@@ -5,6 +5,7 @@
  */
 import type { BackgroundTask } from "../deps.ts";
 import { MINUTE } from "../lib/clock.ts";
+import { startLoop } from "../lib/loop.ts";
 import { randomSecret } from "../lib/random.ts";
 import { runRetention } from "../store/retention.ts";
 import { releaseLease, takeLease } from "../store/runs.ts";
@@ -19,29 +20,26 @@ export function retentionTask(options: { signInWindowMs: number }): BackgroundTa
     name: "retention",
     start(deps) {
       const holder = `retention-${randomSecret(10)}`;
-      let current: Promise<void> | null = null;
-      const pass = () => {
-        if (current) return;
-        current = (async () => {
+      const loop = startLoop(
+        async (signal) => {
           const now = deps.clock.now();
           // The lease lasts one interval: whichever process takes it runs the pass, the others skip.
           if (!(await takeLease(deps.db, RETENTION_LEASE, holder, now, now + RETENTION_INTERVAL_MS))) return;
-          const deleted = await runRetention(deps.db, now, { signInWindowMs: options.signInWindowMs, pause: yieldToRequests });
+          const deleted = await runRetention(deps.db, now, { signInWindowMs: options.signInWindowMs, pause: yieldToRequests, signal });
           const total = Object.values(deleted).reduce((a, b) => a + b, 0);
           if (total > 0) deps.log.info("retention pass", deleted);
-        })()
-          .catch((error) => deps.log.error("retention pass failed", { error: String(error) }))
-          .finally(() => {
-            current = null;
-          });
-      };
-      pass();
-      const timer = setInterval(pass, RETENTION_INTERVAL_MS);
-      (timer as { unref?: () => void }).unref?.();
+        },
+        {
+          intervalMs: RETENTION_INTERVAL_MS,
+          overlap: "skip",
+          unref: true,
+          onError: (error) => deps.log.error("retention pass failed", { error: String(error) }),
+        },
+      );
+      void loop.run();
       return {
         async stop() {
-          clearInterval(timer);
-          await current;
+          await loop.stop();
           await releaseLease(deps.db, RETENTION_LEASE, holder).catch(() => {});
         },
       };

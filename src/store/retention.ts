@@ -19,6 +19,8 @@ export interface RetentionOptions {
   batch?: number;
   /** Called between batches, so a long pass yields to requests (a macrotask in the server). */
   pause?: () => Promise<void>;
+  /** Aborted at shutdown: each rule stops after its current batch (at most one batch per rule). */
+  signal?: AbortSignal;
 }
 
 /** A rule: a statement deleting at most `?2` expired rows, given `?1` = its cutoff. */
@@ -124,7 +126,7 @@ export async function runRetention(
     for (;;) {
       const n = await db.run(rule.sql, [cutoff, batch]);
       total += n;
-      if (n < batch) break;
+      if (n < batch || options.signal?.aborted) break;
       await options.pause?.();
     }
     deleted[rule.name] = total;
