@@ -379,3 +379,12 @@ CREATE INDEX IF NOT EXISTS contacts_org ON contacts (org_id, relationship);
 CREATE INDEX IF NOT EXISTS agent_runs_age ON agent_runs (started_at);
 CREATE INDEX IF NOT EXISTS briefings_age ON briefings (generated_at);
 CREATE INDEX IF NOT EXISTS standups_age ON standups (generated_at);
+-- The dashboard's agents list is cached per process until agents or their runs change: every such
+-- write, by any process, bumps agents_version in the same transaction (store/agents.ts).
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('agents_version', '0');
+CREATE TRIGGER IF NOT EXISTS agent_runs_version_insert AFTER INSERT ON agent_runs BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+CREATE TRIGGER IF NOT EXISTS agent_runs_version_update AFTER UPDATE ON agent_runs BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+CREATE TRIGGER IF NOT EXISTS agent_runs_version_delete AFTER DELETE ON agent_runs BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+CREATE TRIGGER IF NOT EXISTS agents_version_insert AFTER INSERT ON agents BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+CREATE TRIGGER IF NOT EXISTS agents_version_update AFTER UPDATE ON agents BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+CREATE TRIGGER IF NOT EXISTS agents_version_delete AFTER DELETE ON agents BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;

@@ -38,6 +38,14 @@ export const ISSUE10_SCHEMA: string[] = [
   "CREATE INDEX IF NOT EXISTS agent_runs_age ON agent_runs (started_at)",
   "CREATE INDEX IF NOT EXISTS briefings_age ON briefings (generated_at)",
   "CREATE INDEX IF NOT EXISTS standups_age ON standups (generated_at)",
+  // The agents list cache's version (store/agents.ts), bumped by every write to agents or agent_runs.
+  "INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('agents_version', '0')",
+  ...["agent_runs", "agents"].flatMap((table) =>
+    ["INSERT", "UPDATE", "DELETE"].map(
+      (event) =>
+        `CREATE TRIGGER IF NOT EXISTS ${table}_version_${event.toLowerCase()} AFTER ${event} ON ${table} BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END`,
+    ),
+  ),
 ];
 
 /** Steps from version 1 onwards, in order. */
@@ -45,7 +53,7 @@ export const migrations: Migration[] = [{ version: 2, statements: ISSUE10_SCHEMA
 
 export const SCHEMA_VERSION = 2;
 
-/** Splits schema.sql into statements (it holds no triggers, so `;` at a line end ends one). */
+/** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {
   return sql
     .split(/;\s*(?:\n|$)/)
