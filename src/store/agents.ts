@@ -47,7 +47,10 @@ export async function listAgentsWithRuns(db: Db, orgId: string): Promise<AgentRu
   if (version !== undefined && cached?.version === version) return [...cached.agents];
   const agents = await readAgentsWithRuns(db, orgId);
   if (version !== undefined) {
-    if (!byOrg) listCache.set(db, (byOrg = new Map()));
+    if (!byOrg) {
+      byOrg = new Map();
+      listCache.set(db, byOrg);
+    }
     byOrg.set(orgId, { version, agents });
   }
   return [...agents];
