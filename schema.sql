@@ -1,4 +1,4 @@
--- Crew schema, version 2 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 3 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -187,7 +187,7 @@ CREATE TABLE IF NOT EXISTS standups (
   generated_at INTEGER NOT NULL,
   body         TEXT NOT NULL                   -- JSON {briefing, agentStatuses, metrics, interventions}
 ) STRICT;
-CREATE INDEX IF NOT EXISTS standups_latest ON standups (org_id, mode, generated_at);
+CREATE INDEX IF NOT EXISTS standups_latest ON standups (org_id, mode, generated_at, id);
 
 CREATE TABLE IF NOT EXISTS briefings (
   id           TEXT PRIMARY KEY,               -- brf_…
@@ -196,7 +196,7 @@ CREATE TABLE IF NOT EXISTS briefings (
   generated_at INTEGER NOT NULL,
   body         TEXT NOT NULL                   -- JSON {briefing, recommendations, pendingActions}
 ) STRICT;
-CREATE INDEX IF NOT EXISTS briefings_latest ON briefings (user_id, generated_at);
+CREATE INDEX IF NOT EXISTS briefings_latest ON briefings (user_id, generated_at, id);
 
 CREATE TABLE IF NOT EXISTS suggestions (
   id            TEXT PRIMARY KEY,              -- sug_…
@@ -210,7 +210,7 @@ CREATE TABLE IF NOT EXISTS suggestions (
   status        TEXT NOT NULL DEFAULT 'open',
   created_at    INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS suggestions_order ON suggestions (org_id, priority_rank, created_at);
+CREATE INDEX IF NOT EXISTS suggestions_order ON suggestions (org_id, priority_rank, created_at DESC, id DESC);
 
 CREATE TABLE IF NOT EXISTS profiles (
   id           TEXT PRIMARY KEY,
@@ -219,7 +219,7 @@ CREATE TABLE IF NOT EXISTS profiles (
   generated_at INTEGER NOT NULL,
   body         TEXT NOT NULL                   -- JSON {archetype, strengths, weaknesses, patterns, pipeline}
 ) STRICT;
-CREATE INDEX IF NOT EXISTS profiles_latest ON profiles (org_id, generated_at);
+CREATE INDEX IF NOT EXISTS profiles_latest ON profiles (org_id, generated_at, id);
 
 CREATE TABLE IF NOT EXISTS actions (
   id            TEXT PRIMARY KEY,              -- act_…
@@ -239,7 +239,8 @@ CREATE TABLE IF NOT EXISTS actions (
   created_at    INTEGER NOT NULL,
   updated_at    INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS actions_queue ON actions (org_id, priority_rank, id);
+-- Column directions match the queue's ORDER BY priority_rank, id DESC: pages read in index order, no sort.
+CREATE INDEX IF NOT EXISTS actions_queue ON actions (org_id, priority_rank, id DESC);
 
 CREATE TABLE IF NOT EXISTS contacts (
   id           TEXT PRIMARY KEY,               -- con_…
@@ -275,7 +276,7 @@ CREATE TABLE IF NOT EXISTS handoffs (
   created_at    INTEGER NOT NULL,
   updated_at    INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS handoffs_queue ON handoffs (org_id, to_agent, status, priority_rank);
+CREATE INDEX IF NOT EXISTS handoffs_queue ON handoffs (org_id, to_agent, status, priority_rank, created_at, id);
 
 CREATE TABLE IF NOT EXISTS insights (
   id         TEXT PRIMARY KEY,                 -- ins_…
@@ -288,7 +289,7 @@ CREATE TABLE IF NOT EXISTS insights (
   created_by TEXT NOT NULL,
   created_at INTEGER NOT NULL
 ) STRICT;
-CREATE INDEX IF NOT EXISTS insights_feed ON insights (org_id, created_at);
+CREATE INDEX IF NOT EXISTS insights_feed ON insights (org_id, created_at, id);
 
 -- Scheduler leadership across processes sharing the database.
 CREATE TABLE IF NOT EXISTS leases (
@@ -350,7 +351,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '2');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '3');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
@@ -373,7 +374,30 @@ CREATE TABLE IF NOT EXISTS alert_sources (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS alert_sources_agent ON alert_sources (org_id, agent_id);
 -- Run history per agent, newest first; open runs for the one-hour sweep.
-CREATE INDEX IF NOT EXISTS agent_runs_history ON agent_runs (org_id, agent_id, started_at);
+CREATE INDEX IF NOT EXISTS agent_runs_history ON agent_runs (org_id, agent_id, started_at, id);
 CREATE INDEX IF NOT EXISTS agent_runs_open ON agent_runs (started_at) WHERE status = 'running';
 -- The handoffs a run claimed.
 CREATE INDEX IF NOT EXISTS handoffs_run ON handoffs (run_id) WHERE run_id IS NOT NULL;
+
+-- issue 10: every list read from an index in the order it returns (test/store/query-plans.test.ts),
+-- and the indexes the retention pass (src/store/retention.ts) deletes by.
+CREATE INDEX IF NOT EXISTS users_org_created ON users (org_id, created_at);
+CREATE INDEX IF NOT EXISTS agents_position ON agents (org_id, position);
+CREATE INDEX IF NOT EXISTS standups_any_mode ON standups (org_id, generated_at, id);
+CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at);
+CREATE INDEX IF NOT EXISTS sign_in_failures_age ON sign_in_failures (failed_at);
+CREATE INDEX IF NOT EXISTS quota_windows_age ON quota_windows (window_start);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_age ON webhook_deliveries (status, created_at);
+CREATE INDEX IF NOT EXISTS contacts_org ON contacts (org_id, relationship);
+CREATE INDEX IF NOT EXISTS agent_runs_age ON agent_runs (started_at);
+CREATE INDEX IF NOT EXISTS briefings_age ON briefings (generated_at);
+CREATE INDEX IF NOT EXISTS standups_age ON standups (generated_at);
+-- The dashboard's agents list is cached per process until agents or their runs change: every such
+-- write, by any process, bumps agents_version in the same transaction (store/agents.ts).
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('agents_version', '0');
+CREATE TRIGGER IF NOT EXISTS agent_runs_version_insert AFTER INSERT ON agent_runs BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+CREATE TRIGGER IF NOT EXISTS agent_runs_version_update AFTER UPDATE ON agent_runs BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+CREATE TRIGGER IF NOT EXISTS agent_runs_version_delete AFTER DELETE ON agent_runs BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+CREATE TRIGGER IF NOT EXISTS agents_version_insert AFTER INSERT ON agents BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+CREATE TRIGGER IF NOT EXISTS agents_version_update AFTER UPDATE ON agents BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+CREATE TRIGGER IF NOT EXISTS agents_version_delete AFTER DELETE ON agents BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;

@@ -133,6 +133,8 @@ export interface BenchServer {
   url: string;
   /** An admin API key of an operator-plan user. */
   key: string;
+  /** The database file the server uses. */
+  databasePath: string;
 }
 
 /**
@@ -163,7 +165,7 @@ export async function withServer(script: string, body: (server: BenchServer) => 
       stdio: ["ignore", "inherit", "inherit"],
     });
     await waitReady(url, child);
-    await body({ url, key });
+    await body({ url, key, databasePath: join(dir, "crew.db") });
   } finally {
     if (child && child.exitCode === null) {
       const exited = new Promise((resolve) => child?.once("exit", resolve));
@@ -204,6 +206,41 @@ export async function measure(name: string, options: autocannon.Options, seconds
     cpu: (after.cpuMicros - before.cpuMicros) / Math.max(1, after.served - before.served),
     failures: r.non2xx + r.errors + r.timeouts,
   };
+}
+
+/** Rounds for interleaved runs: BENCH_ROUNDS, default 3. */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+};
+
+/**
+ * Interleaved rounds: every scenario once per round, in the same order, `rounds` times, so a slow
+ * patch of a shared machine hits all of them alike; each figure is the median over the rounds
+ * (failures are summed).
+ */
+export async function interleaved(
+  scenarios: { name: string; options: autocannon.Options }[],
+  seconds: number,
+  rounds = ROUNDS,
+): Promise<Measured[]> {
+  const runs = new Map<string, Measured[]>(scenarios.map((s) => [s.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const s of scenarios) runs.get(s.name)?.push(await measure(s.name, s.options, seconds));
+  }
+  return scenarios.map(({ name }) => {
+    const list = runs.get(name) ?? [];
+    return {
+      name,
+      rps: median(list.map((m) => m.rps)),
+      p50: median(list.map((m) => m.p50)),
+      p99: median(list.map((m) => m.p99)),
+      cpu: median(list.map((m) => m.cpu)),
+      failures: list.reduce((n, m) => n + m.failures, 0),
+    };
+  });
 }
 
 /** A column of the results table besides the fixed ones; it stands between p99 and server CPU. */

@@ -1,48 +1,40 @@
 /**
- * `npm run bench` (second part): what the MCP projection costs.
+ * `npm run bench` (second part): Crew's MCP endpoint next to its MCP peers and its own REST.
  *
- * Three scenarios against one spawned server process (this file with `--serve`: Crew as `npm start`
- * builds it, plus `POST /floor`), each after a warm-up, loopback only, autocannon in this process:
- *   - floor: a minimal stateless MCP server on the same SDK transport (new Server + transport per
- *     request, JSON responses, shared validator) whose one tool returns a constant; no auth.
- *   - MCP: `tools/call crew_agent_status` through /mcp with an API key (auth, quota, plan ∩ scope,
- *     validation, the handler, structuredContent).
- *   - REST: the same data from `GET /api/mcp/agents` with the same key.
- * Prints req/s, p50/p99, server CPU per request, and the ratios MCP/REST and MCP/floor. Bounded: about 25 s in all.
- * Env: BENCH_SECONDS (per scenario, default 5), BENCH_CONNECTIONS (default 10).
- * Spawning, measuring and the table: scripts/bench-lib.ts (shared with scripts/bench.ts).
+ * One spawned server process (this file with `--serve`: Crew as `npm start` builds it, plus the
+ * peers of scripts/bench-peers.ts on /peer/sdk and /peer/tmcp). The peers' one tool returns the
+ * very JSON Crew's crew_agent_status returns (the parent reads it from Crew and hands it over), with
+ * no auth and no database; Crew's call does auth, quota, plan ∩ scope, validation and the read.
+ * Scenarios in interleaved rounds (BENCH_ROUNDS, default 3; medians), loopback, autocannon here:
+ *   - the SDK's documented stateless server (new Server + transport per request),
+ *   - tmcp (one server for the process, the fastest TypeScript MCP server measured),
+ *   - Crew: `tools/call crew_agent_status` through /mcp with an API key,
+ *   - Crew REST: the same data from `GET /api/mcp/agents` with the same key.
+ * FastMCP is not included: it runs its own HTTP server, so its CPU would not be measured alike.
+ * Env: BENCH_SECONDS (per scenario, default 5), BENCH_CONNECTIONS (default 10), BENCH_ROUNDS.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { boot } from "../src/boot.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import * as bench from "./bench-lib.ts";
+import { sdkPeer, tmcpPeer } from "./bench-peers.ts";
 
 const SECONDS = bench.secondsPerScenario(5);
 
-/** The floor: the least a stateless MCP server on this transport can do per request. */
-function floorHandler(): (req: Request) => Promise<Response> {
-  const validator = new AjvJsonSchemaValidator();
-  const tool = { name: "constant", inputSchema: { type: "object" as const }, outputSchema: { type: "object" as const } };
-  return async (req) => {
-    const server = new Server({ name: "floor", version: "1.0.0" }, { capabilities: { tools: {} }, jsonSchemaValidator: validator });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [tool] }));
-    server.setRequestHandler(CallToolRequestSchema, async () => ({
-      content: [{ type: "text", text: '{"ok":true}' }],
-      structuredContent: { ok: true },
-    }));
-    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-    await server.connect(transport);
-    return transport.handleRequest(req);
-  };
-}
-
 async function runServer(): Promise<void> {
   const booted = await boot(process.env, { log: silentLogger });
-  const floor = floorHandler();
-  bench.serve(booted, (req) => (new URL(req.url).pathname === "/floor" ? floor(req) : booted.app.fetch(req)));
+  let payload: Record<string, unknown> = { ok: true };
+  const sdk = sdkPeer(() => payload);
+  const tmcp = tmcpPeer(() => payload, "/peer/tmcp");
+  bench.serve(booted, async (req) => {
+    const path = new URL(req.url).pathname;
+    if (path === "/peer/sdk") return sdk(req);
+    if (path === "/peer/tmcp") return tmcp(req);
+    if (path === "/bench-payload") {
+      payload = (await req.json()) as Record<string, unknown>;
+      return new Response(null, { status: 204 });
+    }
+    return booted.app.fetch(req);
+  });
 }
 
 const MCP_HEADERS = {
@@ -53,25 +45,45 @@ const MCP_HEADERS = {
 const callTool = (name: string) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {} } });
 
 async function runBench({ url, key }: bench.BenchServer): Promise<void> {
-  console.log(`\nMCP bench: Node ${process.version}, ${bench.loadSummary(SECONDS)}`);
+  console.log(`\nMCP bench: Node ${process.version}, ${bench.loadSummary(SECONDS)}, ${bench.ROUNDS} interleaved rounds`);
   const auth = { authorization: `Bearer ${key}` };
-  const floor = await bench.measure(
-    "floor: minimal MCP tools/call (constant)",
-    { url: `${url}/floor`, method: "POST", headers: MCP_HEADERS, body: callTool("constant") },
-    SECONDS,
-  );
-  const mcp = await bench.measure(
-    "MCP tools/call crew_agent_status (API key)",
-    { url: `${url}/mcp`, method: "POST", headers: { ...MCP_HEADERS, ...auth }, body: callTool("crew_agent_status") },
-    SECONDS,
-  );
-  const rest = await bench.measure("GET /api/mcp/agents (API key)", { url: `${url}/api/mcp/agents`, headers: auth }, SECONDS);
+  const own = await fetch(`${url}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, ...auth }, body: callTool("crew_agent_status") });
+  const structured = ((await own.json()) as { result: { structuredContent: unknown } }).result.structuredContent;
+  await fetch(`${url}/bench-payload`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(structured),
+  });
+  console.log(`Every MCP server below returns the same ${JSON.stringify(structured).length} bytes of structuredContent (and it as text).`);
 
-  bench.printTable([floor, mcp, rest]);
-  const ratio = (a: bench.Measured, b: bench.Measured) =>
-    `${(a.rps / b.rps).toFixed(2)}× req/s, p99 ${(a.p99 / Math.max(b.p99, 1)).toFixed(2)}×, CPU/req ${(a.cpu / b.cpu).toFixed(2)}×`;
-  console.log(`\nMCP vs REST: ${ratio(mcp, rest)}\nMCP vs floor: ${ratio(mcp, floor)}`);
-  bench.reportFailures([floor, mcp, rest]);
+  const [sdk, tmcp, mcp, rest] = await bench.interleaved(
+    [
+      {
+        name: "SDK documented stateless server (constant)",
+        options: { url: `${url}/peer/sdk`, method: "POST", headers: MCP_HEADERS, body: callTool("agent_status") },
+      },
+      {
+        name: "tmcp + @tmcp/transport-http (constant)",
+        options: { url: `${url}/peer/tmcp`, method: "POST", headers: MCP_HEADERS, body: callTool("agent_status") },
+      },
+      {
+        name: "Crew MCP tools/call crew_agent_status (API key)",
+        options: { url: `${url}/mcp`, method: "POST", headers: { ...MCP_HEADERS, ...auth }, body: callTool("crew_agent_status") },
+      },
+      { name: "Crew GET /api/mcp/agents (API key)", options: { url: `${url}/api/mcp/agents`, headers: auth } },
+    ],
+    SECONDS,
+  );
+  const rows = [sdk, tmcp, mcp, rest].filter((r): r is bench.Measured => r !== undefined);
+  bench.printTable(rows);
+  const ratio = (a?: bench.Measured, b?: bench.Measured) =>
+    a && b
+      ? `${(a.rps / b.rps).toFixed(2)}× req/s, p99 ${(a.p99 / Math.max(b.p99, 1)).toFixed(2)}×, CPU/req ${(a.cpu / b.cpu).toFixed(2)}×`
+      : "n/a";
+  console.log(
+    `\nCrew MCP vs tmcp: ${ratio(mcp, tmcp)}\nCrew MCP vs SDK documented: ${ratio(mcp, sdk)}\nCrew MCP vs Crew REST: ${ratio(mcp, rest)}`,
+  );
+  bench.reportFailures(rows);
 }
 
 if (process.argv.includes("--serve")) {

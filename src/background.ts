@@ -5,7 +5,9 @@
  * Tasks coordinate across processes through the database only (leases, row locks).
  */
 import { agentsRuntime } from "./agents/runtime.ts";
+import { SIGN_IN_WINDOW } from "./auth/sign-in.ts";
 import type { AppDeps, BackgroundTask, RunningTask } from "./deps.ts";
+import { retentionTask } from "./operations/retention-task.ts";
 import { webhookDeliveryTask } from "./webhooks/deliver.ts";
 
 /** What the runtime provides that web standards do not (boot.ts passes them in). */
@@ -15,7 +17,7 @@ export interface Platform {
 }
 
 export function serverTasks(platform: Platform = {}): BackgroundTask[] {
-  return [webhookDeliveryTask({ resolveHost: platform.resolveHost }), agentsRuntime];
+  return [webhookDeliveryTask({ resolveHost: platform.resolveHost }), agentsRuntime, retentionTask({ signInWindowMs: SIGN_IN_WINDOW })];
 }
 
 export function startBackground(deps: AppDeps, tasks: BackgroundTask[]): RunningTask {

@@ -18,7 +18,17 @@ function listenFailure(error: NodeJS.ErrnoException, config: Config): string {
   return `crew: cannot listen on ${where} (HOST, PORT): ${error.message}`;
 }
 
-export async function serveNode(env: Record<string, string | undefined> = process.env): Promise<void> {
+export { startupFailure };
+
+export interface ServeOptions {
+  /** Stop as on SIGTERM when the parent process goes away (`npm start`: scripts/start.mjs). */
+  stopWhenOrphaned?: boolean;
+}
+
+/** How often a server started by npm checks that npm is still its parent. */
+const PARENT_CHECK_MS = 500;
+
+export async function serveNode(env: Record<string, string | undefined> = process.env, options: ServeOptions = {}): Promise<void> {
   const booted = await boot(env);
   const { config } = booted;
   const server = serve({ fetch: booted.app.fetch, port: config.port, hostname: config.host }, (info) => {
@@ -43,6 +53,17 @@ export async function serveNode(env: Record<string, string | undefined> = proces
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  if (options.stopWhenOrphaned) {
+    // A parent that dies without passing its SIGTERM on leaves this process reparented (issue 11 item 8).
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid !== parent) {
+        clearInterval(watch);
+        stop();
+      }
+    }, PARENT_CHECK_MS);
+    watch.unref();
+  }
 }
 
 // Started as the entry (`node --import tsx src/serve.ts`), not imported by the CLI.

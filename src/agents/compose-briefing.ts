@@ -10,7 +10,7 @@ import { newId } from "../lib/random.ts";
 import { listOpenActions } from "../store/actions.ts";
 import type { Db } from "../store/db.ts";
 import { listInsightsSince } from "../store/feed.ts";
-import { briefingInsertStatement, latestBriefing } from "../store/reports.ts";
+import { briefingReplaceStatements, latestBriefing } from "../store/reports.ts";
 import { listOpenSuggestions } from "../store/suggestions.ts";
 import { outboxStatement } from "../store/webhooks.ts";
 
@@ -68,7 +68,7 @@ export async function briefingStatements(
     generatedAt: now,
     body,
     statements: [
-      briefingInsertStatement({ id, orgId: user.orgId, userId: user.id, generatedAt: now, body }),
+      ...briefingReplaceStatements({ id, orgId: user.orgId, userId: user.id, generatedAt: now, body }),
       outboxStatement(user.orgId, event, now),
     ],
   };

@@ -15,7 +15,7 @@ import { type AgentRunSummary, latestMetrics, listAgentsWithRuns } from "../stor
 import { listOpenCriticalAlerts } from "../store/alerts.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
-import { standupInsertStatement } from "../store/reports.ts";
+import { standupReplaceStatements } from "../store/reports.ts";
 import { outboxStatement } from "../store/webhooks.ts";
 import { type Health, healthOf, summaryOf } from "./health.ts";
 
@@ -122,7 +122,7 @@ export async function standupStatements(
     extra,
   });
   const id = newId("std", now);
-  const statements: InStatement[] = [standupInsertStatement({ id, orgId: org.id, mode, generatedAt: now, body })];
+  const statements: InStatement[] = standupReplaceStatements({ id, orgId: org.id, mode, generatedAt: now, body });
   // SPEC §9: standup.ready is raised for morning standups only.
   if (mode === "morning") {
     statements.push(outboxStatement(org.id, { event: "standup.ready", standupId: id, timestamp: iso(now) }, now));

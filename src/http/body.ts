@@ -27,6 +27,11 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   if (!request.body) return "";
+  if (Number.isFinite(declared)) {
+    // Length known and within the limit: one read. On Node, @hono/node-server reads arrayBuffer()
+    // straight off the socket, without building the web Request a stream reader needs.
+    return decodeUtf8(new Uint8Array(await request.arrayBuffer()));
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -46,8 +51,12 @@ export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Pr
     all.set(chunk, offset);
     offset += chunk.byteLength;
   }
+  return decodeUtf8(all);
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(all);
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw bodyInvalid("The request body is not valid UTF-8.");
   }

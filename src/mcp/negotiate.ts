@@ -12,7 +12,6 @@
  * where the version is negotiated in the body (a newer client that also sets the header gets
  * Crew's latest version back instead of a refusal).
  */
-import { readBodyText } from "../http/body.ts";
 import { isSupportedProtocolVersion } from "./server.ts";
 
 export type ResponseMode = "json" | "sse";
@@ -51,18 +50,12 @@ const isInitialize = (message: unknown) =>
   typeof message === "object" && message !== null && (message as { method?: unknown }).method === "initialize";
 
 /**
- * Checks MCP-Protocol-Version. Reads the body (at most `limit` bytes) only when the header names a
- * version Crew does not speak, to tell an initialize from anything else; a body that cannot be
- * read or parsed is left to the transport's own errors by reporting the version as unsupported.
+ * Checks MCP-Protocol-Version against the body already read and parsed by the route (`undefined`
+ * when it could not be): a version Crew does not speak is allowed only on an initialize, which
+ * negotiates in its body.
  */
-export async function checkProtocolVersion(request: Request, limit: number): Promise<VersionCheck> {
+export function checkProtocolVersion(request: Request, parsedBody: unknown): VersionCheck {
   const version = request.headers.get("mcp-protocol-version");
   if (version === null || isSupportedProtocolVersion(version)) return { kind: "ok" };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readBodyText(request.clone(), limit));
-  } catch {
-    return { kind: "unsupported", version };
-  }
-  return isInitialize(parsed) ? { kind: "initialize", parsedBody: parsed } : { kind: "unsupported", version };
+  return isInitialize(parsedBody) ? { kind: "initialize", parsedBody } : { kind: "unsupported", version };
 }

@@ -16,6 +16,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { Hono, type MiddlewareHandler } from "hono";
 import { protect } from "../auth/protect.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { isJsonMediaType, readBodyText } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
@@ -68,11 +69,33 @@ function originGuard(deps: AppDeps): MiddlewareHandler<AppEnv> {
 }
 
 /** JSON-RPC error body, as the transport writes its own protocol-level refusals. */
-const jsonRpcError = (status: number, message: string) =>
-  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }), {
+const jsonRpcError = (status: number, message: string, code = -32000) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
     headers: { "Content-Type": "application/json" },
   });
+
+type BodyRead = { ok: true; parsed: unknown } | { ok: false; response: Response } | null;
+
+/**
+ * Reads and parses a JSON body once, here, and hands it to the transport as `parsedBody` (one read
+ * off the socket on Node, no clone). Not JSON by media type: left to the transport (415).
+ */
+async function readMessage(request: Request): Promise<BodyRead> {
+  if (!isJsonMediaType(request.headers.get("content-type"))) return null;
+  let text: string;
+  try {
+    text = await readBodyText(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, response: jsonRpcError(error.status, error.message) };
+    throw error;
+  }
+  try {
+    return { ok: true, parsed: JSON.parse(text) };
+  } catch {
+    return { ok: false, response: jsonRpcError(400, "Parse error: Invalid JSON", -32700) };
+  }
+}
 
 export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
@@ -88,7 +111,10 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       if (mode === null) {
         return jsonRpcError(406, "Not Acceptable: accept application/json or text/event-stream (preferably both).");
       }
-      const version = await checkProtocolVersion(c.req.raw, MAX_BODY_BYTES);
+      const body = await readMessage(c.req.raw);
+      if (body && !body.ok) return body.response;
+      const parsedBody = body?.parsed;
+      const version = checkProtocolVersion(c.req.raw, parsedBody);
       if (version.kind === "unsupported") {
         return jsonRpcError(
           400,
@@ -102,7 +128,8 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
         const headers = new Headers(request.headers);
         headers.set("accept", TRANSPORT_ACCEPT);
         if (version.kind === "initialize") headers.delete("mcp-protocol-version");
-        request = new Request(request, { headers });
+        // The body was read above (or is not JSON and is refused by the transport before it is read).
+        request = body ? new Request(request.url, { method: "POST", headers }) : new Request(request, { headers });
       }
       const principal = c.get("principal");
       const requestId = c.get("requestId");
@@ -116,7 +143,7 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       // the transport ends after the last response, no keep-alive timer), and closing would abort the
       // request's bookkeeping still settling after the response (measurably slower); server and
       // transport are garbage once the response is sent.
-      return transport.handleRequest(request, version.kind === "initialize" ? { parsedBody: version.parsedBody } : undefined);
+      return transport.handleRequest(request, body ? { parsedBody } : undefined);
     });
     // GET would open an SSE stream that never ends, DELETE ends a session that stateless mode never has.
     router.all(path, methodNotAllowed(["POST", "OPTIONS"]));

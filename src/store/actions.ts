@@ -149,8 +149,8 @@ export async function listActions(
   limit: number,
   after: ActionCursor | null,
 ): Promise<{ actions: ActionRecord[]; next: ActionCursor | null }> {
-  const where = ["org_id = ?"];
-  const args: (string | number)[] = [orgId];
+  const where: string[] = [];
+  const args: (string | number)[] = [];
   for (const [column, value] of [
     ["status", filter.status],
     ["source", filter.source],
@@ -158,18 +158,23 @@ export async function listActions(
     ["lane", filter.lane],
   ] as const) {
     if (value !== undefined) {
-      where.push(`${column} = ?`);
+      where.push(` AND ${column} = ?`);
       args.push(value);
     }
   }
-  if (after) {
-    where.push("(priority_rank > ? OR (priority_rank = ? AND id < ?))");
-    args.push(after.rank, after.rank, after.id);
-  }
-  const rows = await db.all<Row>(`SELECT ${COLUMNS} FROM actions WHERE ${where.join(" AND ")} ORDER BY priority_rank, id DESC LIMIT ?`, [
-    ...args,
-    limit + 1,
-  ]);
+  const filters = where.join("");
+  const pageOf = (cond: string) =>
+    `SELECT ${COLUMNS} FROM actions WHERE org_id = ? ${cond}${filters} ORDER BY priority_rank, id DESC LIMIT ?`;
+  // Keyset pagination read straight off actions_queue (org_id, priority_rank, id DESC). The cursor
+  // is two seeks, the rest of the cursor's rank then the higher ranks: the equivalent `rank > ? OR
+  // (rank = ? AND id < ?)` makes SQLite scan the organization's index range instead. A compound
+  // SELECT without ORDER BY returns its left arm's rows first, each arm already in queue order.
+  const rows = after
+    ? await db.all<Row>(
+        `SELECT * FROM (${pageOf("AND priority_rank = ? AND id < ?")}) UNION ALL SELECT * FROM (${pageOf("AND priority_rank > ?")}) LIMIT ?`,
+        [orgId, after.rank, after.id, ...args, limit + 1, orgId, after.rank, ...args, limit + 1, limit + 1],
+      )
+    : await db.all<Row>(pageOf(""), [orgId, ...args, limit + 1]);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {

@@ -31,8 +31,32 @@ interface Row {
   ok_has_data: number | null;
 }
 
+/**
+ * The last list read per store and organization, with the `agents_version` it was read at. Every
+ * write to agents or agent_runs, by any process, bumps that version in its own transaction (a
+ * trigger, schema.sql), so a list is served again only while nothing it depends on has changed.
+ * Reading the version is one primary-key lookup instead of 34 index seeks (issue 10).
+ */
+const listCache = new WeakMap<Db, Map<string, { version: string; agents: AgentRunSummary[] }>>();
+
 /** The 17 agents of an organization in catalog order, each with its latest run and latest successful run. */
 export async function listAgentsWithRuns(db: Db, orgId: string): Promise<AgentRunSummary[]> {
+  const version = (await db.one<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'agents_version'"))?.value;
+  let byOrg = listCache.get(db);
+  const cached = byOrg?.get(orgId);
+  if (version !== undefined && cached?.version === version) return [...cached.agents];
+  const agents = await readAgentsWithRuns(db, orgId);
+  if (version !== undefined) {
+    if (!byOrg) {
+      byOrg = new Map();
+      listCache.set(db, byOrg);
+    }
+    byOrg.set(orgId, { version, agents });
+  }
+  return [...agents];
+}
+
+async function readAgentsWithRuns(db: Db, orgId: string): Promise<AgentRunSummary[]> {
   const rows = await db.all<Row>(
     `SELECT a.id, a.name, a.category, a.schedule,
             lr.status AS last_status, lr.finished_at AS last_at, lr.summary AS last_summary, lr.error AS last_error,

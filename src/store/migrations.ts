@@ -30,12 +30,51 @@ export const ISSUE13_SCHEMA: string[] = [
    ) STRICT`,
 ];
 
-/** Steps from version 1 onwards. */
-export const migrations: Migration[] = [{ version: 2, statements: ISSUE13_SCHEMA }];
+/**
+ * Issue 10: list queries read from indexes in the order they return (no sort of a growing set),
+ * and indexes for the retention pass. Changed indexes are dropped and created again.
+ */
+export const ISSUE10_SCHEMA: string[] = [
+  ...[
+    "actions_queue ON actions (org_id, priority_rank, id DESC)",
+    "standups_latest ON standups (org_id, mode, generated_at, id)",
+    "briefings_latest ON briefings (user_id, generated_at, id)",
+    "suggestions_order ON suggestions (org_id, priority_rank, created_at DESC, id DESC)",
+    "profiles_latest ON profiles (org_id, generated_at, id)",
+    "handoffs_queue ON handoffs (org_id, to_agent, status, priority_rank, created_at, id)",
+    "insights_feed ON insights (org_id, created_at, id)",
+    "agent_runs_history ON agent_runs (org_id, agent_id, started_at, id)",
+  ].flatMap((index) => [`DROP INDEX IF EXISTS ${index.split(" ")[0]}`, `CREATE INDEX ${index}`]),
+  "CREATE INDEX IF NOT EXISTS users_org_created ON users (org_id, created_at)",
+  "CREATE INDEX IF NOT EXISTS agents_position ON agents (org_id, position)",
+  "CREATE INDEX IF NOT EXISTS standups_any_mode ON standups (org_id, generated_at, id)",
+  "CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at)",
+  "CREATE INDEX IF NOT EXISTS sign_in_failures_age ON sign_in_failures (failed_at)",
+  "CREATE INDEX IF NOT EXISTS quota_windows_age ON quota_windows (window_start)",
+  "CREATE INDEX IF NOT EXISTS webhook_deliveries_age ON webhook_deliveries (status, created_at)",
+  "CREATE INDEX IF NOT EXISTS contacts_org ON contacts (org_id, relationship)",
+  "CREATE INDEX IF NOT EXISTS agent_runs_age ON agent_runs (started_at)",
+  "CREATE INDEX IF NOT EXISTS briefings_age ON briefings (generated_at)",
+  "CREATE INDEX IF NOT EXISTS standups_age ON standups (generated_at)",
+  // The agents list cache's version (store/agents.ts), bumped by every write to agents or agent_runs.
+  "INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('agents_version', '0')",
+  ...["agent_runs", "agents"].flatMap((table) =>
+    ["INSERT", "UPDATE", "DELETE"].map(
+      (event) =>
+        `CREATE TRIGGER IF NOT EXISTS ${table}_version_${event.toLowerCase()} AFTER ${event} ON ${table} BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END`,
+    ),
+  ),
+];
 
-export const SCHEMA_VERSION = 2;
+/** Steps from version 1 onwards, in order. */
+export const migrations: Migration[] = [
+  { version: 2, statements: ISSUE13_SCHEMA },
+  { version: 3, statements: ISSUE10_SCHEMA },
+];
 
-/** Splits schema.sql into statements (it holds no triggers, so `;` at a line end ends one). */
+export const SCHEMA_VERSION = 3;
+
+/** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {
   return sql
     .split(/;\s*(?:\n|$)/)

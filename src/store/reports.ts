@@ -1,4 +1,6 @@
 /** Stored agent output that is read whole: standups, briefings, company profiles (JSON bodies). */
+import type { InStatement } from "@libsql/client";
+import { DAY } from "../lib/clock.ts";
 import type { Db } from "./db.ts";
 
 export interface StoredReport<T> {
@@ -41,6 +43,20 @@ export function standupInsertStatement(s: { id: string; orgId: string; mode: "mo
   };
 }
 
+/**
+ * Regeneration stores the current standup in place of the same day's earlier one (SPEC §14):
+ * one row per organization, mode and UTC day, the day's latest, instead of one per regeneration.
+ */
+export function standupReplaceStatements(s: Parameters<typeof standupInsertStatement>[0]): InStatement[] {
+  return [
+    {
+      sql: "DELETE FROM standups WHERE org_id = ? AND mode = ? AND generated_at >= ? AND generated_at <= ?",
+      args: [s.orgId, s.mode, s.generatedAt - (s.generatedAt % DAY), s.generatedAt],
+    },
+    standupInsertStatement(s),
+  ];
+}
+
 export async function latestBriefing<T>(db: Db, userId: string): Promise<StoredReport<T> | null> {
   const row = await db.one<Row>(
     "SELECT id, generated_at, body FROM briefings WHERE user_id = ? ORDER BY generated_at DESC, id DESC LIMIT 1",
@@ -54,6 +70,17 @@ export function briefingInsertStatement(b: { id: string; orgId: string; userId: 
     sql: "INSERT INTO briefings (id, org_id, user_id, generated_at, body) VALUES (?, ?, ?, ?, ?)",
     args: [b.id, b.orgId, b.userId, b.generatedAt, JSON.stringify(b.body)],
   };
+}
+
+/** As standupReplaceStatements: one briefing per user and UTC day, the day's latest. */
+export function briefingReplaceStatements(b: Parameters<typeof briefingInsertStatement>[0]): InStatement[] {
+  return [
+    {
+      sql: "DELETE FROM briefings WHERE user_id = ? AND generated_at >= ? AND generated_at <= ?",
+      args: [b.userId, b.generatedAt - (b.generatedAt % DAY), b.generatedAt],
+    },
+    briefingInsertStatement(b),
+  ];
 }
 
 export async function latestProfile<T>(db: Db, orgId: string): Promise<StoredReport<T> | null> {

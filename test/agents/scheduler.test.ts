@@ -48,10 +48,9 @@ describe("due times in the organization's time zone", () => {
     expect((await f.call("/api/mcp/standup")).json.mode).toBe("evening");
 
     const briefings = await rows(f.s.db, "SELECT generated_at FROM briefings WHERE user_id = ? ORDER BY generated_at", [f.userId]);
-    expect(briefings.map((b) => new Date(b.generated_at as number).toISOString())).toEqual([
-      "2026-11-22T12:00:00.000Z",
-      "2026-11-22T12:30:00.000Z",
-    ]);
+    // Both ran (12:00 catch-up, 12:30 = 07:30 EST); a briefing replaces the same day's earlier one (SPEC §14).
+    expect(briefings.map((b) => new Date(b.generated_at as number).toISOString())).toEqual(["2026-11-22T12:30:00.000Z"]);
+    expect((await runsOf(f.s.db, "briefing")).length).toBe(2);
     // Each built-in run is a real run: health and history show it.
     const agents = (await f.call("/api/mcp/agents")).json.agents;
     for (const id of ["standup", "briefing", "pulse", "dna"]) expect(agents.find((a: any) => a.id === id).health, id).toBe("green");

@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSchema } from "../../src/boot.ts";
-import { openStore } from "../../src/store/db.ts";
-import { migrate, migrations, splitSql } from "../../src/store/migrations.ts";
+import { migrate, migrations, SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { getUserByEmail } from "../../src/store/users.ts";
 import { htmlErrorPage } from "../../src/web/error-page.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
+import { openVersion1Store } from "../helpers/schema-v1.ts";
 import { api, startServer, type TestServer, tempDir } from "../helpers/server.ts";
 import { Browserish, signedIn } from "./client.ts";
 
@@ -76,16 +76,7 @@ describe("roles", () => {
   it("makes the first user of each organization its owner when a version-1 database is migrated", async () => {
     const tmp = tempDir();
     try {
-      const db = await openStore({ url: `file:${tmp.dir}/v1.db` });
-      // The version-1 schema: today's without the issue-13 additions, recorded as version 1.
-      const v1 = splitSql(readSchema())
-        .filter((sql) => !sql.includes("sign_in_links"))
-        .map((sql) =>
-          sql
-            .replace(/,\s*role\s+TEXT NOT NULL DEFAULT 'member' CHECK \(role IN \('owner', 'member'\)\),\s*deactivated_at INTEGER/, "")
-            .replace("VALUES ('version', '2')", "VALUES ('version', '1')"),
-        );
-      await db.batch(v1, "write");
+      const db = await openVersion1Store(`${tmp.dir}/v1.db`);
       await db.execute("INSERT INTO organizations (id, name, time_zone, created_at) VALUES ('org_a', 'A', 'UTC', 0)");
       for (const [id, at] of [
         ["usr_second", 2],
@@ -96,7 +87,7 @@ describe("roles", () => {
           args: [id, `${id}@example.com`, at],
         });
       }
-      expect(await migrate(db, readSchema(), migrations)).toBe(2);
+      expect(await migrate(db, readSchema(), migrations)).toBe(SCHEMA_VERSION);
       const roles = await db.execute("SELECT id, role FROM users ORDER BY id");
       expect(roles.rows.map((r) => [r.id, r.role])).toEqual([
         ["usr_first", "owner"],
