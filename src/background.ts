@@ -8,14 +8,8 @@ import { agentsRuntime } from "./agents/runtime.ts";
 import type { AppDeps, BackgroundTask, RunningTask } from "./deps.ts";
 import { webhookDeliveryTask } from "./webhooks/deliver.ts";
 
-/** What the runtime provides that web standards do not (boot.ts passes them in). */
-export interface Platform {
-  /** DNS lookup, so webhook targets whose names resolve to private addresses are refused too. */
-  resolveHost?: (host: string) => Promise<string[]>;
-}
-
-export function serverTasks(platform: Platform = {}): BackgroundTask[] {
-  return [webhookDeliveryTask({ resolveHost: platform.resolveHost }), agentsRuntime];
+export function serverTasks(): BackgroundTask[] {
+  return [webhookDeliveryTask(), agentsRuntime];
 }
 
 export function startBackground(deps: AppDeps, tasks: BackgroundTask[]): RunningTask {

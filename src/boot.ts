@@ -4,7 +4,6 @@
  * entries that touches the file system, through `node:fs`, which Node, Deno and Bun all provide.
  */
 
-import { lookup } from "node:dns/promises";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -112,12 +111,6 @@ export async function prepareStore(config: Config, log: Logger, now: number): Pr
   return db;
 }
 
-/** DNS for the webhook deliverer's private-target check (node:dns exists on Node, Deno and Bun). */
-async function resolveHost(host: string): Promise<string[]> {
-  const found = await lookup(host, { all: true });
-  return found.map((a) => a.address);
-}
-
 export interface BootOptions {
   clock?: Clock;
   log?: Logger;
@@ -136,18 +129,18 @@ export async function boot(env: Record<string, string | undefined>, options: Boo
   const db = await prepareStore(config, log, clock.now());
   // The app loads here rather than at the top, so the CLI's store commands (prepareStore) start
   // without compiling the whole service.
-  const [{ createApp }, { resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }] = await Promise.all([
+  const [{ createApp }, { resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }, { outboundPolicy }] = await Promise.all([
     import("./app.ts"),
     import("./deps.ts"),
     import("./auth/setup.ts"),
     import("./background.ts"),
+    import("./outbound-connector.ts"),
   ]);
-  // node:dns for the outbound policy (client metadata documents); the pinned connector is issue 11's.
-  const deps = resolveDeps({ db, config, clock, log, outbound: { allowPrivate: config.allowPrivateTargets, resolve: resolveHost } });
+  const deps = resolveDeps({ db, config, clock, log, outbound: outboundPolicy(config.allowPrivateTargets) });
   const app = createApp(deps);
   const setupLink = options.announceSetup === false ? null : await ensureSetupLink(db, config, clock.now());
   if (setupLink) console.log(`No user yet: create the owner account at ${setupLink} (the link works once)`);
-  const background = options.background === false ? null : startBackground(deps, serverTasks({ resolveHost }));
+  const background = options.background === false ? null : startBackground(deps, serverTasks());
   return {
     config,
     db,

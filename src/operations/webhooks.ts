@@ -32,7 +32,7 @@ const WebhookUrl = v.pipe(
     if (problem) addIssue({ message: problem });
   }),
   v.description(
-    "Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless WEBHOOK_ALLOW_PRIVATE is on.",
+    "Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless ALLOW_PRIVATE_TARGETS is on.",
   ),
 );
 

@@ -377,3 +377,43 @@ describe("a calendar that stops working", () => {
     expect(await alerts()).toEqual([]);
   });
 });
+
+describe("issue 11 item 2: the CalDAV URL goes through the outbound policy", () => {
+  let strict: TestServer;
+  beforeAll(async () => {
+    strict = await startServer({ env: { ALLOW_PRIVATE_TARGETS: "false" }, clock: new ManualClock(NOW) });
+  });
+  afterAll(async () => {
+    await strict?.close();
+  });
+
+  it("refuses loopback, link-local and metadata addresses with the same error as a closed port, storing nothing", async () => {
+    const { key } = await strict.userWithKey("operator", ["admin"]);
+    const rest = api(strict.url, key);
+    const connect = (url: string) => rest("/api/integrations/calendar", { body: { url, username: "alice", password: PASSWORDS.alice } });
+    const texts: string[] = [];
+    // Radicale answers on this loopback port with valid credentials: open, yet refused like the rest.
+    const targets = [
+      dav.url,
+      `http://localhost:${new URL(dav.url).port}/`,
+      "http://169.254.169.254/",
+      "http://[::ffff:127.0.0.1]:1/",
+      "http://[64:ff9b::7f00:1]/",
+    ];
+    for (const url of targets) {
+      const reply = await connect(url);
+      expect(reply.status, url).toBe(400);
+      expect(reply.json, url).toMatchObject({ error: "calendar_unreachable", issues: [{ path: "url" }] });
+      texts.push(reply.json.message.replace(new URL(url).host, "HOST"));
+    }
+    // A closed port (on the lenient server, where loopback is allowed): unreachable for real, the same words.
+    const closed = `http://127.0.0.1:${await freePort()}/`;
+    const onLenient = await (await crewUser()).rest("/api/integrations/calendar", {
+      body: { url: closed, username: "alice", password: "x" },
+    });
+    texts.push(onLenient.json.message.replace(new URL(closed).host, "HOST"));
+    expect(new Set(texts).size, texts.join("\n")).toBe(1);
+    const rows = await strict.db.one<{ n: number }>("SELECT count(*) AS n FROM integrations", []);
+    expect(rows?.n).toBe(0);
+  });
+});

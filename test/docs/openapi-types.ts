@@ -4388,7 +4388,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless WEBHOOK_ALLOW_PRIVATE is on.
+                     * @description Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless ALLOW_PRIVATE_TARGETS is on.
                      */
                     url: string;
                     /** @description The events to receive: action.created, briefing.completed, standup.ready. */

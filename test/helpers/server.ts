@@ -16,6 +16,7 @@ import { type AppDeps, resolveDeps } from "../../src/deps.ts";
 import type { KeyScope, Plan, Role } from "../../src/domain.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
+import { outboundPolicy } from "../../src/outbound-connector.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
 import { type Db, openStore } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrations.ts";
@@ -80,7 +81,8 @@ export async function startServer(options: { env?: Record<string, string>; clock
     ...options.env,
   });
   const { db, org } = await prepareDatabase(dbUrl, config, clock.now());
-  const deps = resolveDeps({ db, config, clock, log: silentLogger });
+  // The server's own outbound policy (node:dns, pinned connector), as boot() gives it.
+  const deps = resolveDeps({ db, config, clock, log: silentLogger, outbound: outboundPolicy(config.allowPrivateTargets) });
   app = createApp(deps);
 
   const make = async (plan: Plan = "operator", email?: string, role: Role = "member") =>

@@ -110,7 +110,7 @@ describe("crew webhook add", () => {
     expect(refused).toEqual({
       code: 1,
       stdout: "",
-      stderr: expect.stringMatching(/^crew webhook add: --url is refused: .*WEBHOOK_ALLOW_PRIVATE is off.*\n$/),
+      stderr: expect.stringMatching(/^crew webhook add: --url is refused: .*ALLOW_PRIVATE_TARGETS is off.*\n$/),
     });
     expect(await db.all("SELECT id FROM webhooks")).toEqual(before);
     const allowed = await local(["webhook", "add", "--url", "http://127.0.0.1:8080/", "--events", "action.created"], {
