@@ -257,9 +257,13 @@ describe("sign-in page", () => {
       expect(location).toBe("/dashboard");
     }
     const user = await s.createUser();
-    const reply = await new Browserish(s.url).request("/sign-in", { form: { email: user.email, password: TEST_PASSWORD, next: "/.//evil.example" } });
+    const reply = await new Browserish(s.url).request("/sign-in", {
+      form: { email: user.email, password: TEST_PASSWORD, next: "/.//evil.example" },
+    });
     expect(reply.headers.get("location")).toBe("/dashboard");
-    expect((await tab.request(`/sign-in?next=${encodeURIComponent("/a/../dashboard/keys")}`)).headers.get("location")).toBe("/dashboard/keys");
+    expect((await tab.request(`/sign-in?next=${encodeURIComponent("/a/../dashboard/keys")}`)).headers.get("location")).toBe(
+      "/dashboard/keys",
+    );
   });
 
   it("shows a wrong password in the page, keeping the email", async () => {
