@@ -15,7 +15,7 @@ import { type Config, loadConfig } from "../../src/config.ts";
 import { type AppDeps, resolveDeps } from "../../src/deps.ts";
 import type { KeyScope, Plan, Role } from "../../src/domain.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
-import { silentLogger } from "../../src/lib/log.ts";
+import { type Logger, silentLogger } from "../../src/lib/log.ts";
 import { outboundPolicy } from "../../src/outbound-connector.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
 import { type Db, openStore } from "../../src/store/db.ts";
@@ -58,7 +58,7 @@ export interface TestServer {
 
 let emailCounter = 0;
 
-export async function startServer(options: { env?: Record<string, string>; clock?: ManualClock } = {}): Promise<TestServer> {
+export async function startServer(options: { env?: Record<string, string>; clock?: ManualClock; log?: Logger } = {}): Promise<TestServer> {
   const { dir, cleanup } = tempDir();
   const clock = options.clock ?? new ManualClock();
   const dbUrl = `file:${join(dir, "crew.db")}`;
@@ -82,7 +82,7 @@ export async function startServer(options: { env?: Record<string, string>; clock
   });
   const { db, org } = await prepareDatabase(dbUrl, config, clock.now());
   // The server's own outbound policy (node:dns, pinned connector), as boot() gives it.
-  const deps = resolveDeps({ db, config, clock, log: silentLogger, outbound: outboundPolicy(config.allowPrivateTargets) });
+  const deps = resolveDeps({ db, config, clock, log: options.log ?? silentLogger, outbound: outboundPolicy(config.allowPrivateTargets) });
   app = createApp(deps);
 
   const make = async (plan: Plan = "operator", email?: string, role: Role = "member") =>
