@@ -147,8 +147,12 @@ export async function boot(env: Record<string, string | undefined>, options: Boo
     deps,
     app,
     async close() {
-      await background?.stop();
+      if (background) {
+        await background.stop();
+        log.info("background tasks stopped");
+      }
       db.close();
+      log.info("database closed");
     },
   };
 }
