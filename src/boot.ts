@@ -90,9 +90,16 @@ async function connect(config: Config): Promise<Db> {
 export const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
 
 /** The line every entry prints once listening (tests wait for it); IPv6 hosts in brackets. */
+/**
+ * The one address people should open (SPEC §12: `{base}` only — a second URL printed beside it
+ * invites signing in at an address whose forms are then refused as cross-site). `port` is what
+ * was actually bound, shown only when it differs from BASE_URL's (PORT=0).
+ */
 export function listeningLine(config: Config, port: number): string {
-  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  return `Crew is listening on http://${host}:${port} (public URL ${config.baseUrl})`;
+  const base = new URL(config.baseUrl);
+  const basePort = Number(base.port || (base.protocol === "https:" ? 443 : 80));
+  const bound = port !== config.port && port !== basePort ? ` (bound to port ${port})` : "";
+  return `Crew is listening on ${config.baseUrl}${bound}`;
 }
 
 /** What an entry prints when start-up fails: one line; the stack only with LOG_LEVEL=debug. */

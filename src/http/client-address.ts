@@ -47,3 +47,9 @@ export function clientAddress(c: Context, config: Pick<Config, "trustedProxies">
   }
   return peer;
 }
+
+/** True when the socket peer is a configured TRUSTED_PROXY (its forwarding headers are believed). */
+export function fromTrustedProxy(c: Context<AppEnv>): boolean {
+  const peer = plain(peerAddress(c));
+  return c.get("deps").config.trustedProxies.some((p) => plain(p) === peer);
+}
