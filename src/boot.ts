@@ -5,7 +5,7 @@
  */
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
@@ -23,12 +23,32 @@ export function readSchema(): string {
   return readFileSync(SCHEMA_PATH, "utf8");
 }
 
-/** The folder a `file:` database lives in, or null for a remote database. */
-export function dataFolder(databaseUrl: string): string | null {
+/** The file of a `file:` database, or null for a remote or in-memory database. */
+export function databaseFile(databaseUrl: string): string | null {
   if (!databaseUrl.startsWith("file:")) return null;
   const path = databaseUrl.slice("file:".length).split("?")[0] ?? "";
-  if (path.includes(":memory:")) return null; // no folder: the secret goes to data/, as for a remote database
-  return dirname(path.startsWith("//") ? path.slice(2) : path);
+  if (path.includes(":memory:")) return null;
+  return path.startsWith("//") ? path.slice(2) : path;
+}
+
+/** The folder a `file:` database lives in, or null for a remote database. */
+export function dataFolder(databaseUrl: string): string | null {
+  const file = databaseFile(databaseUrl);
+  return file === null ? null : dirname(file); // none for :memory:: the secret goes to data/, as for a remote database
+}
+
+/**
+ * For clients that start Crew in their own working directory (the stdio MCP server): a `file:`
+ * database must already exist — creating an empty one (and a secret beside it) in whatever folder
+ * the client chose would only lead to "unknown key". The message names the path tried.
+ */
+function requireExistingDatabase(config: Config, env: Record<string, string | undefined>): void {
+  const file = databaseFile(config.databaseUrl);
+  if (file === null || existsSync(file)) return;
+  const how = (env.DATABASE_URL ?? "").trim()
+    ? `DATABASE_URL names ${resolve(file)}`
+    : `DATABASE_URL is not set, so the default data/crew.db of the current folder was tried: ${resolve(file)}`;
+  throw new ConfigError(`no Crew database found (${how}); set DATABASE_URL to your server's database, e.g. file:/srv/crew/data/crew.db`);
 }
 
 /**
@@ -125,10 +145,13 @@ export interface BootOptions {
   announceSetup?: boolean;
   /** Run the background tasks (scheduler, webhook deliverer): servers do, the stdio MCP server does not. */
   background?: boolean;
+  /** Open only an existing `file:` database, never create one (the stdio MCP server). */
+  existingDatabaseOnly?: boolean;
 }
 
 export async function boot(env: Record<string, string | undefined>, options: BootOptions = {}): Promise<Booted> {
   const loaded = loadConfig(env);
+  if (options.existingDatabaseOnly) requireExistingDatabase(loaded, env);
   // A new value rather than an assignment: the loaded configuration is never mutated.
   const config: Config = { ...loaded, secret: ensureSecret(loaded) };
   const log = options.log ?? createLogger(config.logLevel);
