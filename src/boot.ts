@@ -4,7 +4,7 @@
  * entries that touches the file system, through `node:fs`, which Node, Deno and Bun all provide.
  */
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { createApp } from "./app.ts";
@@ -56,12 +56,12 @@ function requireExistingDatabase(config: Config, env: Record<string, string | un
  * (`crew-secret`, mode 0600). A remote database without CREW_SECRET keeps the secret beside the
  * working directory's `data/` folder.
  */
-function ensureSecret(config: Config): string {
+export function ensureSecret(config: Config): string {
   if (config.secret) return config.secret;
   const folder = dataFolder(config.databaseUrl) ?? "data";
   const file = join(folder, "crew-secret");
   try {
-    mkdirSync(folder, { recursive: true });
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
     if (existsSync(file)) return readFileSync(file, "utf8").trim();
     const secret = randomSecret(32);
     try {
@@ -97,9 +97,13 @@ async function connect(config: Config): Promise<Db> {
   let db: Db | null = null;
   try {
     const folder = dataFolder(config.databaseUrl);
-    if (folder) mkdirSync(folder, { recursive: true });
+    // A folder made here is the owner's only (0700); the database and its WAL files are 0600:
+    // they hold sealed credentials and session hashes, readable by no other account.
+    if (folder && !existsSync(folder)) mkdirSync(folder, { recursive: true, mode: 0o700 });
     db = await openStore({ url: config.databaseUrl, authToken: config.databaseAuthToken });
     await db.execute("SELECT 1");
+    const file = databaseFile(config.databaseUrl);
+    if (file) for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
     return db;
   } catch (error) {
     db?.close();

@@ -18,6 +18,7 @@ import {
   releaseClaim,
   webhookTargets,
 } from "../store/webhooks.ts";
+import { openWebhookSecret } from "./secret-at-rest.ts";
 import { signedHeaders } from "./sign.ts";
 import { UNREACHABLE_TARGET } from "./targets.ts";
 
@@ -63,12 +64,23 @@ async function attempt(
 ): Promise<AttemptOutcome | "released"> {
   let httpStatus: number | null = null;
   let error: string | null = null;
+  let secret: string;
+  try {
+    secret = await openWebhookSecret(deps.config, d.webhookId, target.secret);
+  } catch {
+    deps.log.warn("webhook secret does not open", { webhook: d.webhookId });
+    return {
+      status: "failed",
+      httpStatus: null,
+      error: "The signing secret cannot be decrypted (was CREW_SECRET changed?); create the webhook again.",
+    };
+  }
   try {
     // Through the outbound policy (SPEC §16): a refused target looks like an unreachable one to the
     // subscriber (and is retried like one: DNS may change); the log says which.
     const res = await outboundFetch(deps.outbound, target.url, {
       method: "POST",
-      headers: signedHeaders(target.secret, d.eventId, deps.clock.now(), d.payload),
+      headers: signedHeaders(secret, d.eventId, deps.clock.now(), d.payload),
       body: d.payload,
       redirect: "manual",
       maxRedirects: 0,
