@@ -24,7 +24,7 @@ export function createApp(input: AppDepsInput): Hono<AppEnv> {
     "*",
     requestId(() => deps.clock.now()),
   );
-  app.use("*", onePublicAddress);
+  app.use("*", onePublicAddress(deps.config));
   app.use("/api/mcp/*", apiVersion);
   // Browsers asking for a page get the error as HTML with a way back (SPEC §12); API clients the envelope.
   const renderForClient = (error: unknown, c: Context<AppEnv>) => {

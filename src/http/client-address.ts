@@ -49,7 +49,7 @@ export function clientAddress(c: Context, config: Pick<Config, "trustedProxies">
 }
 
 /** True when the socket peer is a configured TRUSTED_PROXY (its forwarding headers are believed). */
-export function fromTrustedProxy(c: Context<AppEnv>): boolean {
+export function fromTrustedProxy(c: Context, config: Pick<Config, "trustedProxies">): boolean {
   const peer = plain(peerAddress(c));
-  return c.get("deps").config.trustedProxies.some((p) => plain(p) === peer);
+  return config.trustedProxies.some((p) => plain(p) === peer);
 }

@@ -11,6 +11,7 @@
  * from anyone else is not judged at all (a redirect there could loop forever).
  */
 import type { MiddlewareHandler } from "hono";
+import type { Config } from "../config.ts";
 import type { AppEnv } from "../deps.ts";
 import { fromTrustedProxy } from "../http/client-address.ts";
 import { messagePage } from "./layout.ts";
@@ -26,28 +27,28 @@ function isPageRequest(method: string, accept: string, contentType: string): boo
   );
 }
 
-export const onePublicAddress: MiddlewareHandler<AppEnv> = async function onePublicAddress(c, next) {
-  const { config } = c.get("deps");
-  const method = c.req.method;
-  if (!isPageRequest(method, c.req.header("accept") ?? "", c.req.header("content-type") ?? "")) return next();
-  const base = new URL(config.baseUrl);
-  const url = new URL(c.req.url);
-  let origin = url.origin;
-  const forwarded = FORWARDING.some((h) => c.req.header(h) !== undefined);
-  if (forwarded) {
-    const host = c.req.header("x-forwarded-host")?.split(",")[0]?.trim();
-    if (!fromTrustedProxy(c) || !host) return next();
-    const proto = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim() || base.protocol.replace(":", "");
-    origin = `${proto}://${host}`;
-  }
-  if (origin === base.origin) return next();
-  const target = `${config.baseUrl}${url.pathname}${url.search}`;
-  if (method === "GET" || method === "HEAD") return c.redirect(target, 307);
-  return messagePage(
-    c,
-    421,
-    "Wrong address",
-    `This page was opened at ${origin}, but Crew's address is ${base.origin}: a form sent from another address is refused. Open Crew at its address and try again.`,
-    { href: target, label: `Go to ${base.host}` },
-  );
-};
+export const onePublicAddress = (config: Pick<Config, "baseUrl" | "trustedProxies">): MiddlewareHandler<AppEnv> =>
+  async function onePublicAddressMiddleware(c, next) {
+    const method = c.req.method;
+    if (!isPageRequest(method, c.req.header("accept") ?? "", c.req.header("content-type") ?? "")) return next();
+    const base = new URL(config.baseUrl);
+    const url = new URL(c.req.url);
+    let origin = url.origin;
+    const forwarded = FORWARDING.some((h) => c.req.header(h) !== undefined);
+    if (forwarded) {
+      const host = c.req.header("x-forwarded-host")?.split(",")[0]?.trim();
+      if (!fromTrustedProxy(c, config) || !host) return next();
+      const proto = c.req.header("x-forwarded-proto")?.split(",")[0]?.trim() || base.protocol.replace(":", "");
+      origin = `${proto}://${host}`;
+    }
+    if (origin === base.origin) return next();
+    const target = `${config.baseUrl}${url.pathname}${url.search}`;
+    if (method === "GET" || method === "HEAD") return c.redirect(target, 307);
+    return messagePage(
+      c,
+      421,
+      "Wrong address",
+      `This page was opened at ${origin}, but Crew's address is ${base.origin}: a form sent from another address is refused. Open Crew at its address and try again.`,
+      { href: target, label: `Go to ${base.host}` },
+    );
+  };
