@@ -13,6 +13,7 @@ import { oauthRoutes } from "./oauth/routes.ts";
 import { operations } from "./operations/index.ts";
 import { restRouter, sessionPaths } from "./rest/router.ts";
 import { htmlErrorPage, wantsHtmlPage } from "./web/error-page.ts";
+import { onePublicAddress } from "./web/public-address.ts";
 import { webRoutes } from "./web/routes.ts";
 
 export function createApp(input: AppDepsInput): Hono<AppEnv> {
@@ -23,6 +24,7 @@ export function createApp(input: AppDepsInput): Hono<AppEnv> {
     "*",
     requestId(() => deps.clock.now()),
   );
+  app.use("*", onePublicAddress(deps.config));
   app.use("/api/mcp/*", apiVersion);
   // Browsers asking for a page get the error as HTML with a way back (SPEC §12); API clients the envelope.
   const renderForClient = (error: unknown, c: Context<AppEnv>) => {

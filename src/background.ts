@@ -10,14 +10,8 @@ import type { AppDeps, BackgroundTask, RunningTask } from "./deps.ts";
 import { retentionTask } from "./operations/retention-task.ts";
 import { webhookDeliveryTask } from "./webhooks/deliver.ts";
 
-/** What the runtime provides that web standards do not (boot.ts passes them in). */
-export interface Platform {
-  /** DNS lookup, so webhook targets whose names resolve to private addresses are refused too. */
-  resolveHost?: (host: string) => Promise<string[]>;
-}
-
-export function serverTasks(platform: Platform = {}): BackgroundTask[] {
-  return [webhookDeliveryTask({ resolveHost: platform.resolveHost }), agentsRuntime, retentionTask({ signInWindowMs: SIGN_IN_WINDOW })];
+export function serverTasks(): BackgroundTask[] {
+  return [webhookDeliveryTask(), agentsRuntime, retentionTask({ signInWindowMs: SIGN_IN_WINDOW })];
 }
 
 export function startBackground(deps: AppDeps, tasks: BackgroundTask[]): RunningTask {

@@ -4,9 +4,8 @@
  * entries that touches the file system, through `node:fs`, which Node, Deno and Bun all provide.
  */
 
-import { lookup } from "node:dns/promises";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
@@ -24,12 +23,32 @@ export function readSchema(): string {
   return readFileSync(SCHEMA_PATH, "utf8");
 }
 
-/** The folder a `file:` database lives in, or null for a remote database. */
-export function dataFolder(databaseUrl: string): string | null {
+/** The file of a `file:` database, or null for a remote or in-memory database. */
+export function databaseFile(databaseUrl: string): string | null {
   if (!databaseUrl.startsWith("file:")) return null;
   const path = databaseUrl.slice("file:".length).split("?")[0] ?? "";
-  if (path.includes(":memory:")) return null; // no folder: the secret goes to data/, as for a remote database
-  return dirname(path.startsWith("//") ? path.slice(2) : path);
+  if (path.includes(":memory:")) return null;
+  return path.startsWith("//") ? path.slice(2) : path;
+}
+
+/** The folder a `file:` database lives in, or null for a remote database. */
+export function dataFolder(databaseUrl: string): string | null {
+  const file = databaseFile(databaseUrl);
+  return file === null ? null : dirname(file); // none for :memory:: the secret goes to data/, as for a remote database
+}
+
+/**
+ * For clients that start Crew in their own working directory (the stdio MCP server): a `file:`
+ * database must already exist — creating an empty one (and a secret beside it) in whatever folder
+ * the client chose would only lead to "unknown key". The message names the path tried.
+ */
+function requireExistingDatabase(config: Config, env: Record<string, string | undefined>): void {
+  const file = databaseFile(config.databaseUrl);
+  if (file === null || existsSync(file)) return;
+  const how = (env.DATABASE_URL ?? "").trim()
+    ? `DATABASE_URL names ${resolve(file)}`
+    : `DATABASE_URL is not set, so the default data/crew.db of the current folder was tried: ${resolve(file)}`;
+  throw new ConfigError(`no Crew database found (${how}); set DATABASE_URL to your server's database, e.g. file:/srv/crew/data/crew.db`);
 }
 
 /**
@@ -37,12 +56,12 @@ export function dataFolder(databaseUrl: string): string | null {
  * (`crew-secret`, mode 0600). A remote database without CREW_SECRET keeps the secret beside the
  * working directory's `data/` folder.
  */
-function ensureSecret(config: Config): string {
+export function ensureSecret(config: Config): string {
   if (config.secret) return config.secret;
   const folder = dataFolder(config.databaseUrl) ?? "data";
   const file = join(folder, "crew-secret");
   try {
-    mkdirSync(folder, { recursive: true });
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
     if (existsSync(file)) return readFileSync(file, "utf8").trim();
     const secret = randomSecret(32);
     try {
@@ -78,9 +97,13 @@ async function connect(config: Config): Promise<Db> {
   let db: Db | null = null;
   try {
     const folder = dataFolder(config.databaseUrl);
-    if (folder) mkdirSync(folder, { recursive: true });
+    // A folder made here is the owner's only (0700); the database and its WAL files are 0600:
+    // they hold sealed credentials and session hashes, readable by no other account.
+    if (folder && !existsSync(folder)) mkdirSync(folder, { recursive: true, mode: 0o700 });
     db = await openStore({ url: config.databaseUrl, authToken: config.databaseAuthToken });
     await db.execute("SELECT 1");
+    const file = databaseFile(config.databaseUrl);
+    if (file) for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
     return db;
   } catch (error) {
     db?.close();
@@ -91,9 +114,16 @@ async function connect(config: Config): Promise<Db> {
 export const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
 
 /** The line every entry prints once listening (tests wait for it); IPv6 hosts in brackets. */
+/**
+ * The one address people should open (SPEC §12: `{base}` only — a second URL printed beside it
+ * invites signing in at an address whose forms are then refused as cross-site). `port` is what
+ * was actually bound, shown only when it differs from BASE_URL's (PORT=0).
+ */
 export function listeningLine(config: Config, port: number): string {
-  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  return `Crew is listening on http://${host}:${port} (public URL ${config.baseUrl})`;
+  const base = new URL(config.baseUrl);
+  const basePort = Number(base.port || (base.protocol === "https:" ? 443 : 80));
+  const bound = port !== config.port && port !== basePort ? ` (bound to port ${port})` : "";
+  return `Crew is listening on ${config.baseUrl}${bound}`;
 }
 
 /** What an entry prints when start-up fails: one line; the stack only with LOG_LEVEL=debug. */
@@ -112,12 +142,6 @@ export async function prepareStore(config: Config, log: Logger, now: number): Pr
   return db;
 }
 
-/** DNS for the webhook deliverer's private-target check (node:dns exists on Node, Deno and Bun). */
-async function resolveHost(host: string): Promise<string[]> {
-  const found = await lookup(host, { all: true });
-  return found.map((a) => a.address);
-}
-
 export interface BootOptions {
   clock?: Clock;
   log?: Logger;
@@ -125,10 +149,13 @@ export interface BootOptions {
   announceSetup?: boolean;
   /** Run the background tasks (scheduler, webhook deliverer): servers do, the stdio MCP server does not. */
   background?: boolean;
+  /** Open only an existing `file:` database, never create one (the stdio MCP server). */
+  existingDatabaseOnly?: boolean;
 }
 
 export async function boot(env: Record<string, string | undefined>, options: BootOptions = {}): Promise<Booted> {
   const loaded = loadConfig(env);
+  if (options.existingDatabaseOnly) requireExistingDatabase(loaded, env);
   // A new value rather than an assignment: the loaded configuration is never mutated.
   const config: Config = { ...loaded, secret: ensureSecret(loaded) };
   const log = options.log ?? createLogger(config.logLevel);
@@ -136,26 +163,30 @@ export async function boot(env: Record<string, string | undefined>, options: Boo
   const db = await prepareStore(config, log, clock.now());
   // The app loads here rather than at the top, so the CLI's store commands (prepareStore) start
   // without compiling the whole service.
-  const [{ createApp }, { resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }] = await Promise.all([
+  const [{ createApp }, { resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }, { outboundPolicy }] = await Promise.all([
     import("./app.ts"),
     import("./deps.ts"),
     import("./auth/setup.ts"),
     import("./background.ts"),
+    import("./outbound-connector.ts"),
   ]);
-  // node:dns for the outbound policy (client metadata documents); the pinned connector is issue 11's.
-  const deps = resolveDeps({ db, config, clock, log, outbound: { allowPrivate: config.allowPrivateTargets, resolve: resolveHost } });
+  const deps = resolveDeps({ db, config, clock, log, outbound: outboundPolicy(config.allowPrivateTargets) });
   const app = createApp(deps);
   const setupLink = options.announceSetup === false ? null : await ensureSetupLink(db, config, clock.now());
   if (setupLink) console.log(`No user yet: create the owner account at ${setupLink} (the link works once)`);
-  const background = options.background === false ? null : startBackground(deps, serverTasks({ resolveHost }));
+  const background = options.background === false ? null : startBackground(deps, serverTasks());
   return {
     config,
     db,
     deps,
     app,
     async close() {
-      await background?.stop();
+      if (background) {
+        await background.stop();
+        log.info("background tasks stopped");
+      }
       db.close();
+      log.info("database closed");
     },
   };
 }

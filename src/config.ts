@@ -17,6 +17,12 @@ export interface Config {
   secret: string | undefined;
   /** Lets outbound requests reach loopback/private addresses (SPEC §16): tests and local development. */
   allowPrivateTargets: boolean;
+  /**
+   * Addresses of reverse proxies in front of Crew (TRUSTED_PROXY, comma-separated IPs). A request
+   * whose socket peer is one of them is attributed to the address its X-Forwarded-For names;
+   * otherwise — the default — the socket address is the client (X-Forwarded-For is anyone's to set).
+   */
+  trustedProxies: string[];
   /** Extra origins allowed to call /mcp from a browser (DNS-rebinding protection). */
   allowedOrigins: string[];
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
@@ -107,6 +113,16 @@ export function loadConfig(env: Env): Config {
     .filter(Boolean)
     .map((o) => url("ALLOWED_ORIGINS", o, ["http:", "https:"]).origin);
 
+  const trustedProxies = (env.TRUSTED_PROXY ?? "")
+    .split(",")
+    .map((p) => p.trim().replace(/^\[(.*)\]$/, "$1"))
+    .filter(Boolean);
+  for (const proxy of trustedProxies) {
+    if (!/^[0-9.]+$|^[0-9a-fA-F:.]+$/.test(proxy) || (!proxy.includes(".") && !proxy.includes(":"))) {
+      throw new ConfigError(`TRUSTED_PROXY must list IP addresses separated by commas, got "${proxy}"`);
+    }
+  }
+
   const logLevel = ((env.LOG_LEVEL ?? "").trim() || "info") as Config["logLevel"];
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent, got "${env.LOG_LEVEL}"`);
@@ -125,6 +141,7 @@ export function loadConfig(env: Env): Config {
     // WEBHOOK_ALLOW_PRIVATE is the older name, kept as an alias; the new name wins when both are set.
     allowPrivateTargets: flag(env, (env.ALLOW_PRIVATE_TARGETS ?? "").trim() ? "ALLOW_PRIVATE_TARGETS" : "WEBHOOK_ALLOW_PRIVATE"),
     allowedOrigins,
+    trustedProxies,
     logLevel,
   };
 }

@@ -18,7 +18,7 @@ import type { Db } from "../store/db.ts";
 import { contactInsertStatement, countDemoRows, type DemoTable, recordDemoRows, replaceDemoRows } from "../store/demo.ts";
 import { handoffInsertStatement, insightInsertStatement } from "../store/feed.ts";
 import type { Organization } from "../store/orgs.ts";
-import { profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
+import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
 import { suggestionInsertStatement } from "../store/suggestions.ts";
 import { getUserById, listOrgUserIds } from "../store/users.ts";
 import { generateBriefing } from "./compose-briefing.ts";
@@ -178,11 +178,22 @@ export async function seedDemo(db: Db, org: Organization, now: number): Promise<
     createdAt: now - a.ago,
   }));
 
+  // The demo's standups and profile must be the latest of their kind (SPEC §1), also when a server
+  // already ran on this database and stored its own (empty) ones after the demo's designed times:
+  // each is then stored just after the newest existing one.
+  const newest = await newestReportTimes(db, orgId);
+  const after = (at: number, floor: number | null) => (floor !== null && at <= floor ? floor + 1 : at);
+  let previous: number | null = newest.standup;
   const standups = [
     { mode: "morning" as const, at: morningAt },
     { mode: "evening" as const, at: eveningAt },
   ]
     .sort((a, b) => a.at - b.at)
+    .map((s) => {
+      const at = after(s.at, previous);
+      previous = at;
+      return { ...s, at };
+    })
     .map((s) => ({
       id: newId("std", s.at),
       orgId,
@@ -192,7 +203,8 @@ export async function seedDemo(db: Db, org: Organization, now: number): Promise<
     }));
 
   const dnaRun = latestOk("dna");
-  const profile = { id: newId("dna", dnaRun?.finishedAt ?? now), orgId, runId: dnaRun?.id ?? null, generatedAt: dnaRun?.finishedAt ?? now };
+  const profileAt = after(dnaRun?.finishedAt ?? now, newest.profile);
+  const profile = { id: newId("dna", profileAt), orgId, runId: dnaRun?.id ?? null, generatedAt: profileAt };
 
   const suggestions = DEMO_SUGGESTIONS.map((s) => ({ s, run: latestOk(s.agent) }))
     .sort((a, b) => (a.run?.finishedAt ?? now) - (b.run?.finishedAt ?? now))

@@ -7,14 +7,14 @@ import { ApiError } from "../http/errors.ts";
 import { sha256Hex } from "../lib/random.ts";
 import { findActiveKeyOwner, touchApiKey } from "../store/api-keys.ts";
 import type { Db } from "../store/db.ts";
-import { findActiveAccessToken } from "../store/oauth-tokens.ts";
+import { findActiveAccessToken, touchGrant } from "../store/oauth-tokens.ts";
 import { type Principal, principalFor } from "./access.ts";
 import { isApiKey } from "./api-keys.ts";
 
 /** RFC 6750 §2.1: `Bearer` (any case), one space, a b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-/** last_used_at is written at most once a minute per key, keeping the hot path to reads. */
+/** last_used_at is written at most once a minute per key or grant, keeping the hot path to reads. */
 const TOUCH_EVERY_MS = 60_000;
 
 export function extractBearer(header: string | undefined | null): string {
@@ -50,6 +50,8 @@ export async function authenticateBearer(db: Db, config: Config, header: string 
   if (!owner || !isCrewResource(config, owner.resource)) {
     throw new ApiError(401, "invalid_token", "The access token is unknown, expired or revoked.");
   }
+  // A connected application's "last used" follows its use, like an API key's (at most once a minute).
+  if (owner.grantLastUsedAt === null || now - owner.grantLastUsedAt >= TOUCH_EVERY_MS) await touchGrant(db, owner.grantId, now);
   return principalFor(owner.userId, owner, {
     type: "oauth",
     id: hash,

@@ -143,7 +143,7 @@ const COMMANDS: Command[] = [
       url: {
         type: "string",
         value: "U",
-        description: "The receiver, an http(s) URL (private addresses need WEBHOOK_ALLOW_PRIVATE).",
+        description: "The receiver, an http(s) URL (private addresses need ALLOW_PRIVATE_TARGETS).",
         required: true,
       },
       events: {

@@ -25,14 +25,16 @@ export class CommandError extends Error {}
 
 /** Opens the store from the environment (applying the schema), runs `work` on the default organization, closes it. */
 export async function withStore<T>(env: Env, work: (db: Db, org: Organization, config: Config) => Promise<T>): Promise<T> {
-  const config = loadConfig(env);
+  const loaded = loadConfig(env);
   // Loaded here, not above: the store drivers are the slow part of starting (see src/cli/index.ts).
-  const [{ prepareStore }, { createLogger }, { getDefaultOrg }] = await Promise.all([
+  const [{ prepareStore, ensureSecret }, { createLogger }, { getDefaultOrg }] = await Promise.all([
     import("../boot.ts"),
     import("../lib/log.ts"),
     import("../store/orgs.ts"),
   ]);
-  const db = await prepareStore(config, createLogger(config.logLevel), systemClock.now());
+  const db = await prepareStore(loaded, createLogger(loaded.logLevel), systemClock.now());
+  // Commands seal secrets (webhooks) as the server would: the same CREW_SECRET or generated one.
+  const config: Config = { ...loaded, secret: ensureSecret(loaded) };
   try {
     const org = await getDefaultOrg(db);
     if (!org) throw new CommandError("the default organization is missing");

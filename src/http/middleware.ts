@@ -24,11 +24,32 @@ export const apiVersion: MiddlewareHandler<AppEnv> = async function apiVersionMi
   c.res.headers.set("API-Version", API_VERSION);
 };
 
+/**
+ * True when the error is the client's going away mid-request (a body cut short, a reset
+ * connection): the request's signal is aborted, or the body stream failed with Node's "aborted".
+ */
+function clientWentAway(error: unknown, request: Request): boolean {
+  if (request.signal?.aborted) return true;
+  const e = error as { message?: string; code?: string; cause?: { code?: string } } | null;
+  const code = e?.code ?? e?.cause?.code;
+  return e?.message === "aborted" || code === "ECONNRESET" || code === "ERR_STREAM_PREMATURE_CLOSE" || code === "ECONNABORTED";
+}
+
 /** The one place errors become responses: ApiError as is, anything else as a logged 500. */
 export function renderError(deps: AppDeps, error: unknown, c: Context<AppEnv>): Response {
   const { config, log } = deps;
   const requestId = c.get("requestId") ?? "unknown";
   if (error instanceof ApiError) return renderApiError(error, requestId, config.baseUrl, c.req.path);
+  if (clientWentAway(error, c.req.raw)) {
+    // The client's doing, not ours: no error line (the answer most likely reaches nobody).
+    log.debug("client closed the request", { request_id: requestId, method: c.req.method, path: c.req.path, error: String(error) });
+    return renderApiError(
+      new ApiError(400, "invalid_request", "The request ended before its body was complete."),
+      requestId,
+      config.baseUrl,
+      c.req.path,
+    );
+  }
   log.error("unhandled error", {
     request_id: requestId,
     method: c.req.method,

@@ -4,9 +4,14 @@
  * tsdav's own errors are free text, so each request goes through a watching fetch that notes
  * refusals (401/403), server errors and network failures, with a timeout per request.
  *
+ * That fetch is the outbound policy's (SPEC §16): the calendar URL is a user-supplied address, so
+ * every request — redirects included — is vetted and pinned to the checked address. A refused
+ * address reads exactly like an unreachable server to the user; the log says which.
+ *
  * tsdav is imported on first use: only users with a connected calendar pay for loading it.
  */
 import { encodeBase64 } from "@oslojs/encoding";
+import { OutboundFailed, type OutboundPolicy, OutboundRefused, outboundFetch } from "./outbound.ts";
 
 export type CalDavFailure = "rejected" | "unreachable" | "not_found" | "protocol";
 
@@ -14,6 +19,8 @@ export class CalDavError extends Error {
   constructor(
     readonly kind: CalDavFailure,
     message: string,
+    /** For the log only (why a server was "unreachable": refused by the policy, timeout, …). */
+    readonly detail: string | null = null,
   ) {
     super(message);
   }
@@ -24,12 +31,19 @@ export interface CalDavCredentials {
   password: string;
 }
 
+/** Credentials plus the outbound policy every request goes through. */
+export interface CalDavAccess extends CalDavCredentials {
+  outbound: OutboundPolicy;
+}
+
 export interface CalendarRef {
   calendarUrl: string;
   calendarName: string;
 }
 
 export const REQUEST_TIMEOUT_MS = 10_000;
+/** A calendar query answers at most this much (a month of a busy calendar is far below it). */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 type Tsdav = typeof import("tsdav");
 let tsdav: Promise<Tsdav> | null = null;
@@ -47,20 +61,19 @@ interface Observed {
 }
 
 function networkReason(error: unknown): string {
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
-    return `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`;
-  }
+  if (error instanceof OutboundRefused || error instanceof OutboundFailed) return `${error.name}: ${error.reason}`;
   const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
 
-function watchingFetch(seen: Observed): typeof fetch {
+function watchingFetch(seen: Observed, outbound: OutboundPolicy): typeof fetch {
   return async (input, init) => {
     // Once the server has not answered, the rest of the sequence (tsdav tries several candidate
     // URLs) fails at once: a call waits for one timeout, not one per request.
     if (seen.network) throw new TypeError(`not retried: ${seen.network}`);
     try {
-      const res = await fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const url = input instanceof Request ? input.url : String(input);
+      const res = await outboundFetch(outbound, url, { ...init, timeoutMs: REQUEST_TIMEOUT_MS, maxBytes: MAX_RESPONSE_BYTES });
       if (res.status === 401 || res.status === 403) seen.rejected = res.status;
       else if (res.status >= 500) seen.serverError = res.status;
       return res;
@@ -83,7 +96,14 @@ const hostOf = (url: string) => {
 function classify(seen: Observed, url: string, error: unknown, notFound: string): CalDavError {
   if (error instanceof CalDavError) return error;
   const host = hostOf(url);
-  if (seen.network) return new CalDavError("unreachable", `Could not reach the calendar server at ${host}: ${seen.network}.`);
+  // One text for refused, closed, filtered and silent (SPEC §16: no port scanning through error texts).
+  if (seen.network) {
+    return new CalDavError(
+      "unreachable",
+      `Could not reach the calendar server at ${host}: no answer, or not a public address.`,
+      seen.network,
+    );
+  }
   if (seen.rejected) {
     return new CalDavError("rejected", `The calendar server at ${host} rejected the username and password (HTTP ${seen.rejected}).`);
   }
@@ -91,11 +111,16 @@ function classify(seen: Observed, url: string, error: unknown, notFound: string)
   return new CalDavError("not_found", notFound);
 }
 
-async function run<T>(url: string, notFound: string, work: (dav: Tsdav, fetch: typeof globalThis.fetch) => Promise<T>): Promise<T> {
+async function run<T>(
+  url: string,
+  outbound: OutboundPolicy,
+  notFound: string,
+  work: (dav: Tsdav, fetch: typeof globalThis.fetch) => Promise<T>,
+): Promise<T> {
   const dav = await loadTsdav();
   const seen: Observed = { rejected: null, serverError: null, network: null };
   try {
-    return await work(dav, watchingFetch(seen));
+    return await work(dav, watchingFetch(seen, outbound));
   } catch (error) {
     throw classify(seen, url, error, notFound);
   }
@@ -107,9 +132,9 @@ const withSlash = (url: string) => (url.endsWith("/") ? url : `${url}/`);
  * Signs in and finds the calendar to use: the one at `url` itself when the user gave a calendar's
  * address, else the first calendar of the account that holds events.
  */
-export async function discoverCalendar(url: string, credentials: CalDavCredentials): Promise<CalendarRef> {
+export async function discoverCalendar(url: string, credentials: CalDavAccess): Promise<CalendarRef> {
   const notFound = `${hostOf(url)} answered, but no CalDAV calendar was found for this account at ${url}.`;
-  return run(url, notFound, async (dav, fetch) => {
+  return run(url, credentials.outbound, notFound, async (dav, fetch) => {
     const headers = authHeaders(credentials);
     const account = await dav.createAccount({ account: { serverUrl: url, accountType: "caldav" }, headers, fetch });
     const calendars = (await dav.fetchCalendars({ account, headers, fetch })).filter(
@@ -130,9 +155,9 @@ export async function discoverCalendar(url: string, credentials: CalDavCredentia
 const davTime = (ms: number) => new Date(ms).toISOString();
 
 /** The raw iCalendar objects with events in [start, end) (the server may send more; callers filter). */
-export async function fetchEvents(calendarUrl: string, credentials: CalDavCredentials, start: number, end: number): Promise<string[]> {
+export async function fetchEvents(calendarUrl: string, credentials: CalDavAccess, start: number, end: number): Promise<string[]> {
   const notFound = `The calendar at ${calendarUrl} no longer exists.`;
-  return run(calendarUrl, notFound, async (dav, fetch) => {
+  return run(calendarUrl, credentials.outbound, notFound, async (dav, fetch) => {
     const objects = await dav.fetchCalendarObjects({
       calendar: { url: calendarUrl },
       timeRange: { start: davTime(start), end: davTime(end) },
@@ -153,9 +178,9 @@ function calendarData(data: unknown): string | null {
 }
 
 /** Stores a new object; tsdav sends `If-None-Match: *`, so an existing name is never overwritten. */
-export async function putNewEvent(calendarUrl: string, credentials: CalDavCredentials, filename: string, ics: string): Promise<string> {
+export async function putNewEvent(calendarUrl: string, credentials: CalDavAccess, filename: string, ics: string): Promise<string> {
   const notFound = `The calendar at ${calendarUrl} no longer exists.`;
-  return run(calendarUrl, notFound, async (dav, fetch) => {
+  return run(calendarUrl, credentials.outbound, notFound, async (dav, fetch) => {
     const res = await dav.createCalendarObject({
       calendar: { url: calendarUrl },
       iCalString: ics,

@@ -22,7 +22,8 @@ import {
   resolveUserAlertsStatement,
   saveIntegrationStatement,
 } from "../store/integrations.ts";
-import { type CalDavCredentials, CalDavError, type CalDavFailure, discoverCalendar } from "./caldav.ts";
+import { type CalDavAccess, CalDavError, type CalDavFailure, discoverCalendar } from "./caldav.ts";
+import type { OutboundPolicy } from "./outbound.ts";
 import { open, SecretBoxError, seal } from "./secret-box.ts";
 
 export interface CalendarDeps {
@@ -30,6 +31,7 @@ export interface CalendarDeps {
   config: Config;
   clock: Clock;
   log: Logger;
+  outbound: OutboundPolicy;
 }
 
 export interface ConnectInput {
@@ -51,7 +53,7 @@ export interface CalendarStatus {
 }
 
 /** An opened connection, password in the clear: lives for one call only. */
-export interface OpenCalendar extends CalDavCredentials {
+export interface OpenCalendar extends CalDavAccess {
   calendarUrl: string;
   calendarName: string;
 }
@@ -94,9 +96,12 @@ export async function connectCalendar(deps: CalendarDeps, principal: Principal, 
   const secret = secretOf(deps.config);
   let found: Awaited<ReturnType<typeof discoverCalendar>>;
   try {
-    found = await discoverCalendar(input.url, input);
+    found = await discoverCalendar(input.url, { ...input, outbound: deps.outbound });
   } catch (error) {
-    if (error instanceof CalDavError) throw connectRefusal(error);
+    if (error instanceof CalDavError) {
+      if (error.detail) deps.log.info("calendar not connected", { user_id: principal.userId, kind: error.kind, detail: error.detail });
+      throw connectRefusal(error);
+    }
     throw error;
   }
   const now = deps.clock.now();
@@ -192,9 +197,16 @@ export async function withCalendar<T>(deps: CalendarDeps, principal: Principal, 
   }
   let result: T;
   try {
-    result = await work({ username: stored.username, password, calendarUrl: stored.calendarUrl, calendarName: stored.calendarName });
+    result = await work({
+      username: stored.username,
+      password,
+      calendarUrl: stored.calendarUrl,
+      calendarName: stored.calendarName,
+      outbound: deps.outbound,
+    });
   } catch (error) {
     if (!(error instanceof CalDavError)) throw error;
+    if (error.detail) deps.log.warn("calendar call failed", { user_id: principal.userId, kind: error.kind, detail: error.detail });
     return fail(deps, principal, CODES[error.kind], error.kind === "protocol" ? 503 : 400, error.message);
   }
   // Reads first: the usual case (no open alert) costs no write.

@@ -148,6 +148,17 @@ export interface NewEvent {
   now: number;
 }
 
+/**
+ * A TEXT value as RFC 5545 §3.3.11 allows it: any line break becomes "\n" (which ical.js escapes),
+ * other control characters go. ical.js escapes LF but not a bare CR, and a CR is a line end to
+ * many parsers: left in, it would start a new property (a forged ORGANIZER, an ATTACH).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+const text = (value: string) => value.replace(/\r\n?/g, "\n").replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+/** A parameter value (RFC 5545 §3.2: no control characters, no DQUOTE). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+const paramText = (value: string) => value.replace(/[\u0000-\u001f\u007f"]/g, " ").trim();
+
 const utcTime = (ms: number) => ICAL.Time.fromJSDate(new Date(Math.floor(ms / 1000) * 1000), true);
 
 /** A VCALENDAR holding one VEVENT, times in UTC. */
@@ -162,12 +173,12 @@ export function eventCalendar(e: NewEvent): string {
   vevent.updatePropertyWithValue("created", utcTime(e.now));
   event.startDate = utcTime(e.start);
   event.endDate = utcTime(e.end);
-  event.summary = e.title;
-  if (e.description) event.description = e.description;
+  event.summary = text(e.title);
+  if (e.description) event.description = text(e.description);
   if (e.organizer && e.attendees && e.attendees.length > 0) {
     // RFC 5545 §3.8.4.3: an event with attendees names its organizer.
     const organizer = vevent.addPropertyWithValue("organizer", `mailto:${e.organizer.email}`);
-    organizer.setParameter("cn", e.organizer.name);
+    organizer.setParameter("cn", paramText(e.organizer.name));
   }
   for (const email of e.attendees ?? []) {
     const attendee = vevent.addPropertyWithValue("attendee", `mailto:${email}`);

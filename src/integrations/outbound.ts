@@ -94,18 +94,25 @@ function isLocalName(host: string): boolean {
 }
 
 /**
+ * Why `host` is refused before any DNS lookup (a literal address that is not allowed, or a name
+ * that always means this machine), or null. For checks that cannot resolve (a subscription being
+ * created); `vetHost` starts with it.
+ */
+export function refusedWithoutLookup(host: string, allowPrivate: boolean): string | null {
+  if (allowPrivate) return null;
+  if (parseLiteral(host)) return isAllowedAddress(host, false) ? null : `${bare(host)} is not a public address`;
+  return isLocalName(host) ? `${host} names this machine` : null;
+}
+
+/**
  * Resolves a host name (or takes a literal), checks EVERY address; returns the first allowed
  * address to connect to. Throws OutboundRefused (also when the name does not resolve: to the
  * user that is the same as refused).
  */
 export async function vetHost(policy: OutboundPolicy, host: string): Promise<string> {
-  const literal = parseLiteral(host);
-  if (literal) {
-    const text = bare(host);
-    if (!isAllowedAddress(text, policy.allowPrivate)) throw new OutboundRefused(`${text} is not a public address`);
-    return text;
-  }
-  if (!policy.allowPrivate && isLocalName(host)) throw new OutboundRefused(`${host} names this machine`);
+  const refused = refusedWithoutLookup(host, policy.allowPrivate);
+  if (refused) throw new OutboundRefused(refused);
+  if (parseLiteral(host)) return bare(host);
   let addresses: string[];
   try {
     addresses = await policy.resolve(bare(host));
@@ -113,8 +120,8 @@ export async function vetHost(policy: OutboundPolicy, host: string): Promise<str
     throw new OutboundRefused(`${host} does not resolve (${(error as Error)?.message ?? error})`);
   }
   if (addresses.length === 0) throw new OutboundRefused(`${host} has no addresses`);
-  const refused = addresses.filter((a) => !isAllowedAddress(a, policy.allowPrivate));
-  if (refused.length > 0) throw new OutboundRefused(`${host} resolves to ${refused.join(", ")}, not public`);
+  const notPublic = addresses.filter((a) => !isAllowedAddress(a, policy.allowPrivate));
+  if (notPublic.length > 0) throw new OutboundRefused(`${host} resolves to ${notPublic.join(", ")}, not public`);
   return addresses[0] as string;
 }
 
@@ -194,7 +201,9 @@ export async function outboundFetch(policy: OutboundPolicy, url: string, init: O
       throw new OutboundRefused(`${target.protocol} is not http(s)`);
     }
     if (target.username || target.password) throw new OutboundRefused("URL carries credentials");
-    const address = await vetHost(policy, target.hostname);
+    // Private targets allowed and nothing to pin: the name is left to fetch (no resolver needed).
+    const address =
+      policy.allowPrivate && !policy.connect && !parseLiteral(target.hostname) ? target.hostname : await vetHost(policy, target.hostname);
     let response: Response;
     try {
       response = await hop(policy, target, address, method, headers, body, signal);

@@ -91,8 +91,8 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
     return tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } };
   });
 
-  const { db, clock, config, log, events } = deps;
-  const context = () => ({ db, clock, config, log, events });
+  const { db, clock, config, log, events, outbound } = deps;
+  const context = () => ({ db, clock, config, log, events, outbound });
   registerResources(server, resourceCatalog, session, context);
   registerPrompts(server, PROMPTS, session, context);
   registerCompletions(server, PROMPTS, resourceCatalog);
@@ -110,7 +110,7 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
       if (error instanceof ApiError) return toolError(error.code, error.message, { request_id: requestId });
       throw error;
     }
-    return callTool(tool, request.params.arguments, { db, clock, config, log, events, principal, requestId });
+    return callTool(tool, request.params.arguments, { db, clock, config, log, events, outbound, principal, requestId });
   });
 
   return server;

@@ -30,7 +30,7 @@ export async function runStdioServer(
   if (key === "") {
     throw new Error("CREW_API_KEY is not set: create an API key (dashboard or `npx crew key create`) and put it in the environment.");
   }
-  const booted = await boot(env, { announceSetup: false, background: false });
+  const booted = await boot(env, { announceSetup: false, background: false, existingDatabaseOnly: true });
   const { db, config, clock, log } = booted.deps;
   const header = `Bearer ${key}`;
 

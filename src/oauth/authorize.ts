@@ -61,10 +61,14 @@ export async function authorizePost(deps: AppDeps, c: Context<AppEnv>): Promise<
   if (!found) return toSignIn(request.params);
 
   if (form.get("decision") !== "approve") {
+    // A plan without API access can only cancel: say why, so the application can tell its user.
+    const noAccess = capScopesToPlan(request.scopes, found.user.plan).length === 0;
     return redirect(
       clientRedirect(config, request.redirectUri, {
         error: "access_denied",
-        error_description: "The user denied the request.",
+        error_description: noAccess
+          ? `The user's Crew plan (${found.user.plan}) does not include API or MCP access; they can upgrade the plan and connect again.`
+          : "The user denied the request.",
         state: request.state,
       }),
       303,

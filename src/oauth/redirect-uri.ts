@@ -6,20 +6,105 @@
 /** Loopback hosts as URL.hostname spells them. RFC 8252 §7.3 prefers IP literals; localhost is common in practice. */
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-/** Schemes that are never a native app's private-use scheme: they run code, read files or go elsewhere. */
-const REFUSED_SCHEMES = new Set([
-  "javascript:",
-  "data:",
-  "file:",
-  "blob:",
-  "about:",
-  "vbscript:",
-  "filesystem:",
-  "ws:",
-  "wss:",
-  "ftp:",
-  "mailto:",
-]);
+/**
+ * Schemes that are not a native app's private-use scheme (RFC 8252 §7.1): they run code, read
+ * files, open browser internals, or are registered for another protocol (IANA permanent schemes).
+ * Anything else that parses as a URI scheme is taken as private-use (cursor://, vscode://,
+ * com.example.app:/cb), as clients in the field use them.
+ */
+const REFUSED_SCHEMES = new Set(
+  [
+    // code, files, in-memory documents
+    "javascript",
+    "vbscript",
+    "livescript",
+    "data",
+    "file",
+    "blob",
+    "filesystem",
+    "about",
+    "mhtml",
+    "mk",
+    "ms-its",
+    "its",
+    "jar",
+    "wyciwyg",
+    "res",
+    "view-source",
+    "content",
+    "intent",
+    "android-app",
+    "ios-app",
+    // browser internals
+    "chrome",
+    "chrome-extension",
+    "chrome-search",
+    "chrome-untrusted",
+    "chrome-devtools",
+    "devtools",
+    "edge",
+    "brave",
+    "opera",
+    "vivaldi",
+    "moz-extension",
+    "moz-icon",
+    "resource",
+    "safari-extension",
+    "safari-web-extension",
+    "webkit-extension",
+    "ms-browser-extension",
+    "browser",
+    "read",
+    "isolated-app",
+    "web+",
+    // IANA-registered protocols (not an app's callback)
+    "ftp",
+    "ftps",
+    "sftp",
+    "ws",
+    "wss",
+    "mailto",
+    "tel",
+    "sms",
+    "news",
+    "nntp",
+    "gopher",
+    "telnet",
+    "ldap",
+    "ldaps",
+    "imap",
+    "pop",
+    "smtp",
+    "ssh",
+    "irc",
+    "ircs",
+    "xmpp",
+    "sip",
+    "sips",
+    "rtsp",
+    "urn",
+    "tag",
+    "geo",
+    "dns",
+    "nfs",
+    "smb",
+    "cid",
+    "mid",
+    "dav",
+    "webcal",
+    "magnet",
+    "ipfs",
+    "ipns",
+    "git",
+    "svn",
+    "market",
+    "itms",
+    "itms-apps",
+  ].map((s) => `${s}:`),
+);
+
+/** Families of browser- and OS-internal schemes, by prefix or suffix. */
+const refusedFamily = (protocol: string) => /^(chrome|moz|ms|edge|opera|safari|webkit)-|^web\+|-extension:$/.test(protocol);
 
 const MAX_LENGTH = 2000;
 
@@ -42,7 +127,7 @@ export function redirectUriProblem(raw: unknown): string | null {
   if (url.protocol === "https:") return url.hostname ? null : "must name a host";
   if (url.protocol === "http:")
     return isLoopbackHttp(url) ? null : "must use https, or http only on a loopback host (localhost, 127.0.0.1, [::1])";
-  if (REFUSED_SCHEMES.has(url.protocol)) return "must not use this scheme";
+  if (REFUSED_SCHEMES.has(url.protocol) || refusedFamily(url.protocol)) return "must not use this scheme";
   // RFC 8252 §7.1 private-use scheme (cursor://…, vscode://…, com.example.app:/cb).
   return null;
 }

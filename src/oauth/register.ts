@@ -6,6 +6,7 @@
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { readBodyText } from "../http/body.ts";
+import { clientAddress } from "../http/client-address.ts";
 import { DAY, HOUR } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
 import { countRegistrationsSince, insertClient, purgeUnusedClients } from "../store/oauth-clients.ts";
@@ -14,26 +15,6 @@ import { OAuthError, oauthJson } from "./errors.ts";
 
 export const REGISTRATIONS_PER_HOUR = 600;
 const MAX_BODY = 64 * 1024;
-
-/**
- * The peer address, from whichever server runs us (duck-typed: node-server puts the socket in
- * `env.incoming`, Deno and Bun pass connection info). X-Forwarded-For is not trusted: anyone can
- * set it. Behind a proxy every registration shares the proxy's bucket — hence the generous limit.
- */
-export function peerAddress(c: Context<AppEnv>): string {
-  const env = c.env as
-    | {
-        incoming?: { socket?: { remoteAddress?: string } };
-        remoteAddr?: { hostname?: string };
-        requestIP?: (r: Request) => { address?: string } | null;
-      }
-    | undefined;
-  try {
-    return env?.incoming?.socket?.remoteAddress ?? env?.remoteAddr?.hostname ?? env?.requestIP?.(c.req.raw)?.address ?? "unknown";
-  } catch {
-    return "unknown";
-  }
-}
 
 async function readRegistrationBody(request: Request): Promise<Record<string, unknown>> {
   let text: string;
@@ -57,7 +38,7 @@ async function readRegistrationBody(request: Request): Promise<Record<string, un
 export async function register(deps: AppDeps, c: Context<AppEnv>): Promise<Response> {
   const { db, clock } = deps;
   const now = clock.now();
-  const address = peerAddress(c);
+  const address = clientAddress(c, deps.config);
   if ((await countRegistrationsSince(db, address, now - HOUR)) >= REGISTRATIONS_PER_HOUR) {
     throw new OAuthError(429, "rate_limited", "Too many registrations from this address; retry later.", address, {
       "Retry-After": "600",

@@ -7,6 +7,7 @@ import type * as v from "valibot";
 import type { Events } from "../agents/events.ts";
 import type { Access, Principal } from "../auth/access.ts";
 import type { Config } from "../config.ts";
+import type { OutboundPolicy } from "../integrations/outbound.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { Db } from "../store/db.ts";
@@ -20,6 +21,7 @@ export interface OperationContext {
   config: Config;
   log: Logger;
   events: Events;
+  outbound: OutboundPolicy;
   principal: Principal;
   /** Which projection called: stored as an action's `source` (rest → api, mcp, web). */
   via: "rest" | "mcp" | "web";

@@ -33,7 +33,7 @@ export const getStandup = defineOperation({
   id: "getStandup",
   summary: "Standup",
   description:
-    "The crew's standup: a briefing across all domains, a per-agent roll-up, metrics (DAU, WAU, MRR) and the interventions that need a person, most urgent first. mode=morning is the 08:00 snapshot, evening the 18:00 one, latest (default) whichever is newer. 404 until the first snapshot of that mode exists.",
+    "The crew's standup: a briefing across all domains, a per-agent roll-up, metrics (DAU, WAU, MRR) and the interventions that need a person, most urgent first. mode=morning is the 08:00 snapshot, evening the 18:00 one, latest (default) whichever is newer. Until the first snapshot of that mode has been made, the call ends in a not_found error saying so.",
   input: v.strictObject({
     mode: v.optional(v.picklist(["morning", "evening", "latest"], "Must be one of morning, evening, latest."), "latest"),
   }),
@@ -74,7 +74,7 @@ export const getBriefing = defineOperation({
   id: "getBriefing",
   summary: "Daily briefing",
   description:
-    "The signed-in user's daily briefing: full text, recommendations, and the actions awaiting approval or completion (critical first). Made daily at 07:30 and after important writes; composed on the spot on first use. Use it to answer 'what should I focus on today'.",
+    "The daily briefing of the person the credential belongs to (the API key's or connected app's user): full text, recommendations, and the actions awaiting approval or completion (critical first). Made daily at 07:30 and after important writes; composed on the spot on first use. Use it to answer 'what should I focus on today'.",
   input: v.strictObject({}),
   output: Briefing,
   rest: { method: "GET", path: "/api/mcp/briefing", access: readAccess("briefing"), from: "query", tags: ["Reports"] },

@@ -13,6 +13,7 @@ import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
 import { deleteWebhook, getWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRecord } from "../store/webhooks.ts";
+import { sealWebhookSecret } from "../webhooks/secret-at-rest.ts";
 import { newWebhookSecret } from "../webhooks/sign.ts";
 import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../webhooks/targets.ts";
 import { defineOperation } from "./registry.ts";
@@ -32,7 +33,7 @@ const WebhookUrl = v.pipe(
     if (problem) addIssue({ message: problem });
   }),
   v.description(
-    "Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless WEBHOOK_ALLOW_PRIVATE is on.",
+    "Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless ALLOW_PRIVATE_TARGETS is on.",
   ),
 );
 
@@ -121,7 +122,8 @@ export async function createWebhookFor(
     description: input.description?.trim() || null,
     secret: newWebhookSecret(),
   };
-  await insertWebhook(deps.db, { ...created, orgId: owner.orgId, createdBy: owner.createdBy }, now);
+  const sealed = await sealWebhookSecret(deps.config, created.id, created.secret);
+  await insertWebhook(deps.db, { ...created, secret: sealed, orgId: owner.orgId, createdBy: owner.createdBy }, now);
   return { ...created, createdAt: iso(now) };
 }
 

@@ -41,7 +41,8 @@ export interface OpenOptions {
 }
 
 /** The pragmas of every local connection (asserted by test/store/connection.test.ts). */
-export const LOCAL_PRAGMAS = ["journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON"] as const;
+// secure_delete: deleted rows (webhook secrets, sessions) are overwritten, not left readable in free pages.
+export const LOCAL_PRAGMAS = ["journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON", "secure_delete = ON"] as const;
 
 export async function openStore({ url, authToken, busyTimeoutMs = 10_000 }: OpenOptions): Promise<Store> {
   if (url.startsWith("file:")) return openLocal(localPath(url), busyTimeoutMs);

@@ -13,6 +13,8 @@ export interface AccessTokenOwner {
   clientId: string;
   scopes: OAuthScope[];
   resource: string;
+  /** The grant's last use (token issued or used), to refresh "last used" at most once a minute. */
+  grantLastUsedAt: number | null;
 }
 
 /**
@@ -30,8 +32,9 @@ export async function findActiveAccessToken(db: Db, tokenHash: string, now: numb
     client_id: string;
     scopes: string;
     resource: string;
+    last_used_at: number | null;
   }>(
-    `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, g.id AS grant_id, g.client_id, t.scopes, t.resource
+    `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, g.id AS grant_id, g.client_id, t.scopes, t.resource, g.last_used_at
        FROM oauth_tokens t
        JOIN oauth_grants g ON g.id = t.grant_id
        JOIN users u ON u.id = g.user_id
@@ -49,7 +52,13 @@ export async function findActiveAccessToken(db: Db, tokenHash: string, now: numb
     clientId: row.client_id,
     scopes: row.scopes.split(" ").filter(Boolean) as OAuthScope[],
     resource: row.resource,
+    grantLastUsedAt: row.last_used_at,
   };
+}
+
+/** "Last used" of a connected application, on use of its access token. */
+export async function touchGrant(db: Db, grantId: string, now: number): Promise<void> {
+  await db.run("UPDATE oauth_grants SET last_used_at = ? WHERE id = ?", [now, grantId]);
 }
 
 export interface IssuedToken {

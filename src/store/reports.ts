@@ -157,3 +157,13 @@ export async function profileAt<T>(db: Db, orgId: string, at: number): Promise<S
   );
   return row ? toReport<T>(row) : null;
 }
+
+/** The newest standup and profile times of an organization (null: none yet). */
+export async function newestReportTimes(db: Db, orgId: string): Promise<{ standup: number | null; profile: number | null }> {
+  const row = await db.one<{ standup: number | null; profile: number | null }>(
+    `SELECT (SELECT max(generated_at) FROM standups WHERE org_id = ?) AS standup,
+            (SELECT max(generated_at) FROM profiles WHERE org_id = ?) AS profile`,
+    [orgId, orgId],
+  );
+  return { standup: row?.standup ?? null, profile: row?.profile ?? null };
+}

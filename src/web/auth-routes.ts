@@ -8,9 +8,10 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
 import { endSession, readSession, startSession } from "../auth/sessions.ts";
-import { checkCredentials, throttledMessage, WRONG_CREDENTIALS } from "../auth/sign-in.ts";
+import { checkSignIn, WRONG_CREDENTIALS } from "../auth/sign-in.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { readJsonObject } from "../http/body.ts";
+import { clientAddress } from "../http/client-address.ts";
 import { assertSameOrigin, crossSiteReason } from "../http/csrf.ts";
 import { ApiError } from "../http/errors.ts";
 import { parseOrThrow } from "../http/validate.ts";
@@ -61,14 +62,14 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
     const form = await readForm(c);
     const next = safeNextPath(form.get("next"));
     const email = form.get("email") ?? "";
-    const { db, clock } = deps;
-    const result = await checkCredentials(db, email, form.get("password") ?? "", clock.now());
+    const { db, clock, config } = deps;
+    const result = await checkSignIn(db, clientAddress(c, config), email, form.get("password") ?? "", clock.now());
     if (result.ok) {
       await startSession(deps, c, result.user.id);
       return seeOther(c, next);
     }
     if (result.reason === "throttled") {
-      return signInPage(c, { next, email, error: throttledMessage(result.retryAfter) }, 429, { "Retry-After": String(result.retryAfter) });
+      return signInPage(c, { next, email, error: result.message }, 429, { "Retry-After": String(result.retryAfter) });
     }
     return signInPage(c, { next, email, error: WRONG_CREDENTIALS }, 401);
   });
@@ -89,9 +90,9 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
     assertSameOrigin(c.req.raw, config.baseUrl);
     const raw = await readJsonObject(c.req.raw);
     const input = parseOrThrow(SignInBody, raw, "request body");
-    const result = await checkCredentials(db, input.email, input.password, clock.now());
+    const result = await checkSignIn(db, clientAddress(c, config), input.email, input.password, clock.now());
     if (!result.ok && result.reason === "throttled") {
-      throw new ApiError(429, "rate_limited", throttledMessage(result.retryAfter), {
+      throw new ApiError(429, "rate_limited", result.message, {
         headers: { "Retry-After": String(result.retryAfter) },
       });
     }

@@ -19,9 +19,15 @@ export function safeNextPath(next: unknown, fallback = "/dashboard"): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused here
   if (/[\u0000-\u001f\u007f\\]/.test(next) || next.length > 2000) return fallback;
   try {
-    const parsed = new URL(next, "http://crew.invalid");
-    if (parsed.origin !== "http://crew.invalid") return fallback;
-    return parsed.pathname + parsed.search + parsed.hash;
+    const base = "http://crew.invalid";
+    const parsed = new URL(next, base);
+    if (parsed.origin !== base) return fallback;
+    const path = parsed.pathname + parsed.search + parsed.hash;
+    // Decided on what the browser will resolve: URL parsing normalises "/.//evil.example",
+    // "/%2e//evil.example" and "/a/..//evil.example" to "//evil.example", a network-path
+    // reference (RFC 3986 §4.2) to another host. The returned value itself must stay on this origin.
+    if (new URL(path, base).origin !== base || path.startsWith("//")) return fallback;
+    return path;
   } catch {
     return fallback;
   }

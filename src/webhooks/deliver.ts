@@ -6,6 +6,7 @@
  * restart loses nothing and several processes can run a deliverer on one database at once.
  */
 import type { AppDeps, BackgroundTask } from "../deps.ts";
+import { OutboundFailed, OutboundRefused, outboundFetch } from "../integrations/outbound.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { startLoop } from "../lib/loop.ts";
 import {
@@ -17,8 +18,9 @@ import {
   releaseClaim,
   webhookTargets,
 } from "../store/webhooks.ts";
+import { openWebhookSecret } from "./secret-at-rest.ts";
 import { signedHeaders } from "./sign.ts";
-import { isPrivateAddress, privateTargetProblem } from "./targets.ts";
+import { UNREACHABLE_TARGET } from "./targets.ts";
 
 /** Waits after attempt 1, 2, …, 6 fail; attempt 7 is the last. */
 export const RETRY_DELAYS_MS = [5_000, 30_000, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR] as const;
@@ -34,13 +36,6 @@ export interface DelivererOptions {
   batchSize?: number;
   /** Claim rounds per tick at most, so one tick ends even under a flood. */
   maxRounds?: number;
-  fetch?: typeof fetch;
-  /**
-   * Resolves a host name to its addresses, to refuse names that point at private addresses when
-   * WEBHOOK_ALLOW_PRIVATE is off. Web standards have no DNS lookup, so none is used by default:
-   * literal addresses and localhost names are still refused (README "Webhooks").
-   */
-  resolveHost?: (host: string) => Promise<string[]>;
   /** Aborts requests in flight (the task is stopping): their claims are given back untried. */
   signal?: AbortSignal;
 }
@@ -60,16 +55,6 @@ function describeError(error: unknown): string {
   return short(`Request failed: ${e?.message ?? String(error)}${cause ? ` (${cause})` : ""}`);
 }
 
-async function targetProblem(url: string, deps: DelivererDeps, options: DelivererOptions): Promise<string | null> {
-  const literal = privateTargetProblem(url, deps.config.allowPrivateTargets);
-  if (literal || deps.config.allowPrivateTargets || !options.resolveHost) return literal;
-  const host = new URL(url).hostname;
-  const addresses = await options.resolveHost(host);
-  return addresses.some(isPrivateAddress)
-    ? `${host} resolves to a loopback, private or link-local address; Crew only sends webhooks to public addresses.`
-    : null;
-}
-
 /** One attempt: sign, send, classify. Never throws. */
 async function attempt(
   deps: DelivererDeps,
@@ -79,17 +64,28 @@ async function attempt(
 ): Promise<AttemptOutcome | "released"> {
   let httpStatus: number | null = null;
   let error: string | null = null;
+  let secret: string;
   try {
-    // A refused target fails at once (retrying cannot help); a failed lookup is retried like a failed request.
-    const refused = await targetProblem(target.url, deps, options);
-    if (refused) return { status: "failed", httpStatus: null, error: refused };
-    const signals = [AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])];
-    const res = await (options.fetch ?? fetch)(target.url, {
+    secret = await openWebhookSecret(deps.config, d.webhookId, target.secret);
+  } catch {
+    deps.log.warn("webhook secret does not open", { webhook: d.webhookId });
+    return {
+      status: "failed",
+      httpStatus: null,
+      error: "The signing secret cannot be decrypted (was CREW_SECRET changed?); create the webhook again.",
+    };
+  }
+  try {
+    // Through the outbound policy (SPEC §16): a refused target looks like an unreachable one to the
+    // subscriber (and is retried like one: DNS may change); the log says which.
+    const res = await outboundFetch(deps.outbound, target.url, {
       method: "POST",
-      headers: signedHeaders(target.secret, d.eventId, deps.clock.now(), d.payload),
+      headers: signedHeaders(secret, d.eventId, deps.clock.now(), d.payload),
       body: d.payload,
       redirect: "manual",
-      signal: AbortSignal.any(signals),
+      maxRedirects: 0,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     httpStatus = res.status;
     await res.body?.cancel().catch(() => {}); // the answer's body is not read: free the connection
@@ -97,7 +93,14 @@ async function attempt(
     error = res.status >= 300 && res.status < 400 ? "Redirects are not followed; use the final URL." : `HTTP ${res.status}.`;
   } catch (caught) {
     if (options.signal?.aborted) return "released";
-    error = describeError(caught);
+    if (caught instanceof OutboundRefused || caught instanceof OutboundFailed) {
+      deps.log.info("webhook target not reached", {
+        webhook: d.webhookId,
+        refused: caught instanceof OutboundRefused,
+        reason: caught.reason,
+      });
+      error = UNREACHABLE_TARGET;
+    } else error = describeError(caught);
   }
   const delay = RETRY_DELAYS_MS[d.attempt - 1];
   return delay === undefined
@@ -107,7 +110,7 @@ async function attempt(
 
 /** One pass: deliver every delivery due now (tests call this with a ManualClock). */
 /** What a deliverer pass needs. */
-export type DelivererDeps = Pick<AppDeps, "db" | "clock" | "log" | "config">;
+export type DelivererDeps = Pick<AppDeps, "db" | "clock" | "log" | "config" | "outbound">;
 
 export async function deliverDue(deps: DelivererDeps, options: DelivererOptions = {}): Promise<DeliveryReport> {
   const report: DeliveryReport = { delivered: 0, retrying: 0, failed: 0 };

@@ -90,7 +90,7 @@ const LAYERS: [RegExp, number][] = [
   [/^(rest|web|docs|oauth|http)\/|^mcp\/(?!stdio\.ts)/, 3],
   [/^app\.ts$/, 4],
   // entries and their composition
-  [/^(cli\/|boot\.ts|background\.ts|serve(\.deno|\.bun)?\.ts|mcp\/stdio\.ts)/, 5],
+  [/^(cli\/|boot\.ts|background\.ts|outbound-connector\.ts|serve(\.deno|\.bun)?\.ts|mcp\/stdio\.ts)/, 5],
 ];
 
 function upward(): string[] {

@@ -5,6 +5,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import ICAL from "ical.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { open } from "../../src/integrations/secret-box.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
@@ -17,7 +18,7 @@ import { freePort } from "../helpers/spawn.ts";
 
 // Monday 2026-11-23, 07:00 UTC (08:00 in Paris).
 const NOW = Date.parse("2026-11-23T07:00:00Z");
-const PASSWORDS = { alice: "alice-pw", bob: "bob-pw", carol: "carol-pw", dave: "dave-pw" } as const;
+const PASSWORDS = { alice: "alice-pw", bob: "bob-pw", carol: "carol-pw", dave: "dave-pw", erin: "erin-pw" } as const;
 
 let dav: Radicale;
 let s: TestServer;
@@ -308,6 +309,33 @@ describe("crew_calendar_create", () => {
     expect((twice.structuredContent as { eventId: string }).eventId).not.toBe(body.eventId);
     expect(await dav.listEvents(calendars.carol ?? "", "carol", PASSWORDS.carol)).toHaveLength(2);
   });
+
+  it("issue 11 item 3: a bare CR or CRLF in title or description injects no property and raises no alert", async () => {
+    const erin = await connected("erin");
+    const title = "Sync\rORGANIZER:mailto:evil@example.com\rATTACH:https://evil.example/x";
+    const description = "Agenda\r\nATTACH:https://evil.example/y\r\nEND:VEVENT\nline three\u0000";
+    const created = await call(erin, "crew_calendar_create", {
+      title,
+      description,
+      start: "2026-12-08T09:00:00Z",
+      end: "2026-12-08T10:00:00Z",
+    });
+    expect(created.isError, firstText(created)).toBeFalsy();
+    const [stored, ...more] = await dav.listEvents(calendars.erin ?? "", "erin", PASSWORDS.erin);
+    expect(more).toEqual([]);
+    // listEvents gives what follows each BEGIN:VEVENT; the event ends at the first END:VEVENT line.
+    const [body] = (stored ?? "").split(/\r\nEND:VEVENT\r\n/);
+    const vevent = new ICAL.Component(ICAL.parse(`BEGIN:VEVENT${body}\r\nEND:VEVENT\r\n`) as unknown[]);
+    expect(
+      vevent
+        ?.getAllProperties()
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(["created", "description", "dtend", "dtstamp", "dtstart", "summary", "uid"]);
+    expect(vevent?.getFirstPropertyValue("summary")).toBe("Sync\nORGANIZER:mailto:evil@example.com\nATTACH:https://evil.example/x");
+    expect(vevent?.getFirstPropertyValue("description")).toBe("Agenda\nATTACH:https://evil.example/y\nEND:VEVENT\nline three");
+    expect((await erin.rest("/api/mcp/agents")).json.integrationAlerts).toEqual([]);
+  });
 });
 
 describe("a calendar that stops working", () => {
@@ -375,5 +403,45 @@ describe("a calendar that stops working", () => {
 
     expect((await me.rest("/api/integrations/calendar", { method: "DELETE" })).status).toBe(200);
     expect(await alerts()).toEqual([]);
+  });
+});
+
+describe("issue 11 item 2: the CalDAV URL goes through the outbound policy", () => {
+  let strict: TestServer;
+  beforeAll(async () => {
+    strict = await startServer({ env: { ALLOW_PRIVATE_TARGETS: "false" }, clock: new ManualClock(NOW) });
+  });
+  afterAll(async () => {
+    await strict?.close();
+  });
+
+  it("refuses loopback, link-local and metadata addresses with the same error as a closed port, storing nothing", async () => {
+    const { key } = await strict.userWithKey("operator", ["admin"]);
+    const rest = api(strict.url, key);
+    const connect = (url: string) => rest("/api/integrations/calendar", { body: { url, username: "alice", password: PASSWORDS.alice } });
+    const texts: string[] = [];
+    // Radicale answers on this loopback port with valid credentials: open, yet refused like the rest.
+    const targets = [
+      dav.url,
+      `http://localhost:${new URL(dav.url).port}/`,
+      "http://169.254.169.254/",
+      "http://[::ffff:127.0.0.1]:1/",
+      "http://[64:ff9b::7f00:1]/",
+    ];
+    for (const url of targets) {
+      const reply = await connect(url);
+      expect(reply.status, url).toBe(400);
+      expect(reply.json, url).toMatchObject({ error: "calendar_unreachable", issues: [{ path: "url" }] });
+      texts.push(reply.json.message.replace(new URL(url).host, "HOST"));
+    }
+    // A closed port (on the lenient server, where loopback is allowed): unreachable for real, the same words.
+    const closed = `http://127.0.0.1:${await freePort()}/`;
+    const onLenient = await (await crewUser()).rest("/api/integrations/calendar", {
+      body: { url: closed, username: "alice", password: "x" },
+    });
+    texts.push(onLenient.json.message.replace(new URL(closed).host, "HOST"));
+    expect(new Set(texts).size, texts.join("\n")).toBe(1);
+    const rows = await strict.db.one<{ n: number }>("SELECT count(*) AS n FROM integrations", []);
+    expect(rows?.n).toBe(0);
   });
 });

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { latestLocalTime, seedDemo } from "../../src/agents/demo.ts";
+import { tick } from "../../src/agents/scheduler.ts";
 import { DAY, HOUR } from "../../src/lib/clock.ts";
 import { databaseFileWithKey, runCrew, serveDatabase } from "../helpers/cli.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
@@ -219,3 +220,32 @@ describe("crew seed --demo (real process)", () => {
 function rank(priority: string): number {
   return ["critical", "high", "medium", "low"].indexOf(priority);
 }
+
+describe("issue 11 item 11: seeding after a server already ran (the README order)", () => {
+  it("makes the demo's standups, profile and briefing the latest of their kind", async () => {
+    const t = await startServer();
+    try {
+      const { key } = await t.userWithKey("operator", ["admin"]);
+      const call = api(t.url, key);
+      // The first start: the scheduler runs its due agents on the empty database, storing an
+      // empty profile, standup and briefing stamped now — later than the demo's designed times.
+      const first = await tick(t.deps, "first-start");
+      expect(first.ran.map((r) => r.agentId)).toEqual(expect.arrayContaining(["standup", "dna", "briefing"]));
+      expect((await call("/api/mcp/dna")).json.archetype).toBe("unknown");
+      t.clock.advance(5 * 60_000);
+
+      await seedDemo(t.db, t.org, t.clock.now());
+
+      const dna = (await call("/api/mcp/dna")).json;
+      expect(dna.archetype).toBe("Product-led B2B SaaS, seed stage");
+      expect(dna.pipeline).not.toBeNull();
+      const standup = (await call("/api/mcp/standup")).json;
+      expect(JSON.stringify(standup)).not.toContain("0 of 17 agents are healthy");
+      expect(JSON.stringify(standup)).toMatch(/[1-9]\d* of 17 agents are healthy/);
+      const briefing = (await call("/api/mcp/briefing")).json;
+      expect(JSON.stringify(briefing)).not.toMatch(/0 open deals worth \$0/);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -37,7 +37,7 @@ export interface paths {
         };
         /**
          * Standup
-         * @description The crew's standup: a briefing across all domains, a per-agent roll-up, metrics (DAU, WAU, MRR) and the interventions that need a person, most urgent first. mode=morning is the 08:00 snapshot, evening the 18:00 one, latest (default) whichever is newer. 404 until the first snapshot of that mode exists.
+         * @description The crew's standup: a briefing across all domains, a per-agent roll-up, metrics (DAU, WAU, MRR) and the interventions that need a person, most urgent first. mode=morning is the 08:00 snapshot, evening the 18:00 one, latest (default) whichever is newer. Until the first snapshot of that mode has been made, the call ends in a not_found error saying so.
          *
          *     Access: API key with scope `read` or `admin`, or OAuth token with `crew:read` (or `crew:write`, `crew:admin`). Plan: pro, team_growth or a plan above.
          *
@@ -63,7 +63,7 @@ export interface paths {
         };
         /**
          * Daily briefing
-         * @description The signed-in user's daily briefing: full text, recommendations, and the actions awaiting approval or completion (critical first). Made daily at 07:30 and after important writes; composed on the spot on first use. Use it to answer 'what should I focus on today'.
+         * @description The daily briefing of the person the credential belongs to (the API key's or connected app's user): full text, recommendations, and the actions awaiting approval or completion (critical first). Made daily at 07:30 and after important writes; composed on the spot on first use. Use it to answer 'what should I focus on today'.
          *
          *     Access: API key with scope `briefing`, `read` or `admin`, or OAuth token with `crew:read` (or `crew:write`, `crew:admin`). Plan: pro, team_growth or a plan above.
          *
@@ -4388,7 +4388,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless WEBHOOK_ALLOW_PRIVATE is on.
+                     * @description Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless ALLOW_PRIVATE_TARGETS is on.
                      */
                     url: string;
                     /** @description The events to receive: action.created, briefing.completed, standup.ready. */

@@ -15,7 +15,8 @@ import { type Config, loadConfig } from "../../src/config.ts";
 import { type AppDeps, resolveDeps } from "../../src/deps.ts";
 import type { KeyScope, Plan, Role } from "../../src/domain.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
-import { silentLogger } from "../../src/lib/log.ts";
+import { type Logger, silentLogger } from "../../src/lib/log.ts";
+import { outboundPolicy } from "../../src/outbound-connector.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
 import { type Db, openStore } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrations.ts";
@@ -57,7 +58,7 @@ export interface TestServer {
 
 let emailCounter = 0;
 
-export async function startServer(options: { env?: Record<string, string>; clock?: ManualClock } = {}): Promise<TestServer> {
+export async function startServer(options: { env?: Record<string, string>; clock?: ManualClock; log?: Logger } = {}): Promise<TestServer> {
   const { dir, cleanup } = tempDir();
   const clock = options.clock ?? new ManualClock();
   const dbUrl = `file:${join(dir, "crew.db")}`;
@@ -80,7 +81,8 @@ export async function startServer(options: { env?: Record<string, string>; clock
     ...options.env,
   });
   const { db, org } = await prepareDatabase(dbUrl, config, clock.now());
-  const deps = resolveDeps({ db, config, clock, log: silentLogger });
+  // The server's own outbound policy (node:dns, pinned connector), as boot() gives it.
+  const deps = resolveDeps({ db, config, clock, log: options.log ?? silentLogger, outbound: outboundPolicy(config.allowPrivateTargets) });
   app = createApp(deps);
 
   const make = async (plan: Plan = "operator", email?: string, role: Role = "member") =>

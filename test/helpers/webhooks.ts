@@ -144,7 +144,13 @@ export interface FileInstance {
 export async function serveFile(databaseUrl: string, clock: Clock): Promise<FileInstance> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ DATABASE_URL: databaseUrl, BASE_URL: url, WEBHOOK_ALLOW_PRIVATE: "true", LOG_LEVEL: "silent" });
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    BASE_URL: url,
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    LOG_LEVEL: "silent",
+    CREW_SECRET: "test-secret-test-secret-test-secret-00",
+  });
   const db = await openStore({ url: databaseUrl });
   const deps = resolveDeps({ db, config, clock, log: silentLogger });
   const app = createApp(deps);

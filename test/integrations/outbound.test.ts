@@ -16,6 +16,7 @@ import {
   outboundFetch,
   vetHost,
 } from "../../src/integrations/outbound.ts";
+import { pinnedConnector } from "../../src/outbound-connector.ts";
 
 const PUBLIC = "93.184.216.34";
 
@@ -103,7 +104,7 @@ describe("issue 11 item 2: outboundFetch", () => {
   let server: Server;
   let origin: string;
   let port: number;
-  const seen: { url: string; method: string; auth: string | undefined; body: string }[] = [];
+  const seen: { url: string; method: string; auth: string | undefined; body: string; host?: string }[] = [];
 
   beforeAll(async () => {
     server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -112,7 +113,7 @@ describe("issue 11 item 2: outboundFetch", () => {
         body += c;
       });
       req.on("end", () => {
-        seen.push({ url: req.url ?? "", method: req.method ?? "", auth: req.headers.authorization, body });
+        seen.push({ url: req.url ?? "", method: req.method ?? "", auth: req.headers.authorization, body, host: req.headers.host });
         const path = new URL(req.url ?? "/", "http://x").pathname;
         if (path === "/ok") return res.end("hello");
         if (path === "/to-ok") return res.writeHead(302, { location: "/ok" }).end();
@@ -226,5 +227,23 @@ describe("issue 11 item 2: outboundFetch", () => {
     expect(slow).toBeInstanceOf(OutboundFailed);
     const closed = await outboundFetch(open, "http://127.0.0.1:1/", { timeoutMs: 2000 }).catch((e) => e);
     expect(closed).toBeInstanceOf(OutboundFailed);
+  });
+
+  it("the server's pinned connector dials the vetted address, never resolving the name again, and sends the name as Host", async () => {
+    // crew-pinned.invalid cannot resolve (RFC 6761 .invalid): only the pinned address can reach the server.
+    const policy: OutboundPolicy = {
+      allowPrivate: true,
+      resolve: fakeResolver({ "crew-pinned.invalid": ["127.0.0.1"] }),
+      connect: pinnedConnector,
+    };
+    seen.length = 0;
+    const res = await outboundFetch(policy, `http://crew-pinned.invalid:${port}/to-ok`);
+    expect(await res.text()).toBe("hello");
+    expect(seen.map((r) => [r.url, r.host])).toEqual([
+      ["/to-ok", `crew-pinned.invalid:${port}`],
+      ["/ok", `crew-pinned.invalid:${port}`],
+    ]);
+    const refused = await outboundFetch({ ...policy, allowPrivate: false }, `http://crew-pinned.invalid:${port}/ok`).catch((e) => e);
+    expect(refused).toBeInstanceOf(OutboundRefused);
   });
 });

@@ -1,5 +1,8 @@
 /** `crew mcp`: the same tools over stdio, through the SDK's StdioClientTransport spawning the process. */
 import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -123,6 +126,26 @@ describe("crew mcp (stdio)", () => {
     }
   });
 
+  it("issue 11 item 15: without DATABASE_URL, in a client's working directory, opens only an existing database and names the path", async () => {
+    const { key } = await s.userWithKey("operator", ["admin"]);
+    const clientDir = mkdtempSync(join(tmpdir(), "crew-client-cwd-"));
+    try {
+      const { DATABASE_URL: _, CREW_SECRET: __, ...withoutDatabase } = env(key);
+      const { code, stdout, stderr } = await runToExit(key, { cwd: clientDir, env: withoutDatabase });
+      expect(code).not.toBe(0);
+      expect(stdout).toBe("");
+      expect(stderr).toContain(join(realpathSync(clientDir), "data", "crew.db"));
+      expect(stderr).toMatch(/no Crew database found .*DATABASE_URL is not set/);
+      expect(readdirSync(clientDir)).toEqual([]); // no data/ folder, no database, no secret
+      const named = await runToExit(key, { cwd: clientDir, env: { ...withoutDatabase, DATABASE_URL: "file:elsewhere/crew.db" } });
+      expect(named.code).not.toBe(0);
+      expect(named.stderr).toContain(`DATABASE_URL names ${join(realpathSync(clientDir), "elsewhere", "crew.db")}`);
+      expect(readdirSync(clientDir)).toEqual([]);
+    } finally {
+      rmSync(clientDir, { recursive: true, force: true });
+    }
+  });
+
   it("exits 0 when the client closes stdin", async () => {
     const { key } = await s.userWithKey("operator", ["admin"]);
     const { code, stdout } = await runToExit(key);
@@ -132,8 +155,15 @@ describe("crew mcp (stdio)", () => {
 });
 
 /** Spawns the server with stdin closed at once, and collects its exit. */
-async function runToExit(key: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(COMMAND[0], COMMAND.slice(1), { cwd: ROOT, env: env(key), stdio: ["pipe", "pipe", "pipe"] });
+async function runToExit(
+  key: string,
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(COMMAND[0], [`${ROOT}bin/crew.js`, ...COMMAND.slice(2)], {
+    cwd: options.cwd ?? ROOT,
+    env: options.env ?? env(key),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stderr = "";
   let stdout = "";
   child.stderr.on("data", (d) => (stderr += d));

@@ -61,6 +61,28 @@ describe("GET/DELETE /api/oauth/grants", () => {
     expect((await sessionCall(browser, `/api/oauth/grants?id=${id}`, "DELETE")).status).toBe(404);
   });
 
+  it("issue 11 item 19: a connected application's last use follows its use, written at most once a minute", async () => {
+    const { browser, tokens } = await connectedUser();
+    const lastUsed = async () => (await sessionCall(browser, "/api/oauth/grants")).json.grants[0].lastUsedAt;
+    const issuedAt = new Date(s.clock.now()).toISOString();
+    s.clock.advance(30_000);
+    expect((await api(s.url, tokens.access_token)("/api/mcp/agents")).status).toBe(200);
+    expect(await lastUsed()).toBe(issuedAt); // within the minute: not written again
+    s.clock.advance(60_000);
+    expect((await api(s.url, tokens.access_token)("/api/mcp/agents")).status).toBe(200);
+    expect(await lastUsed()).toBe(new Date(s.clock.now()).toISOString());
+  });
+
+  it("issue 11 item 19: cancelling on a plan without API access tells the application which plan", async () => {
+    const user = await s.createUser("lite");
+    const c = await connect(s.url, user.email, { decision: "deny" });
+    expect(c.callback.searchParams.get("error")).toBe("access_denied");
+    expect(c.callback.searchParams.get("error_description")).toMatch(/plan \(lite\) does not include API or MCP access/);
+    const other = await s.createUser("operator");
+    const denied = await connect(s.url, other.email, { decision: "deny" });
+    expect(denied.callback.searchParams.get("error_description")).toBe("The user denied the request.");
+  });
+
   it("keeps users apart and refuses Bearer credentials", async () => {
     const a = await connectedUser();
     const b = await connectedUser("pro");

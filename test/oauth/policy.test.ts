@@ -33,6 +33,25 @@ describe("redirect URI policy", () => {
     expect(redirectUriProblem(uri)).toBe(reason);
   });
 
+  it.each([
+    "view-source:https://crew.example/",
+    "jar:https://evil.example/a.jar!/x",
+    "chrome://settings",
+    "chrome-extension://abcdef/cb",
+    "moz-extension://abc/cb",
+    "ms-settings:privacy",
+    "about:blank",
+    "blob:https://evil.example/uuid",
+    "file:///etc/passwd",
+    "javascript:alert(1)",
+    "data:text/html,hi",
+    "intent://scan/#Intent;end",
+    "ftp://example.com/cb",
+    "mailto:a@example.com",
+  ])("issue 11 item 6: refuses the non-private-use scheme of %s", (uri) => {
+    expect(redirectUriProblem(uri)).toMatch(/must not use this scheme|must not contain a fragment/);
+  });
+
   it("matches exactly, except that a loopback port is ignored (RFC 8252 §7.3)", () => {
     const registered = ["http://127.0.0.1/callback", "https://claude.ai/api/mcp/auth_callback", "http://localhost:3000/cb"];
     expect(matchRedirectUri(registered, "https://claude.ai/api/mcp/auth_callback")).toBe("https://claude.ai/api/mcp/auth_callback");

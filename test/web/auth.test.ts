@@ -247,6 +247,25 @@ describe("sign-in page", () => {
     expect(await go("/\\evil.example")).toBe("/dashboard");
   });
 
+  it("issue 11 item 1: a signed-in user's next that normalises to //host does not leave the site", async () => {
+    const { tab } = await signedIn(s);
+    for (const next of ["/.//evil.example", "/%2e//evil.example", "/a/..//evil.example", "/%2E%2E//evil.example/x", "/./\\evil.example"]) {
+      const reply = await tab.request(`/sign-in?next=${encodeURIComponent(next)}`);
+      expect(reply.status, next).toBe(303);
+      const location = reply.headers.get("location") ?? "";
+      expect(new URL(location, s.url).origin, `${next} → ${location}`).toBe(new URL(s.url).origin);
+      expect(location).toBe("/dashboard");
+    }
+    const user = await s.createUser();
+    const reply = await new Browserish(s.url).request("/sign-in", {
+      form: { email: user.email, password: TEST_PASSWORD, next: "/.//evil.example" },
+    });
+    expect(reply.headers.get("location")).toBe("/dashboard");
+    expect((await tab.request(`/sign-in?next=${encodeURIComponent("/a/../dashboard/keys")}`)).headers.get("location")).toBe(
+      "/dashboard/keys",
+    );
+  });
+
   it("shows a wrong password in the page, keeping the email", async () => {
     const user = await s.createUser();
     const reply = await new Browserish(s.url).request("/sign-in", { form: { email: user.email, password: "nope", next: "/dashboard" } });

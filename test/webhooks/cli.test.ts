@@ -3,10 +3,12 @@
  * --help; usage errors exit 2, a refused URL exits 1. One real process (bin/crew.js, as npx runs
  * it); the rest through runCli in this process, the function bin/crew.js calls.
  */
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import type { Db } from "../../src/store/db.ts";
+import { openWebhookSecret } from "../../src/webhooks/secret-at-rest.ts";
 import { runCliInProcess, runCrew } from "../helpers/cli.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
@@ -23,6 +25,12 @@ beforeAll(async () => {
 afterAll(() => {
   db.close();
   temp.cleanup();
+});
+
+/** The configuration with the secret the CLI generated beside the database. */
+const withSecret = () => ({
+  ...loadConfig(env),
+  secret: readFileSync(join(dirname(dbUrl.slice("file:".length)), "crew-secret"), "utf8").trim(),
 });
 
 const stored = (id: string) =>
@@ -48,9 +56,16 @@ describe("crew webhook add", () => {
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
       createdAt: expect.any(String),
     });
-    expect(await stored(created.id)).toEqual([
-      { url: created.url, events: '["action.created","standup.ready"]', secret: created.secret, created_by: "cli", description: null },
-    ]);
+    const [row] = await stored(created.id);
+    expect(row).toEqual({
+      url: created.url,
+      events: '["action.created","standup.ready"]',
+      secret: expect.stringMatching(/^v1\./),
+      created_by: "cli",
+      description: null,
+    });
+    // issue 11 item 5: sealed at rest with the generated secret, bound to the subscription.
+    expect(await openWebhookSecret(withSecret(), created.id, String(row?.secret))).toBe(created.secret);
   });
 
   it("prints id, url, events and secret as text, the once-only note on stderr", async () => {
@@ -74,7 +89,9 @@ describe("crew webhook add", () => {
     expect(Object.keys(lines)).toEqual(["id", "url", "events", "secret"]);
     expect(lines.events).toBe("briefing.completed");
     expect(result.stderr).toBe("The secret is shown only once: store it in the receiver now.\n");
-    expect(await stored(lines.id!)).toMatchObject([{ secret: lines.secret, description: "BI" }]);
+    const [row] = await stored(lines.id!);
+    expect(row).toMatchObject({ description: "BI" });
+    expect(await openWebhookSecret(withSecret(), lines.id!, String(row?.secret))).toBe(lines.secret);
   });
 
   it("has --help, and refuses bad input with one line and exit code 2, a private URL with exit code 1", async () => {
@@ -110,7 +127,7 @@ describe("crew webhook add", () => {
     expect(refused).toEqual({
       code: 1,
       stdout: "",
-      stderr: expect.stringMatching(/^crew webhook add: --url is refused: .*WEBHOOK_ALLOW_PRIVATE is off.*\n$/),
+      stderr: expect.stringMatching(/^crew webhook add: --url is refused: .*ALLOW_PRIVATE_TARGETS is off.*\n$/),
     });
     expect(await db.all("SELECT id FROM webhooks")).toEqual(before);
     const allowed = await local(["webhook", "add", "--url", "http://127.0.0.1:8080/", "--events", "action.created"], {

@@ -6,9 +6,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { webhookEventOf } from "../../src/domain.ts";
+import type { OutboundPolicy } from "../../src/integrations/outbound.ts";
 import { DAY, iso } from "../../src/lib/clock.ts";
 import { outboxStatement } from "../../src/store/webhooks.ts";
 import { deliverDue, MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../src/webhooks/deliver.ts";
+import { UNREACHABLE_TARGET } from "../../src/webhooks/targets.ts";
 import { mcpPost } from "../helpers/mcp.ts";
 import { type Call, serverWithClient } from "../helpers/rest.ts";
 import type { TestServer } from "../helpers/server.ts";
@@ -261,42 +263,48 @@ describe("retries", () => {
     expect(await tick()).toEqual({ delivered: 0, retrying: 1, failed: 0 });
     const [row] = await deliveryRows(s, hook.id);
     expect(row).toMatchObject({ status: "pending", attempts: 1, last_status: null });
-    expect(row?.last_error).toMatch(/^Request failed: .*ECONNREFUSED/);
+    expect(row?.last_error).toBe(UNREACHABLE_TARGET);
   });
 });
 
-describe("private targets at delivery time", () => {
-  it("fails a delivery to a private address once WEBHOOK_ALLOW_PRIVATE is off, without calling it", async () => {
+describe("private targets at delivery time (issue 11 item 2: through the outbound policy)", () => {
+  it("issue 11 item 2: a delivery to a private address once ALLOW_PRIVATE_TARGETS is off is not sent, with the unreachable message", async () => {
     const hook = await subscribe(call, receiver.url); // accepted while the flag was on
     await call("/api/mcp/actions", { body: { title: "Flag turned off" } });
     const strict = await secondInstance(s, s.clock, { allowPrivateTargets: false });
     try {
-      expect(await deliverDue(strict)).toEqual({ delivered: 0, retrying: 0, failed: 1 });
+      expect(await deliverDue(strict)).toEqual({ delivered: 0, retrying: 1, failed: 0 });
     } finally {
       strict.close();
     }
     expect(receiver.hits).toHaveLength(0);
-    expect((await deliveryRows(s, hook.id))[0]?.last_error).toContain("WEBHOOK_ALLOW_PRIVATE is off");
+    expect((await deliveryRows(s, hook.id))[0]?.last_error).toBe(UNREACHABLE_TARGET);
   });
 
-  it("checks the resolved addresses of a name when a resolver is given", async () => {
+  it("issue 11 item 2: checks the resolved addresses of a name and connects to the address it checked", async () => {
     const strict = await secondInstance(s, s.clock, { allowPrivateTargets: false });
-    const sent: string[] = [];
-    const fakeFetch: typeof fetch = async (input) => {
-      sent.push(String(input));
-      return new Response("ok", { status: 200 });
+    const dialled: string[] = [];
+    const outbound: OutboundPolicy = {
+      allowPrivate: false,
+      resolve: async (host) => (host === "internal.example.com" ? ["93.184.216.34", "64:ff9b::a00:7"] : ["93.184.216.34"]),
+      // Stands in for the public network: records the vetted address, then reaches the loopback receiver.
+      connect: async ({ url, address, method, headers, body, signal }) => {
+        dialled.push(`${url.hostname}→${address}`);
+        return fetch(receiver.url, { method, headers, body, signal, redirect: "manual" });
+      },
     };
     try {
       const rebinding = await subscribe(call, "https://internal.example.com/hook");
       await call("/api/mcp/actions", { body: { title: "Rebinding" } });
-      const resolveHost = async (host: string) => (host === "internal.example.com" ? ["10.0.0.7"] : ["93.184.216.34"]);
-      expect(await deliverDue(strict, { resolveHost, fetch: fakeFetch })).toEqual({ delivered: 0, retrying: 0, failed: 1 });
-      expect((await deliveryRows(s, rebinding.id))[0]?.last_error).toContain("internal.example.com resolves to a loopback, private");
+      expect(await deliverDue({ ...strict, outbound })).toEqual({ delivered: 0, retrying: 1, failed: 0 });
+      expect((await deliveryRows(s, rebinding.id))[0]?.last_error).toBe(UNREACHABLE_TARGET);
+      expect(dialled).toEqual([]);
 
       await subscribe(call, "https://public.example.com/hook");
       await call("/api/mcp/actions", { body: { title: "Public" } });
-      expect(await deliverDue(strict, { resolveHost, fetch: fakeFetch })).toEqual({ delivered: 1, retrying: 0, failed: 1 });
-      expect(sent).toEqual(["https://public.example.com/hook"]);
+      expect(await deliverDue({ ...strict, outbound })).toEqual({ delivered: 1, retrying: 1, failed: 0 }); // both hooks get the event
+      expect(dialled).toEqual(["public.example.com→93.184.216.34"]);
+      expect(receiver.hits).toHaveLength(1);
     } finally {
       strict.close();
     }

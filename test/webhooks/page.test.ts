@@ -3,8 +3,10 @@
  * secret shown once) and deletes subscriptions with plain forms, CSRF-checked like the keys page;
  * plans without write access get an explanation instead.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
+import { openWebhookSecret } from "../../src/webhooks/secret-at-rest.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { Browserish, signedIn } from "../web/client.ts";
 
@@ -42,7 +44,8 @@ describe("/dashboard/webhooks", () => {
       "SELECT id, secret, created_by, events FROM webhooks WHERE url = ?",
       ["https://hooks.example.com/crew"],
     );
-    expect(row).toMatchObject({ secret, created_by: user.id, events: '["action.created","standup.ready"]' });
+    expect(row).toMatchObject({ created_by: user.id, events: '["action.created","standup.ready"]' });
+    expect(await openWebhookSecret(s.config, row?.id ?? "", row?.secret ?? "")).toBe(secret); // sealed at rest
     expect(created.text).toContain("Slack relay");
 
     const again = await tab.request("/dashboard/webhooks");

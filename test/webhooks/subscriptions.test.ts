@@ -151,7 +151,7 @@ describe("WEBHOOK_ALLOW_PRIVATE off (the default)", () => {
       const res = await strictCall("/api/webhooks", { body: { url, events: ["action.created"] } });
       expect(res.status, url).toBe(400);
       expect(res.json.error).toBe("invalid_request");
-      expect(res.json.issues).toEqual([{ path: "url", message: expect.stringContaining("WEBHOOK_ALLOW_PRIVATE is off") }]);
+      expect(res.json.issues).toEqual([{ path: "url", message: expect.stringContaining("ALLOW_PRIVATE_TARGETS is off") }]);
     }
     expect(await strict.db.all("SELECT id FROM webhooks")).toEqual([]);
   });

@@ -1,61 +1,21 @@
-/** Where webhooks may point (SPEC §9): the pure address policy behind both checks (creation, delivery). */
+/** Where webhooks may point (SPEC §9): the URL shape, and the part of the outbound policy checked at creation. Address rules: test/integrations/outbound.test.ts. */
 import { describe, expect, it } from "vitest";
-import { isPrivateAddress, privateTargetProblem, urlProblem } from "../../src/webhooks/targets.ts";
-
-describe("isPrivateAddress", () => {
-  it.each([
-    "127.0.0.1",
-    "127.255.255.254",
-    "10.20.30.40",
-    "172.16.0.0",
-    "172.31.255.255",
-    "192.168.0.1",
-    "169.254.169.254",
-    "0.0.0.0",
-    "100.64.0.1",
-    "224.0.0.1",
-    "255.255.255.255",
-    "::1",
-    "::",
-    "[::1]",
-    "fc00::1",
-    "fdff:ffff::1",
-    "fe80::1",
-    "fe80::1%eth0",
-    "febf::1",
-    "::ffff:127.0.0.1",
-    "::ffff:7f00:1",
-    "::ffff:192.168.1.1",
-    "ff02::1",
-    "0:0:0:0:0:0:0:1",
-  ])("%s is not public", (address) => {
-    expect(isPrivateAddress(address)).toBe(true);
-  });
-
-  it.each([
-    "8.8.8.8",
-    "172.15.255.255",
-    "172.32.0.0",
-    "192.169.0.1",
-    "169.255.0.1",
-    "100.128.0.1",
-    "2606:4700::1111",
-    "2001:db8::1",
-    "::ffff:8.8.8.8",
-    "fbff::1",
-    "fec0::1x",
-  ])("%s is public (or not an address)", (address) => {
-    expect(isPrivateAddress(address)).toBe(false);
-  });
-});
+import { privateTargetProblem, urlProblem } from "../../src/webhooks/targets.ts";
 
 describe("privateTargetProblem and urlProblem", () => {
   it("refuses local names and private literals only while private targets are off", () => {
     for (const url of ["http://localhost/", "http://a.b.localhost:1/", "http://127.1/", "http://[::ffff:a00:1]/"]) {
-      expect(privateTargetProblem(url, false), url).toMatch(/WEBHOOK_ALLOW_PRIVATE is off/);
+      expect(privateTargetProblem(url, false), url).toMatch(/ALLOW_PRIVATE_TARGETS is off/);
       expect(privateTargetProblem(url, true), url).toBeNull();
     }
     expect(privateTargetProblem("https://localhost.example.com/", false)).toBeNull();
+  });
+
+  it("issue 11 item 2: refuses IPv6 forms that embed an IPv4 address (the outbound policy's rule)", () => {
+    for (const url of ["http://[64:ff9b::7f00:1]/", "http://[2002:7f00:1::]/", "http://[::7f00:1]/", "http://[::ffff:169.254.169.254]/"]) {
+      expect(privateTargetProblem(url, false), url).toMatch(/ALLOW_PRIVATE_TARGETS is off/);
+    }
+    expect(privateTargetProblem("http://[2606:4700::1111]/", false)).toBeNull();
   });
 
   it("takes http(s) URLs without credentials", () => {

@@ -1,0 +1,25 @@
+/**
+ * Webhook signing secrets at rest (SPEC §9, §10): sealed with AES-GCM from CREW_SECRET like
+ * calendar passwords, bound to their subscription's id (copied to another row, a sealed secret
+ * does not open). Rows written before sealing hold the `whsec_…` value itself and still work.
+ */
+import type { Config } from "../config.ts";
+import { open, seal } from "../integrations/secret-box.ts";
+
+const purpose = (webhookId: string) => `webhook:${webhookId}`;
+
+function secretOf(config: Config): string {
+  // boot() always sets it (CREW_SECRET or the generated one); an app built without it is a wiring bug.
+  if (!config.secret) throw new Error("CREW_SECRET is not configured: webhook secrets cannot be sealed");
+  return config.secret;
+}
+
+export function sealWebhookSecret(config: Config, webhookId: string, secret: string): Promise<string> {
+  return seal(secretOf(config), secret, purpose(webhookId));
+}
+
+/** The `whsec_…` secret of a stored row; throws SecretBoxError when it does not open (CREW_SECRET changed). */
+export async function openWebhookSecret(config: Config, webhookId: string, stored: string): Promise<string> {
+  if (stored.startsWith("whsec_")) return stored; // stored before secrets were sealed
+  return open(secretOf(config), stored, purpose(webhookId));
+}
