@@ -1,4 +1,4 @@
--- Crew schema, version 3 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 5 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -351,7 +351,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '3');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '5');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
@@ -401,3 +401,49 @@ CREATE TRIGGER IF NOT EXISTS agent_runs_version_delete AFTER DELETE ON agent_run
 CREATE TRIGGER IF NOT EXISTS agents_version_insert AFTER INSERT ON agents BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
 CREATE TRIGGER IF NOT EXISTS agents_version_update AFTER UPDATE ON agents BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
 CREATE TRIGGER IF NOT EXISTS agents_version_delete AFTER DELETE ON agents BEGIN UPDATE schema_meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'agents_version'; END;
+-- issue 12: sources of the model-backed agents (SPEC §13): one IMAP mailbox per organization (for
+-- `inbox`) and feeds (each read by the agents it names). `config` holds the password only sealed
+-- (AES-GCM, src/integrations/secret-box.ts); `state` is what the last successful run saw (IMAP
+-- UIDVALIDITY and last UID, feed item ids), so each run reads only what is new.
+CREATE TABLE IF NOT EXISTS sources (
+  id          TEXT PRIMARY KEY,                -- src_…
+  org_id      TEXT NOT NULL,
+  kind        TEXT NOT NULL CHECK (kind IN ('imap', 'feed')),
+  config      TEXT NOT NULL,                   -- JSON; imap {host, port, tls, username, password (sealed), folder}; feed {url}
+  agents      TEXT NOT NULL,                   -- JSON array of agent ids that read it
+  state       TEXT NOT NULL DEFAULT '{}',      -- JSON, see above
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX IF NOT EXISTS sources_one_mailbox ON sources (org_id) WHERE kind = 'imap';
+CREATE INDEX IF NOT EXISTS sources_org ON sources (org_id, kind);
+
+-- issue 12: the model connection (SPEC §13). One row per organization, set by owners in
+-- /settings/model (the environment wins over it); the API key is stored only sealed (AES-GCM,
+-- src/integrations/secret-box.ts). Per-agent instruction overrides; tokens each model call spent,
+-- per run (the run history shows them, the daily budget sums them).
+CREATE TABLE IF NOT EXISTS model_settings (
+  org_id       TEXT PRIMARY KEY,
+  provider     TEXT NOT NULL CHECK (provider IN ('openai-compatible', 'openai', 'anthropic')),
+  base_url     TEXT,
+  model        TEXT NOT NULL,
+  api_key      TEXT,                           -- sealed
+  daily_tokens INTEGER,
+  updated_at   INTEGER NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS agent_instructions (
+  org_id       TEXT NOT NULL,
+  agent_id     TEXT NOT NULL,
+  instructions TEXT NOT NULL,
+  updated_at   INTEGER NOT NULL,
+  PRIMARY KEY (org_id, agent_id)
+) STRICT, WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS run_usage (
+  run_id     TEXT PRIMARY KEY,
+  org_id     TEXT NOT NULL,
+  agent_id   TEXT NOT NULL,
+  tokens_in  INTEGER NOT NULL,
+  tokens_out INTEGER NOT NULL,
+  at         INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS run_usage_day ON run_usage (org_id, at);

@@ -9,6 +9,7 @@ import { createApiKey, deleteApiKey, listApiKeys } from "./keys.ts";
 import { listContactsOp } from "./listings.ts";
 import type { Operation } from "./registry.ts";
 import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "./reports.ts";
+import { addSourceOp, deleteSourceOp, listSourcesOp } from "./sources.ts";
 import { createWebhook, deleteWebhookOp, listWebhookDeliveries, listWebhooksOp } from "./webhooks.ts";
 import { addContact, createHandoff, postInsight } from "./writes.ts";
 
@@ -31,6 +32,9 @@ export const operations: Operation[] = [
   getCalendarIntegration,
   connectCalendarIntegration,
   disconnectCalendarIntegration,
+  addSourceOp,
+  listSourcesOp,
+  deleteSourceOp,
   listApiKeys,
   createApiKey,
   deleteApiKey,

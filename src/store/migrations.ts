@@ -66,13 +66,60 @@ export const ISSUE10_SCHEMA: string[] = [
   ),
 ];
 
+/** Issue 12 (sources of the model-backed agents): the `sources` table, as in schema.sql. */
+export const ISSUE12_SOURCES_SCHEMA: string[] = [
+  `CREATE TABLE IF NOT EXISTS sources (
+  id          TEXT PRIMARY KEY,
+  org_id      TEXT NOT NULL,
+  kind        TEXT NOT NULL CHECK (kind IN ('imap', 'feed')),
+  config      TEXT NOT NULL,
+  agents      TEXT NOT NULL,
+  state       TEXT NOT NULL DEFAULT '{}',
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+) STRICT`,
+  "CREATE UNIQUE INDEX IF NOT EXISTS sources_one_mailbox ON sources (org_id) WHERE kind = 'imap'",
+  "CREATE INDEX IF NOT EXISTS sources_org ON sources (org_id, kind)",
+];
+
+/** Issue 12 (the model connection): model settings, instruction overrides, tokens per run, as in schema.sql. */
+export const ISSUE12_MODEL_SCHEMA: string[] = [
+  `CREATE TABLE IF NOT EXISTS model_settings (
+  org_id       TEXT PRIMARY KEY,
+  provider     TEXT NOT NULL CHECK (provider IN ('openai-compatible', 'openai', 'anthropic')),
+  base_url     TEXT,
+  model        TEXT NOT NULL,
+  api_key      TEXT,
+  daily_tokens INTEGER,
+  updated_at   INTEGER NOT NULL
+) STRICT`,
+  `CREATE TABLE IF NOT EXISTS agent_instructions (
+  org_id       TEXT NOT NULL,
+  agent_id     TEXT NOT NULL,
+  instructions TEXT NOT NULL,
+  updated_at   INTEGER NOT NULL,
+  PRIMARY KEY (org_id, agent_id)
+) STRICT, WITHOUT ROWID`,
+  `CREATE TABLE IF NOT EXISTS run_usage (
+  run_id     TEXT PRIMARY KEY,
+  org_id     TEXT NOT NULL,
+  agent_id   TEXT NOT NULL,
+  tokens_in  INTEGER NOT NULL,
+  tokens_out INTEGER NOT NULL,
+  at         INTEGER NOT NULL
+) STRICT`,
+  "CREATE INDEX IF NOT EXISTS run_usage_day ON run_usage (org_id, at)",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, statements: ISSUE13_SCHEMA },
   { version: 3, statements: ISSUE10_SCHEMA },
+  { version: 4, statements: ISSUE12_SOURCES_SCHEMA },
+  { version: 5, statements: ISSUE12_MODEL_SCHEMA },
 ];
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 5;
 
 /** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {

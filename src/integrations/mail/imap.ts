@@ -1,0 +1,162 @@
+/**
+ * Reading a mailbox for the `inbox` agent (SPEC §13) with imapflow and postal-mime. Read-only by
+ * construction: the folder is opened with EXAMINE (RFC 3501 §6.3.2: no flag can change, not even
+ * \Recent) and message bodies are fetched as BODY.PEEK[] (§6.4.5: no implicit \Seen) — Crew never
+ * sets a flag, moves or deletes mail. Each read takes only messages with a UID above the last one
+ * seen (unless the folder's UIDVALIDITY changed, RFC 3501 §2.3.1.1), at most `maxItems` newest.
+ * The host goes through the outbound policy (SPEC §16) and the connection is made to the vetted
+ * address, with the host name as TLS server name.
+ */
+import PostalMime from "postal-mime";
+import { htmlToText, tidy, truncate } from "../feeds/plain-text.ts";
+import { type OutboundPolicy, OutboundRefused, vetHost } from "../outbound.ts";
+
+export interface MailboxSettings {
+  host: string;
+  port: number;
+  /** Implicit TLS (IMAPS, usually port 993); false: plain connection upgraded by STARTTLS when offered. */
+  tls: boolean;
+  username: string;
+  password: string;
+  folder: string;
+}
+
+/** Where the last successful read ended. */
+export interface MailCursor {
+  uidValidity?: string;
+  lastUid?: number;
+}
+
+export interface MailMessage {
+  uid: number;
+  subject: string;
+  from?: { name?: string; email?: string };
+  /** Epoch ms. */
+  date: number;
+  text: string;
+}
+
+export type MailFailure = "rejected" | "unreachable" | "folder" | "protocol";
+
+/** Why the mailbox could not be read. `message` is for the user (never a password); `reason` for the log. */
+export class MailError extends Error {
+  constructor(
+    readonly kind: MailFailure,
+    message: string,
+    readonly reason: string = message,
+  ) {
+    super(message);
+  }
+}
+
+/** The most of one message read: plenty for text, bounded against huge attachments. */
+const MAX_MESSAGE_BYTES = 256 * 1024;
+const TIMEOUT_MS = 15_000;
+
+function classify(error: unknown, settings: MailboxSettings): MailError {
+  if (error instanceof MailError) return error;
+  const e = error as { authenticationFailed?: boolean; code?: string; message?: string; responseText?: string };
+  const reason = `${e?.code ?? ""} ${e?.responseText ?? e?.message ?? String(error)}`.trim();
+  if (e?.authenticationFailed) return new MailError("rejected", "The mail server refused the user name and password.", reason);
+  if (error instanceof OutboundRefused)
+    return new MailError("unreachable", `The mail server ${settings.host} could not be reached.`, error.reason);
+  const code = e?.code ?? "";
+  if (/^(E[A-Z]+|ETIMEDOUT|NoConnection|ConnectionClosed|ClosedAfterConnect.*)$/.test(code) || /timeout|connect/i.test(reason)) {
+    return new MailError("unreachable", `The mail server ${settings.host} could not be reached.`, reason);
+  }
+  return new MailError("protocol", "The mail server did not answer as expected.", reason);
+}
+
+const isIpLiteral = (host: string) => /^[\d.]+$/.test(host) || host.includes(":");
+
+/**
+ * The messages that arrived after `cursor`, oldest first, at most `maxItems` (the newest ones),
+ * and the cursor after them. `maxItems` 0 only checks that the mailbox opens.
+ */
+export async function readMailbox(
+  policy: OutboundPolicy,
+  settings: MailboxSettings,
+  cursor: MailCursor,
+  limits: { maxItems: number; maxChars: number },
+): Promise<{ messages: MailMessage[]; cursor: MailCursor }> {
+  // Loaded on first use: only servers with a mailbox pay for the IMAP client.
+  const { ImapFlow } = await import("imapflow");
+  let client: InstanceType<typeof ImapFlow> | null = null;
+  try {
+    const address = await vetHost(policy, settings.host);
+    client = new ImapFlow({
+      host: address,
+      port: settings.port,
+      secure: settings.tls,
+      // TLS is checked against the name the user gave, not the address it resolved to.
+      ...(isIpLiteral(settings.host) ? {} : { servername: settings.host }),
+      auth: { user: settings.username, pass: settings.password },
+      logger: false,
+      disableAutoIdle: true,
+      connectionTimeout: TIMEOUT_MS,
+      greetingTimeout: TIMEOUT_MS,
+      socketTimeout: TIMEOUT_MS,
+    });
+    // A dropped connection is reported by the pending command; without a listener it would crash the process.
+    client.on("error", () => {});
+    await client.connect();
+    let mailbox: Awaited<ReturnType<typeof client.mailboxOpen>>;
+    try {
+      mailbox = await client.mailboxOpen(settings.folder, { readOnly: true });
+    } catch (error) {
+      throw new MailError(
+        "folder",
+        `The folder "${settings.folder}" was not found in the mailbox.`,
+        String((error as Error)?.message ?? error),
+      );
+    }
+    const uidValidity = String(mailbox.uidValidity);
+    const after = cursor.uidValidity === uidValidity ? (cursor.lastUid ?? 0) : 0;
+    let uids: number[] = [];
+    if (mailbox.exists > 0) {
+      // "n:*" always includes the highest UID even below n (RFC 3501 §6.4.8): filtered below.
+      const found = await client.search({ uid: `${after + 1}:*` }, { uid: true });
+      uids = (Array.isArray(found) ? found : []).filter((uid) => uid > after).sort((a, b) => a - b);
+    }
+    const next: MailCursor = { uidValidity, lastUid: Math.max(after, ...uids) };
+    const wanted = limits.maxItems > 0 ? uids.slice(-limits.maxItems) : [];
+    const messages: MailMessage[] = [];
+    if (wanted.length > 0) {
+      const fetched = await client.fetchAll(
+        wanted.join(","),
+        { uid: true, internalDate: true, source: { start: 0, maxLength: MAX_MESSAGE_BYTES } },
+        { uid: true },
+      );
+      for (const message of fetched) {
+        if (!message.source) continue;
+        messages.push(await parseMessage(message.uid, message.source, message.internalDate, limits.maxChars));
+      }
+      messages.sort((a, b) => a.uid - b.uid);
+    }
+    return { messages, cursor: next };
+  } catch (error) {
+    throw classify(error, settings);
+  } finally {
+    if (client) await client.logout().catch(() => client?.close());
+  }
+}
+
+async function parseMessage(
+  uid: number,
+  source: Uint8Array,
+  internalDate: Date | string | undefined,
+  maxChars: number,
+): Promise<MailMessage> {
+  const email = await PostalMime.parse(source);
+  const text = email.text ? tidy(email.text) : email.html ? htmlToText(email.html) : "";
+  const dated = email.date ? Date.parse(email.date) : Number.NaN;
+  const received = internalDate ? new Date(internalDate).getTime() : Number.NaN;
+  const from = email.from && "address" in email.from ? email.from : undefined;
+  return {
+    uid,
+    subject: truncate(tidy(email.subject ?? "") || "(no subject)", 300),
+    ...(from ? { from: { ...(from.name ? { name: from.name } : {}), ...(from.address ? { email: from.address } : {}) } } : {}),
+    date: Number.isNaN(dated) ? (Number.isNaN(received) ? 0 : received) : dated,
+    text: truncate(text, maxChars),
+  };
+}

@@ -1,0 +1,282 @@
+/**
+ * What the model-backed agents read from outside Crew (SPEC §13 Sources): the organization's IMAP
+ * mailbox for `inbox`, and feeds for the agents each feed names (research, corpdev, content,
+ * compliance). `readSourcesFor` gives a run its new items (bounded), raises or clears the `imap` /
+ * `feeds` integration alert, and `markSeen` (after the run completed) remembers what was read, so
+ * the next run gets only what is new. Every address goes through the outbound policy (SPEC §16).
+ * Item text is untrusted data: the runner passes it to the model only inside delimited fields.
+ */
+import * as v from "valibot";
+import type { Config } from "../config.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import { newId } from "../lib/random.ts";
+import type { Db } from "../store/db.ts";
+import {
+  feedsOfAgent,
+  listSources,
+  mailboxOf,
+  openOrgAlert,
+  raiseOrgAlert,
+  resolveOrgAlertStatement,
+  type SourceRow,
+  saveSourceState,
+} from "../store/sources.ts";
+import { FeedError, readFeed } from "./feeds/feed.ts";
+import { type MailboxSettings, type MailCursor, MailError, readMailbox } from "./mail/imap.ts";
+import type { OutboundPolicy } from "./outbound.ts";
+import { open, SecretBoxError } from "./secret-box.ts";
+
+export interface SourceItem {
+  kind: "mail" | "feed";
+  /** Stable: the message UID, the feed item's id (guid). */
+  id: string;
+  /** Subject, item title. */
+  title: string;
+  /** Mail only: the correspondent (the runner upserts it as a contact). */
+  from?: { name?: string; email?: string };
+  /** ISO 8601. */
+  date: string;
+  /** Plain text, already truncated to the caller's limit. */
+  text: string;
+  /** Feed item link. */
+  url?: string;
+  /** Mailbox folder or feed URL (never credentials). */
+  source: string;
+}
+
+export interface SourceRead {
+  items: SourceItem[];
+  /** Null when the agent has what it needs; else what is missing, e.g. "Needs a mailbox: add one in Settings → Sources". */
+  missing: string | null;
+  /** Call after the run completed successfully: remembers the last IMAP UID / feed items seen. */
+  markSeen(): Promise<void>;
+}
+
+export interface SourceDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  /** The outbound request policy (SPEC §16); boot builds it with the runtime's DNS. */
+  policy: OutboundPolicy;
+  /** CREW_SECRET, to open sealed passwords; defaults to `config.secret`. */
+  secret?: string;
+}
+
+/** A source could not be read at all (mailbox failed, or every feed of the agent): the alert is already raised. */
+export class SourceError extends Error {
+  constructor(
+    readonly service: "imap" | "feeds",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Agents that read feeds (SPEC §13 table); `inbox` reads the mailbox. */
+export const FEED_AGENTS = ["research", "corpdev", "content", "compliance"] as const;
+export const MAILBOX_AGENT = "inbox";
+
+export const NEEDS_MAILBOX = "Needs a mailbox: add one in Settings → Sources";
+export const NEEDS_FEED = "Needs a feed: add one in Settings → Sources";
+const FIX_IT = "Correct it in Settings → Sources.";
+
+export const StoredMailbox = v.object({
+  host: v.string(),
+  port: v.number(),
+  tls: v.boolean(),
+  username: v.string(),
+  /** Sealed with purposeOf(orgId). */
+  password: v.string(),
+  folder: v.string(),
+});
+export const StoredFeed = v.object({ url: v.string() });
+
+const MailState = v.object({ uidValidity: v.optional(v.string()), lastUid: v.optional(v.number()) });
+const FeedState = v.object({ seen: v.optional(v.array(v.string()), []), problem: v.optional(v.string()) });
+type FeedState = v.InferOutput<typeof FeedState>;
+
+/** Binds a sealed mailbox password to its organization: copied into another organization's row, it does not open. */
+export const mailboxPurpose = (orgId: string) => `imap:${orgId}`;
+
+/** Feed item ids remembered per feed: enough for any feed's window of recent items. */
+const SEEN_KEPT = 500;
+/** Items parsed per feed before the seen ones are dropped and the caller's limit applies. */
+const FEED_WINDOW = 200;
+
+export function jsonOr<T extends v.GenericSchema, F>(schema: T, text: string, fallback: F): v.InferOutput<T> | F {
+  try {
+    const parsed = v.safeParse(schema, JSON.parse(text));
+    return parsed.success ? parsed.output : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+const isFeedAgent = (agentId: string) => (FEED_AGENTS as readonly string[]).includes(agentId);
+
+/** Whether the agent's sources are configured (for "needs a source" summaries), without network access. */
+export async function sourceMissing(deps: Pick<SourceDeps, "db">, orgId: string, agentId: string): Promise<string | null> {
+  if (agentId === MAILBOX_AGENT) return (await mailboxOf(deps.db, orgId)) ? null : NEEDS_MAILBOX;
+  if (isFeedAgent(agentId)) return (await feedsOfAgent(deps.db, orgId, agentId)).length > 0 ? null : NEEDS_FEED;
+  return null;
+}
+
+const nothing = (missing: string | null): SourceRead => ({ items: [], missing, markSeen: async () => {} });
+
+/** Reads the sources of one agent (inbox → IMAP; research/corpdev/content/compliance → the feeds assigned to it). */
+export async function readSourcesFor(
+  deps: SourceDeps,
+  orgId: string,
+  agentId: string,
+  limits: { maxItems: number; maxChars: number },
+): Promise<SourceRead> {
+  if (agentId === MAILBOX_AGENT) {
+    const mailbox = await mailboxOf(deps.db, orgId);
+    return mailbox ? readInbox(deps, mailbox, limits) : nothing(NEEDS_MAILBOX);
+  }
+  if (isFeedAgent(agentId)) {
+    const feeds = await feedsOfAgent(deps.db, orgId, agentId);
+    return feeds.length > 0 ? readFeeds(deps, orgId, feeds, limits) : nothing(NEEDS_FEED);
+  }
+  return nothing(null);
+}
+
+async function mailFailure(deps: SourceDeps, orgId: string, message: string, reason: string): Promise<never> {
+  // The reason (addresses, server texts) goes to the log only; never a password (imapflow's errors do not carry it).
+  deps.log.warn("mailbox read failed", { org_id: orgId, reason });
+  const now = deps.clock.now();
+  await raiseOrgAlert(deps.db, { id: newId("alr", now), orgId, service: "imap", message: `Mailbox: ${message} ${FIX_IT}` }, now);
+  throw new SourceError("imap", `Mailbox: ${message}`);
+}
+
+async function readInbox(deps: SourceDeps, row: SourceRow, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
+  const stored = jsonOr(StoredMailbox, row.config, null);
+  if (!stored) return mailFailure(deps, row.orgId, "The saved mailbox settings cannot be read.", "config does not parse");
+  let password: string;
+  try {
+    password = await open(deps.secret ?? deps.config.secret ?? "", stored.password, mailboxPurpose(row.orgId));
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    return mailFailure(deps, row.orgId, "The saved mailbox password cannot be decrypted (was CREW_SECRET changed?).", "secret box");
+  }
+  const settings: MailboxSettings = { ...stored, password };
+  const cursor: MailCursor = jsonOr(MailState, row.state, {});
+  let result: Awaited<ReturnType<typeof readMailbox>>;
+  try {
+    result = await readMailbox(deps.policy, settings, cursor, limits);
+  } catch (error) {
+    if (!(error instanceof MailError)) throw error;
+    return mailFailure(deps, row.orgId, error.message, error.reason);
+  }
+  await resolveIfOpen(deps, row.orgId, "imap");
+  const items = result.messages
+    .sort((a, b) => b.uid - a.uid)
+    .map(
+      (m): SourceItem => ({
+        kind: "mail",
+        id: String(m.uid),
+        title: m.subject,
+        ...(m.from ? { from: m.from } : {}),
+        date: new Date(m.date).toISOString(),
+        text: m.text,
+        source: stored.folder,
+      }),
+    );
+  return {
+    items,
+    missing: null,
+    markSeen: () => saveSourceState(deps.db, row.orgId, row.id, JSON.stringify(result.cursor), deps.clock.now()),
+  };
+}
+
+/** Resolves the organization's open alert of the service; a read first, so the usual case costs no write. */
+async function resolveIfOpen(deps: SourceDeps, orgId: string, service: string): Promise<void> {
+  if (await openOrgAlert(deps.db, orgId, service)) await deps.db.execute(resolveOrgAlertStatement(orgId, service, deps.clock.now()));
+}
+
+async function readFeeds(
+  deps: SourceDeps,
+  orgId: string,
+  feeds: SourceRow[],
+  limits: { maxItems: number; maxChars: number },
+): Promise<SourceRead> {
+  const read = await Promise.all(
+    feeds.map(async (row) => {
+      const url = jsonOr(StoredFeed, row.config, { url: "" }).url;
+      const state: FeedState = jsonOr(FeedState, row.state, { seen: [] });
+      try {
+        const entries = await readFeed(deps.policy, url, { maxItems: FEED_WINDOW, maxChars: limits.maxChars });
+        const seen = new Set(state.seen);
+        return { row, url, state, fresh: entries.filter((e) => !seen.has(e.id)), problem: null };
+      } catch (error) {
+        if (!(error instanceof FeedError)) throw error;
+        deps.log.warn("feed read failed", { org_id: orgId, source_id: row.id, reason: error.reason });
+        return { row, url, state, fresh: [], problem: error.message };
+      }
+    }),
+  );
+  // Each feed's own state holds its latest problem; the one `feeds` alert of the organization names every failing feed.
+  for (const r of read) {
+    if ((r.state.problem ?? null) !== r.problem) {
+      const next: FeedState = { seen: r.state.seen, ...(r.problem ? { problem: r.problem } : {}) };
+      await saveSourceState(deps.db, orgId, r.row.id, JSON.stringify(next), deps.clock.now());
+      r.state = next;
+    }
+  }
+  await refreshFeedsAlert(deps, orgId);
+  if (read.every((r) => r.problem)) {
+    throw new SourceError("feeds", `Feeds: ${read.map((r) => `${r.url}: ${r.problem}`).join(" ")}`);
+  }
+  const items = read
+    .flatMap((r) =>
+      r.fresh.map((e) => ({
+        published: e.published,
+        item: {
+          kind: "feed" as const,
+          id: e.id,
+          title: e.title,
+          date: new Date(Number.isNaN(e.published) ? deps.clock.now() : e.published).toISOString(),
+          text: e.text,
+          ...(e.url ? { url: e.url } : {}),
+          source: r.url,
+        },
+      })),
+    )
+    .sort((a, b) => (Number.isNaN(b.published) ? 0 : b.published) - (Number.isNaN(a.published) ? 0 : a.published))
+    .slice(0, limits.maxItems)
+    .map((x) => x.item);
+  return {
+    items,
+    missing: null,
+    markSeen: async () => {
+      for (const r of read) {
+        const ids = items.filter((i) => i.source === r.url).map((i) => i.id);
+        if (ids.length === 0) continue;
+        const seen = [...ids, ...r.state.seen.filter((id) => !ids.includes(id))].slice(0, SEEN_KEPT);
+        const next: FeedState = { seen, ...(r.state.problem ? { problem: r.state.problem } : {}) };
+        await saveSourceState(deps.db, orgId, r.row.id, JSON.stringify(next), deps.clock.now());
+      }
+    },
+  };
+}
+
+/** Opens, updates or resolves the organization's `feeds` alert from the feeds' recorded problems. */
+export async function refreshFeedsAlert(deps: Pick<SourceDeps, "db" | "clock">, orgId: string): Promise<void> {
+  const failing = (await listSources(deps.db, orgId))
+    .filter((s) => s.kind === "feed")
+    .map((s) => ({
+      url: jsonOr(StoredFeed, s.config, { url: "" }).url,
+      problem: jsonOr(FeedState, s.state, { seen: [] } as FeedState).problem,
+    }))
+    .filter((f) => f.problem);
+  const now = deps.clock.now();
+  if (failing.length === 0) {
+    if (await openOrgAlert(deps.db, orgId, "feeds")) await deps.db.execute(resolveOrgAlertStatement(orgId, "feeds", now));
+    return;
+  }
+  const message = `Feeds: ${failing.map((f) => `${f.url} — ${f.problem}`).join("; ")} ${FIX_IT}`;
+  const current = await openOrgAlert(deps.db, orgId, "feeds");
+  if (current?.message !== message) await raiseOrgAlert(deps.db, { id: newId("alr", now), orgId, service: "feeds", message }, now);
+}

@@ -1,0 +1,156 @@
+/**
+ * Sources of the model-backed agents (SPEC §13), `sources` table: an organization's IMAP mailbox
+ * (at most one) and its feeds. `config` is JSON whose password is only ever sealed; `state` is JSON
+ * of what the last successful run saw. Also the organization-wide alerts a failing source raises
+ * (`integration_alerts` rows without a user: `imap`, `feeds`).
+ */
+import type { InStatement } from "@libsql/client";
+import { all, type Db, one, parseJson } from "./db.ts";
+
+export type SourceKind = "imap" | "feed";
+
+export interface SourceRow {
+  id: string;
+  orgId: string;
+  kind: SourceKind;
+  /** JSON text; interpreted by src/integrations/sources.ts. */
+  config: string;
+  agents: string[];
+  /** JSON text; interpreted by the reader of its kind. */
+  state: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface RawRow {
+  id: string;
+  org_id: string;
+  kind: SourceKind;
+  config: string;
+  agents: string;
+  state: string;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = "id, org_id, kind, config, agents, state, created_at, updated_at";
+
+const toRow = (r: RawRow): SourceRow => ({
+  id: r.id,
+  orgId: r.org_id,
+  kind: r.kind,
+  config: r.config,
+  agents: parseJson<string[]>(r.agents, []),
+  state: r.state,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** The organization's sources, mailbox first, then feeds oldest first (the order they were added). */
+export async function listSources(db: Db, orgId: string): Promise<SourceRow[]> {
+  const rows = await all<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? ORDER BY kind = 'imap' DESC, created_at, id`, [
+    orgId,
+  ]);
+  return rows.map(toRow);
+}
+
+export async function getSource(db: Db, orgId: string, id: string): Promise<SourceRow | null> {
+  const row = await one<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND id = ?`, [orgId, id]);
+  return row && toRow(row);
+}
+
+/** The feeds an agent reads (feeds naming it). */
+export async function feedsOfAgent(db: Db, orgId: string, agentId: string): Promise<SourceRow[]> {
+  const rows = await all<RawRow>(
+    db,
+    `SELECT ${COLUMNS} FROM sources
+      WHERE org_id = ? AND kind = 'feed' AND EXISTS (SELECT 1 FROM json_each(sources.agents) WHERE value = ?)
+      ORDER BY created_at, id`,
+    [orgId, agentId],
+  );
+  return rows.map(toRow);
+}
+
+export async function mailboxOf(db: Db, orgId: string): Promise<SourceRow | null> {
+  const row = await one<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND kind = 'imap'`, [orgId]);
+  return row && toRow(row);
+}
+
+/** Adds a feed, or (for a mailbox) replaces the organization's one mailbox, its read position with it. */
+export function saveSourceStatement(s: Omit<SourceRow, "state" | "createdAt" | "updatedAt">, now: number): InStatement {
+  if (s.kind === "imap") {
+    return {
+      sql: `INSERT INTO sources (id, org_id, kind, config, agents, state, created_at, updated_at)
+            VALUES (?, ?, 'imap', ?, ?, '{}', ?, ?)
+            ON CONFLICT (org_id) WHERE kind = 'imap'
+            DO UPDATE SET id = excluded.id, config = excluded.config, agents = excluded.agents, state = '{}',
+                          created_at = excluded.created_at, updated_at = excluded.updated_at`,
+      args: [s.id, s.orgId, s.config, JSON.stringify(s.agents), now, now],
+    };
+  }
+  return {
+    sql: `INSERT INTO sources (id, org_id, kind, config, agents, state, created_at, updated_at) VALUES (?, ?, 'feed', ?, ?, '{}', ?, ?)`,
+    args: [s.id, s.orgId, s.config, JSON.stringify(s.agents), now, now],
+  };
+}
+
+export function deleteSourceStatement(orgId: string, id: string): InStatement {
+  return { sql: "DELETE FROM sources WHERE org_id = ? AND id = ?", args: [orgId, id] };
+}
+
+/**
+ * Records what a run saw. Only when the source is still the one that was read (same id, not
+ * replaced or deleted meanwhile): a read position never lands on a newer mailbox.
+ */
+export async function saveSourceState(db: Db, orgId: string, id: string, state: string, now: number): Promise<void> {
+  await db.execute({ sql: "UPDATE sources SET state = ?, updated_at = ? WHERE org_id = ? AND id = ?", args: [state, now, orgId, id] });
+}
+
+/** Closes the organization's open alert of that service (`imap`, `feeds`). */
+export function resolveOrgAlertStatement(orgId: string, service: string, now: number): InStatement {
+  return {
+    sql: `UPDATE integration_alerts SET resolved_at = ?
+           WHERE org_id = ? AND user_id IS NULL AND service = ? AND resolved_at IS NULL`,
+    args: [now, orgId, service],
+  };
+}
+
+export async function openOrgAlert(db: Db, orgId: string, service: string): Promise<{ message: string; flaggedAt: number } | null> {
+  const row = await one<{ message: string; flagged_at: number }>(
+    db,
+    `SELECT message, flagged_at FROM integration_alerts
+      WHERE org_id = ? AND user_id IS NULL AND service = ? AND resolved_at IS NULL
+      ORDER BY flagged_at DESC LIMIT 1`,
+    [orgId, service],
+  );
+  return row && { message: row.message, flaggedAt: row.flagged_at };
+}
+
+/**
+ * One open critical alert per organization and service: the first failure opens it, later ones
+ * only update its message (it keeps the time the trouble began). One batch, so two failing reads
+ * at once still make one alert.
+ */
+export async function raiseOrgAlert(
+  db: Db,
+  a: { id: string; orgId: string; service: string; message: string },
+  now: number,
+): Promise<void> {
+  await db.batch(
+    [
+      {
+        sql: `UPDATE integration_alerts SET message = ?
+               WHERE org_id = ? AND user_id IS NULL AND service = ? AND resolved_at IS NULL`,
+        args: [a.message, a.orgId, a.service],
+      },
+      {
+        sql: `INSERT INTO integration_alerts (id, org_id, user_id, service, severity, message, flagged_at)
+              SELECT ?, ?, NULL, ?, 'critical', ?, ?
+               WHERE NOT EXISTS (SELECT 1 FROM integration_alerts
+                                  WHERE org_id = ? AND user_id IS NULL AND service = ? AND resolved_at IS NULL)`,
+        args: [a.id, a.orgId, a.service, a.message, now, a.orgId, a.service],
+      },
+    ],
+    "write",
+  );
+}
