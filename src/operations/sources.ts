@@ -208,7 +208,7 @@ export async function addSourceFor(deps: SourceAdminDeps, orgId: string, input: 
   } else {
     const url = new URL(input.url).href;
     if ((await listSources(deps.db, orgId)).some((s) => s.kind === "feed" && jsonOr(StoredFeed, s.config, null)?.url === url)) {
-      throw new ApiError(409, "conflict", "This feed was added already: delete it first to change which agents read it.", {
+      throw new ApiError(400, "invalid_request", "This feed was added already: delete it first to change which agents read it.", {
         issues: [{ path: "url", message: "This feed was added already." }],
       });
     }
@@ -240,11 +240,11 @@ export const addSourceOp = defineOperation({
   id: "addSource",
   summary: "Add a source",
   description:
-    'Adds a source the model-backed agents read. `{kind:"imap", host, port?, tls?, username, password, folder?}`: the mailbox the `inbox` agent reads (one per organization; adding another replaces it and starts reading afresh). Crew only reads: it opens the folder read-only and never sets \\Seen, moves or deletes mail; each run reads only mail that arrived since the last one. `{kind:"feed", url, agents}`: an RSS, Atom or JSON feed read by the named agents (research, corpdev, content, compliance). Passwords are stored encrypted and never shown again. Nothing is fetched now: every read checks the address against the outbound policy (private and loopback addresses refused unless ALLOW_PRIVATE_TARGETS is on), and a source that fails raises an `imap` or `feeds` alert on the dashboard until a later read works. 409 `conflict` for a feed already added.',
+    'Adds a source the model-backed agents read. `{kind:"imap", host, port?, tls?, username, password, folder?}`: the mailbox the `inbox` agent reads (one per organization; adding another replaces it and starts reading afresh). Crew only reads: it opens the folder read-only and never sets \\Seen, moves or deletes mail; each run reads only mail that arrived since the last one. `{kind:"feed", url, agents}`: an RSS, Atom or JSON feed read by the named agents (research, corpdev, content, compliance). Passwords are stored encrypted and never shown again. Nothing is fetched now: every read checks the address against the outbound policy (private and loopback addresses refused unless ALLOW_PRIVATE_TARGETS is on), and a source that fails raises an `imap` or `feeds` alert on the dashboard until a later read works. A feed already added is refused (400, naming `url`).',
   input: AddSourceInput,
   inputFor: addSourceSchemaFor,
   output: SourceView,
-  rest: { method: "POST", path: "/api/integrations/sources", access: writeAccess(), from: "body", tags: ["Integrations"], errors: [409] },
+  rest: { method: "POST", path: "/api/integrations/sources", access: writeAccess(), from: "body", tags: ["Integrations"] },
   handler: (ctx, input) => addSourceFor(ctx, ownerOrg(ctx.principal), input),
 });
 

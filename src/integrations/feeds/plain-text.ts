@@ -19,8 +19,10 @@ function decodeEntities(text: string): string {
 export function htmlToText(html: string): string {
   const text = html
     .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, " ")
-    .replace(/<br\s*\/?>|<\/(p|div|li|h[1-6]|tr|blockquote)\s*>/gi, "\n")
-    .replace(/<[^>]*>/g, " ");
+    .replace(/<br\s*\/?>|<\/?(p|div|li|ul|ol|h[1-6]|tr|table|blockquote|pre|section|article)\b[^>]*>/gi, "\n")
+    .replace(/<\/?(td|th)\b[^>]*>/gi, " ")
+    // Inline tags (b, a, span, …) vanish without a space: "10<b>%</b>" stays "10%".
+    .replace(/<[^>]*>/g, "");
   return tidy(decodeEntities(text));
 }
 
