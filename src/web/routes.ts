@@ -19,6 +19,7 @@ import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
 import { reportPageRoutes } from "./report-pages.ts";
 import { setupRoutes } from "./setup.ts";
+import { sourcesPageRoutes } from "./sources-page.ts";
 import { suggestionsPageRoutes } from "./suggestions-page.ts";
 import { usersPageRoutes } from "./users-page.ts";
 import { webhooksPageRoutes } from "./webhooks-page.ts";
@@ -43,5 +44,6 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", feedPageRoutes(deps));
   router.route("/", agentPageRoutes(deps));
   router.route("/", usersPageRoutes(deps));
+  router.route("/", sourcesPageRoutes(deps));
   return router;
 }

@@ -1,0 +1,248 @@
+/**
+ * The Sources page (SPEC §13, §12), /settings/sources: the organization's IMAP mailbox (read by
+ * the `inbox` agent) and its feeds (each read by the agents ticked for it), each with the problem
+ * of its last read; add a mailbox or a feed, delete one with a confirmation step. Plain forms
+ * that work without JavaScript, CSRF-checked; they call the same functions as
+ * /api/integrations/sources (src/operations/sources.ts). Until roles land, managing sources takes
+ * a plan with write access, like the calendar and webhooks pages.
+ */
+import { type Context, Hono } from "hono";
+import { html } from "hono/html";
+import * as v from "valibot";
+import type { AppEnv } from "../app.ts";
+import { planIncludes } from "../auth/plans.ts";
+import type { ValidSession } from "../auth/sessions.ts";
+import { ApiError, type FieldIssue } from "../http/errors.ts";
+import { toFieldIssues } from "../http/validate.ts";
+import { FEED_AGENTS } from "../integrations/sources.ts";
+import { addSourceFor, addSourceSchemaFor, deleteSourceFor, listSourcesFor, type SourceView } from "../operations/sources.ts";
+import { type ItemRow, itemTable } from "./item-table.ts";
+import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
+
+const PATH = "/settings/sources";
+
+interface SourcesView {
+  error?: string;
+  notice?: string;
+  /** Which form the errors belong to, and what was typed there (never a password). */
+  form?: "imap" | "feed";
+  fieldErrors?: Record<string, string>;
+  typed?: Record<string, string | string[]>;
+}
+
+const field = (
+  id: string,
+  name: string,
+  label: Html | string,
+  view: SourcesView,
+  form: "imap" | "feed",
+  attrs: Html | string,
+  hint?: string,
+): Html => {
+  const error = view.form === form ? view.fieldErrors?.[name] : undefined;
+  const typed = view.form === form && name !== "password" ? view.typed?.[name] : undefined;
+  const value = typeof typed === "string" ? html` value="${typed}"` : "";
+  const invalid = error ? html` aria-invalid="true" aria-describedby="${id}-error"` : "";
+  return html`<div class="field">
+      <label for="${id}">${label}</label>
+      <input id="${id}" name="${name}"${attrs}${value}${invalid}>
+      ${hint ? html`<p class="muted small">${hint}</p>` : ""}
+      ${error ? html`<p class="field-error" id="${id}-error">${error}</p>` : ""}
+    </div>`;
+};
+
+function mailboxForm(account: PageAccount, view: SourcesView, hasMailbox: boolean): Html {
+  const tlsOff = view.form === "imap" && view.typed && view.typed.tls !== "on";
+  return html`<form method="post" action="${PATH}" class="stack">
+    ${csrfField(account)}
+    <input type="hidden" name="kind" value="imap">
+    ${hasMailbox ? html`<p class="muted small">Saving replaces the current mailbox; the inbox agent then reads it afresh.</p>` : ""}
+    ${field("imap-host", "host", "IMAP server", view, "imap", html` required maxlength="253" spellcheck="false" placeholder="imap.fastmail.com"`)}
+    ${field("imap-port", "port", html`Port <span class="muted small">(optional)</span>`, view, "imap", html` inputmode="numeric" maxlength="5" placeholder="993"`, "Default 993 with TLS, 143 without.")}
+    <div class="check">
+      <input type="checkbox" id="imap-tls" name="tls" value="on"${tlsOff ? "" : html` checked`}>
+      <div><label for="imap-tls">TLS (IMAPS)</label></div>
+    </div>
+    ${field("imap-username", "username", "User name", view, "imap", html` required maxlength="320" autocomplete="off" spellcheck="false"`)}
+    ${field("imap-password", "password", "Password or app password", view, "imap", html` type="password" required maxlength="1000" autocomplete="new-password"`, "Stored encrypted; never shown again.")}
+    ${field("imap-folder", "folder", html`Folder <span class="muted small">(optional)</span>`, view, "imap", html` maxlength="200" placeholder="INBOX"`)}
+    <p class="muted small">Crew only reads: it never marks mail as read, moves or deletes it.</p>
+    <div><button type="submit" class="btn btn-primary">Save mailbox</button></div>
+  </form>`;
+}
+
+function feedForm(account: PageAccount, view: SourcesView): Html {
+  const typedAgents = view.form === "feed" ? view.typed?.agents : undefined;
+  const chosen = Array.isArray(typedAgents) ? typedAgents : ["research"];
+  const agentsError = view.form === "feed" ? view.fieldErrors?.agents : undefined;
+  const boxes = FEED_AGENTS.map(
+    (agent) => html`<div class="check">
+      <input type="checkbox" id="feed-agent-${agent}" name="agents" value="${agent}"${chosen.includes(agent) ? html` checked` : ""}>
+      <div><label for="feed-agent-${agent}">${agent}</label></div>
+    </div>`,
+  );
+  return html`<form method="post" action="${PATH}" class="stack">
+    ${csrfField(account)}
+    <input type="hidden" name="kind" value="feed">
+    ${field("feed-url", "url", "Feed URL", view, "feed", html` required maxlength="2000" inputmode="url" spellcheck="false" placeholder="https://example.com/feed.xml"`, "RSS, Atom or JSON Feed.")}
+    <fieldset class="field"${agentsError ? html` aria-describedby="feed-agents-error"` : ""}>
+      <legend>Read by</legend>
+      ${agentsError ? html`<p class="field-error" id="feed-agents-error">${agentsError}</p>` : ""}
+      ${boxes}
+    </fieldset>
+    <div><button type="submit" class="btn btn-primary">Add feed</button></div>
+  </form>`;
+}
+
+function sourceList(account: PageAccount, sources: SourceView[], now: number): Html {
+  if (sources.length === 0)
+    return html`<p class="muted">No sources yet: the inbox, research, corpdev, content and compliance agents need one.</p>`;
+  const rows = sources.map((src): ItemRow => {
+    const name = src.kind === "imap" ? `Mailbox ${src.username ?? ""} @ ${src.host ?? ""}` : (src.url ?? "feed");
+    const detail = src.kind === "imap" ? `${src.folder ?? "INBOX"}, port ${src.port ?? ""}${src.tls ? ", TLS" : ""}` : "";
+    return {
+      name,
+      id: html`${detail ? html`<br><span class="small">${detail}</span>` : ""}${src.problem ? html`<br><span class="field-error small">${src.problem}</span>` : ""}<br><span class="muted small mono">${src.id}</span>`,
+      cells: [{ value: src.agents.join(", ") }],
+      createdAt: src.createdAt,
+      lastUsedAt: null,
+      revoke: {
+        action: `${PATH}/delete`,
+        field: ["id", src.id],
+        question: `Delete ${name}? The agents stop reading it; ${src.kind === "imap" ? "the saved password is forgotten" : "the feed itself is untouched"}.`,
+        verb: "Delete source",
+        label: "Delete…",
+      },
+    };
+  });
+  return itemTable(account, now, {
+    caption: "Sources of your organization",
+    nameLabel: "Source",
+    columns: ["Read by"],
+    createdLabel: "Added",
+    rows,
+  });
+}
+
+/** Field errors keyed by input name ("agents[0]" counts for "agents"), the first per field. */
+function fieldErrorsOf(issues: FieldIssue[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const issue of issues) {
+    const name = issue.path.replace(/\[.*$/, "") || "kind";
+    errors[name] ??= name === "agents" && issue.path === "agents" ? "Tick at least one agent." : issue.message;
+  }
+  return errors;
+}
+
+async function sourcesPage(c: Context<AppEnv>, found: ValidSession, view: SourcesView, status = 200): Promise<Response> {
+  const deps = c.get("deps");
+  const account = accountOf(found);
+  const title = "Sources";
+  if (!planIncludes(found.user.plan, "write")) {
+    const body = html`<h1>Sources</h1>
+<p>Your plan (<strong>${found.user.plan}</strong>) does not include managing sources; the <strong>operator</strong> and <strong>team_enterprise</strong> plans do.</p>`;
+    return renderPage(c, { title, body, account, active: PATH }, status === 200 ? 200 : 403);
+  }
+  const { sources } = await listSourcesFor(deps, found.user.orgId);
+  const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
+  const body = html`<h1>Sources</h1>
+<p class="lead">What the agents read besides Crew's own data: a mailbox for the inbox agent, feeds for research, corpdev, content and compliance. Each run reads only what is new.</p>
+${alertBox("error", view.error ?? (invalid ? "The source was not saved: correct the form below." : null))}
+${alertBox("success", view.notice)}
+<section class="card" aria-labelledby="list-h">
+  <h2 id="list-h">Sources</h2>
+  ${sourceList(account, sources, deps.clock.now())}
+</section>
+<div class="grid-keys">
+  <section class="card" aria-labelledby="imap-h">
+    <h2 id="imap-h">Mailbox (inbox agent)</h2>
+    ${mailboxForm(
+      account,
+      view,
+      sources.some((x) => x.kind === "imap"),
+    )}
+  </section>
+  <section class="card" aria-labelledby="feed-h">
+    <h2 id="feed-h">Add a feed</h2>
+    ${feedForm(account, view)}
+  </section>
+</div>`;
+  return renderPage(c, { title, body, account, active: PATH }, status);
+}
+
+/** The form as the API's input: checkbox and empty optional fields mapped, the port a number. */
+function inputOf(form: URLSearchParams): Record<string, unknown> {
+  const kind = form.get("kind") ?? "";
+  if (kind === "feed") return { kind, url: form.get("url") ?? "", agents: form.getAll("agents") };
+  const raw: Record<string, unknown> = {
+    kind,
+    host: form.get("host") ?? "",
+    tls: form.get("tls") === "on",
+    username: form.get("username") ?? "",
+    password: form.get("password") ?? "",
+  };
+  const port = (form.get("port") ?? "").trim();
+  if (port) raw.port = /^\d+$/.test(port) ? Number(port) : port;
+  const folder = (form.get("folder") ?? "").trim();
+  if (folder) raw.folder = folder;
+  return raw;
+}
+
+export function sourcesPageRoutes(): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+
+  router.get(PATH, async (c) => {
+    const found = await requirePageSession(c);
+    if (found instanceof Response) return found;
+    const notice =
+      c.req.query("deleted") === "1"
+        ? "Source deleted."
+        : c.req.query("saved") === "1"
+          ? "Source saved: the agents read it on their next run."
+          : undefined;
+    return sourcesPage(c, found, { notice });
+  });
+
+  router.post(PATH, async (c) => {
+    const signed = await readSignedInForm(c);
+    if (signed instanceof Response) return signed;
+    const { found, form } = signed;
+    if (!planIncludes(found.user.plan, "write")) return sourcesPage(c, found, {}, 403);
+    const raw = inputOf(form);
+    const kind = raw.kind === "feed" ? "feed" : "imap";
+    const typed: Record<string, string | string[]> = {};
+    for (const key of ["host", "port", "username", "folder", "url"]) typed[key] = form.get(key) ?? "";
+    typed.tls = form.get("tls") ?? "";
+    typed.agents = form.getAll("agents");
+    const parsed = v.safeParse(addSourceSchemaFor(raw), raw, { abortEarly: false });
+    if (!parsed.success) return sourcesPage(c, found, { form: kind, typed, fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues)) }, 400);
+    try {
+      await addSourceFor(c.get("deps"), found.user.orgId, parsed.output as Parameters<typeof addSourceFor>[2]);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return sourcesPage(
+        c,
+        found,
+        { form: kind, typed, fieldErrors: fieldErrorsOf(error.extra.issues ?? []), error: error.extra.issues ? undefined : error.message },
+        error.status,
+      );
+    }
+    return seeOther(c, `${PATH}?saved=1`);
+  });
+
+  router.post(`${PATH}/delete`, async (c) => {
+    const signed = await readSignedInForm(c);
+    if (signed instanceof Response) return signed;
+    if (!planIncludes(signed.found.user.plan, "write")) return sourcesPage(c, signed.found, {}, 403);
+    try {
+      await deleteSourceFor(c.get("deps"), signed.found.user.orgId, signed.form.get("id") ?? "");
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return sourcesPage(c, signed.found, { error: "That source was not found: it may have been deleted already." }, 404);
+    }
+    return seeOther(c, `${PATH}?deleted=1`);
+  });
+
+  return router;
+}
