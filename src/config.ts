@@ -26,6 +26,20 @@ export interface Config {
   /** Extra origins allowed to call /mcp from a browser (DNS-rebinding protection). */
   allowedOrigins: string[];
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** The language model set by the operator (SPEC §13); wins over the owners' /settings/model. Null when unset. */
+  model: ModelEnv | null;
+}
+
+export const MODEL_PROVIDERS = ["openai-compatible", "openai", "anthropic"] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+export interface ModelEnv {
+  provider: ModelProvider;
+  baseUrl: string | null;
+  model: string;
+  apiKey: string | null;
+  /** CREW_MODEL_DAILY_TOKENS: tokens per organization per day; null → the setting or the default. */
+  dailyTokens: number | null;
 }
 
 export class ConfigError extends Error {}
@@ -129,6 +143,7 @@ export function loadConfig(env: Env): Config {
   }
 
   return {
+    model: modelEnv(env),
     port,
     host,
     baseUrl,
@@ -144,4 +159,25 @@ export function loadConfig(env: Env): Config {
     trustedProxies,
     logLevel,
   };
+}
+
+/**
+ * CREW_MODEL_PROVIDER, CREW_MODEL_BASE_URL, CREW_MODEL, CREW_MODEL_API_KEY, CREW_MODEL_DAILY_TOKENS.
+ * The operator's base URL is trusted (SPEC §16: addresses set in the environment are not policed).
+ */
+function modelEnv(env: Env): ModelEnv | null {
+  const provider = (env.CREW_MODEL_PROVIDER ?? "").trim();
+  const model = (env.CREW_MODEL ?? "").trim();
+  const baseRaw = (env.CREW_MODEL_BASE_URL ?? "").trim();
+  const dailyTokens = (env.CREW_MODEL_DAILY_TOKENS ?? "").trim() ? integer(env, "CREW_MODEL_DAILY_TOKENS", 0, 1, 1_000_000_000) : null;
+  if (!provider && !model && !baseRaw) return null;
+  if (!(MODEL_PROVIDERS as readonly string[]).includes(provider)) {
+    throw new ConfigError(`CREW_MODEL_PROVIDER must be one of ${MODEL_PROVIDERS.join(", ")}, got "${provider}"`);
+  }
+  if (!model) throw new ConfigError("CREW_MODEL must name the model, e.g. llama3.2 or gpt-4o-mini");
+  if (provider === "openai-compatible" && !baseRaw) {
+    throw new ConfigError("CREW_MODEL_BASE_URL is required for openai-compatible, e.g. http://localhost:11434/v1");
+  }
+  const baseUrl = baseRaw ? url("CREW_MODEL_BASE_URL", baseRaw, ["http:", "https:"]).href.replace(/\/+$/, "") : null;
+  return { provider: provider as ModelProvider, baseUrl, model, apiKey: (env.CREW_MODEL_API_KEY ?? "").trim() || null, dailyTokens };
 }

@@ -23,8 +23,9 @@ import { contactIssues } from "../operations/actions.ts";
 import { type ActionInsert, actionCreated, actionInsertStatement, newActionRow } from "../store/actions.ts";
 import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
 import { commit } from "../store/commit.ts";
+import { upsertContactStatement } from "../store/contacts.ts";
 import type { Db } from "../store/db.ts";
-import { type InsightRecord, listInsightsSince } from "../store/feed.ts";
+import { handoffInsertStatement, type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed.ts";
 import { latestProfile, profileInsertStatement } from "../store/reports.ts";
 import {
   type ClaimedHandoff,
@@ -39,7 +40,7 @@ import {
 } from "../store/runs.ts";
 import { suggestionInsertStatement, supersedeSuggestionsStatement } from "../store/suggestions.ts";
 import { mergeProfile, type ProfileBody } from "./compose-profile.ts";
-import type { Events } from "./events.ts";
+import type { DomainEvent, Events } from "./events.ts";
 
 /** At most this many insights are handed to one run (high impact first, then newest). */
 export const MAX_CONTEXT_INSIGHTS = 200;
@@ -87,6 +88,12 @@ export interface Completion {
   }[];
   alerts?: { service: string; severity: "critical" | "warning"; message: string }[];
   handoffs?: { id: string; status: "done" | "failed" }[];
+  /** Insights the run posts to the shared feed (agent = this agent). */
+  insights?: { title: string; detail?: string; type: string; impact: "low" | "medium" | "high" }[];
+  /** Work the run hands to other agents (from = this agent). */
+  newHandoffs?: { to: string; title: string; context?: string; priority: Priority; type?: string }[];
+  /** Contacts the run creates or updates (matched as POST /api/mcp/contacts does), e.g. inbox's correspondents. */
+  contacts?: { name: string; email?: string; company?: string; role?: string; relationship?: string; notes?: string }[];
 }
 
 const conflict = (runId: string) =>
@@ -116,11 +123,11 @@ async function completionStatements(
   runId: string,
   input: Completion,
   now: number,
-): Promise<{ statements: InStatement[]; actions: ActionInsert[] }> {
+): Promise<{ statements: InStatement[]; actions: ActionInsert[]; later: DomainEvent[] }> {
   const hasData =
     input.status === "ok" &&
     (input.output !== undefined ||
-      Boolean(input.suggestions?.length || input.actions?.length) ||
+      Boolean(input.suggestions?.length || input.actions?.length || input.insights?.length || input.contacts?.length) ||
       input.metrics !== undefined ||
       input.profile !== undefined);
   const statements: InStatement[] = [
@@ -159,7 +166,34 @@ async function completionStatements(
   }
   for (const h of input.handoffs ?? []) statements.push(handoffResultStatement(runId, h.id, h.status, now));
   statements.push(requeueUnreportedStatement(runId, now));
-  return { statements, actions };
+  // Records other agents read: emitted as events after the commit, like the operations that write them one by one.
+  const later: DomainEvent[] = [];
+  for (const i of input.insights ?? []) {
+    const id = newId("ins", now);
+    const insight = { id, orgId, agent: agentId, title: i.title, detail: i.detail ?? null, type: i.type, impact: i.impact };
+    statements.push(insightInsertStatement({ ...insight, createdBy: agentId, createdAt: now }));
+    later.push({ type: "insight.created", orgId, insightId: id, impact: i.impact, at: now });
+  }
+  for (const h of input.newHandoffs ?? []) {
+    const id = newId("hof", now);
+    statements.push(
+      handoffInsertStatement({
+        id,
+        orgId,
+        from: agentId,
+        to: h.to,
+        title: h.title,
+        context: h.context ?? null,
+        priority: h.priority,
+        type: h.type ?? null,
+        createdBy: agentId,
+        createdAt: now,
+      }),
+    );
+    later.push({ type: "handoff.created", orgId, handoffId: id, to: h.to, priority: h.priority, at: now });
+  }
+  for (const c of input.contacts ?? []) statements.push(upsertContactStatement(orgId, newId("con", now), c, agentId, now));
+  return { statements, actions, later };
 }
 
 export async function completeAgentRun(
@@ -168,6 +202,8 @@ export async function completeAgentRun(
   agentId: string,
   runId: string,
   input: Completion,
+  /** Statements stored in the same transaction (a model-backed run's token usage and `model` alert). */
+  extra: InStatement[] = [],
 ): Promise<void> {
   assertAgent(agentId);
   const { db } = deps;
@@ -179,9 +215,9 @@ export async function completeAgentRun(
     throw new ApiError(400, "invalid_request", `Unknown references: ${issues.map((i) => i.path).join(", ")}.`, { issues });
   }
   const now = deps.clock.now();
-  const { statements, actions } = await completionStatements(db, orgId, agentId, runId, input, now);
+  const { statements, actions, later } = await completionStatements(db, orgId, agentId, runId, input, now);
   try {
-    await commit(db, statements, actions.map(actionCreated), deps.events.emit);
+    await commit(db, [...statements, ...extra], [...actions.map(actionCreated), ...later], deps.events.emit);
   } catch (error) {
     if (isAlreadyCompleted(error)) throw conflict(runId); // a concurrent completion won the race
     throw error;

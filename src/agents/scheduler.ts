@@ -8,6 +8,10 @@
  * has not been claimed yet and no run of the agent started at or after it (a run made for another
  * reason — a regeneration, `crew agents run`, an external runner — covers the slot). After
  * downtime only the latest missed slot is due: it runs once, not once per missed slot.
+ *
+ * Model-backed agents (SPEC §13) are due the same way, but only while their organization has a
+ * model and the sources they read: until then their slots are not even claimed. Their runs go
+ * out together after the built-ins (the model client lets two calls through at a time).
  */
 import { HOUR } from "../lib/clock.ts";
 import { type Loop, startLoop } from "../lib/loop.ts";
@@ -16,6 +20,8 @@ import { listScheduledAgents } from "../store/agents.ts";
 import { getOrg } from "../store/orgs.ts";
 import { claimSlot, closeAbandonedRuns, latestRunStart, releaseLease, takeLease } from "../store/runs.ts";
 import { standupModeAt } from "./compose-standup.ts";
+import { needsModel } from "./jobs.ts";
+import { type ModelRun, type ModelRunDeps, runModelAgent, whatIsMissing } from "./model-run.ts";
 import { type BuiltInRun, hasRunner, type RunDeps, runBuiltIn } from "./runners.ts";
 import { latestSlot } from "./schedule.ts";
 
@@ -31,13 +37,17 @@ export interface SchedulerPassReport {
   leader: boolean;
   /** Runs left open over an hour that this pass closed. */
   closed: number;
-  ran: BuiltInRun[];
+  ran: (BuiltInRun | ModelRun)[];
 }
 
 export const newHolder = (label = "process") => `${label}-${randomSecret(10)}`;
 
 /** One pass: take or renew the lease, close abandoned runs, run every due built-in agent once. */
-export async function tick(deps: RunDeps, holder: string): Promise<SchedulerPassReport> {
+/** Without a configuration and events (a bare store), model-backed agents are not run. */
+export type SchedulerDeps = RunDeps & Partial<Pick<ModelRunDeps, "config" | "events" | "policy">>;
+
+export async function tick(deps: SchedulerDeps, holder: string): Promise<SchedulerPassReport> {
+  const modelDeps = deps.config && deps.events ? (deps as ModelRunDeps) : null;
   const now = deps.clock.now();
   if (!(await takeLease(deps.db, LEASE_NAME, holder, now, now + LEASE_TTL_MS))) return { leader: false, closed: 0, ran: [] };
   const closed = await closeAbandonedRuns(
@@ -46,20 +56,28 @@ export async function tick(deps: RunDeps, holder: string): Promise<SchedulerPass
     now,
     "The run was not completed within 1 hour; closed by the scheduler.",
   );
-  const ran: BuiltInRun[] = [];
+  const ran: (BuiltInRun | ModelRun)[] = [];
+  const modelRuns: Promise<ModelRun>[] = [];
   for (const agent of await listScheduledAgents(deps.db)) {
-    if (!hasRunner(agent.agentId)) continue; // others run only when they have a runner (SPEC §8)
+    const byModel = modelDeps !== null && needsModel(agent.agentId);
+    if (!hasRunner(agent.agentId) && !byModel) continue; // others run only when they have a runner (SPEC §8)
     const slot = latestSlot(agent.schedule, agent.timeZone, now);
     if (slot === null) continue;
     const lastStart = await latestRunStart(deps.db, agent.orgId, agent.agentId);
     if (lastStart !== null && lastStart >= slot) continue;
+    if (modelDeps && byModel && (await whatIsMissing(modelDeps, agent.orgId, agent.agentId)) !== null) continue;
     if (!(await claimSlot(deps.db, agent.orgId, agent.agentId, slot, now))) continue;
     const org = await getOrg(deps.db, agent.orgId);
     if (!org) continue;
+    if (modelDeps && byModel) {
+      modelRuns.push(runModelAgent(modelDeps, org, agent.agentId));
+      continue;
+    }
     // A standup slot's mode is its local time: before 12:00 morning, else evening.
     const mode = agent.agentId === "standup" ? standupModeAt(slot, agent.timeZone) : undefined;
     ran.push(await runBuiltIn(deps, org, agent.agentId, { mode }));
   }
+  ran.push(...(await Promise.all(modelRuns)));
   if (closed > 0 || ran.length > 0) deps.log.info("scheduler pass", { closed, ran: ran.map((r) => `${r.agentId}:${r.status}`).join(",") });
   return { leader: true, closed, ran };
 }
@@ -73,7 +91,7 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
-export function createScheduler(deps: RunDeps, options: { holder?: string; intervalMs?: number } = {}): Scheduler {
+export function createScheduler(deps: SchedulerDeps, options: { holder?: string; intervalMs?: number } = {}): Scheduler {
   const holder = options.holder ?? newHolder();
   let loop: Loop | null = null;
   return {

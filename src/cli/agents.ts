@@ -1,5 +1,10 @@
-/** `crew agents run <agent>|--due` (SPEC §1): the agents runtime from the command line, on the default organization. */
-
+/**
+ * `crew agents run <agent>|--due` (SPEC §1): the agents runtime from the command line, on the
+ * default organization. Model-backed agents (SPEC §13) run with the connected model.
+ */
+import { createEvents } from "../agents/events.ts";
+import { jobOf } from "../agents/jobs.ts";
+import { runModelAgent } from "../agents/model-run.ts";
 import { BUILT_IN_RUNNERS, hasRunner, runBuiltIn } from "../agents/runners.ts";
 import { createScheduler, newHolder } from "../agents/scheduler.ts";
 import type { Config } from "../config.ts";
@@ -26,9 +31,16 @@ export async function runAgentsFromCli(flags: Flags, env: Env, io: CliIo): Promi
 }
 
 async function runAgents(ctx: { db: Db; org: Organization; config: Config }, agent: string | null): Promise<Outcome> {
-  const deps = { db: ctx.db, clock: systemClock, log: createLogger(ctx.config.logLevel) };
+  const log = createLogger(ctx.config.logLevel);
+  const deps = { db: ctx.db, clock: systemClock, log, config: ctx.config, events: createEvents() };
   if (agent !== null) {
     if (!isAgentId(agent)) throw new UsageError(`unknown agent "${agent}"; agents with a built-in runner: ${BUILT_IN_RUNNERS.join(", ")}`);
+    if (jobOf(agent).runner === "model") {
+      const run = await runModelAgent(deps, ctx.org, agent);
+      const tokens = run.tokensIn + run.tokensOut > 0 ? ` [${run.tokensIn} tokens in, ${run.tokensOut} out]` : "";
+      if (run.runId === null) throw new CommandError(`agent ${agent} did not run: ${run.summary}`);
+      return { result: run, text: `${run.agentId}: ${run.status} (${run.runId}): ${run.summary}${tokens}\n`, failed: run.status === "error" };
+    }
     if (!hasRunner(agent)) {
       throw new CommandError(
         `agent ${agent} has no built-in runner (those are ${BUILT_IN_RUNNERS.join(", ")}); an external runner acts for it through POST /api/agents/${agent}/runs`,

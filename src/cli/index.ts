@@ -166,7 +166,7 @@ const COMMANDS: Command[] = [
     name: "agents run",
     summary: "Run a built-in agent once now, or run every agent that is due (one scheduler pass).",
     usage: "crew agents run <agent> | crew agents run --due [--json]",
-    positional: { name: "agent", value: "<agent>", description: "The agent to run now: standup, briefing, pulse or dna." },
+    positional: { name: "agent", value: "<agent>", description: "The agent to run now (any but slack; model-backed ones need a model)." },
     options: {
       due: { type: "boolean", description: "Run every agent whose scheduled slot is due (what the server's scheduler does)." },
       json: jsonOption,
@@ -174,8 +174,9 @@ const COMMANDS: Command[] = [
     examples: ["npx crew agents run standup", "npx crew agents run --due"],
     notes:
       "Built-in runners compose from stored data: standup (mode by local time), briefing (every user), pulse, dna.\n" +
-      "The other agents have no built-in runner: an external runner acts for them through the agent-run API\n" +
-      "(POST /api/agents/{id}/runs, then …/complete). --due takes the scheduler lease: while a server on the\n" +
+      "The others run with the connected model (CREW_MODEL_* or Settings → Model; slack stays external): an\n" +
+      "external runner can act for any agent through the agent-run API (POST /api/agents/{id}/runs, then\n" +
+      "…/complete). --due takes the scheduler lease: while a server on the\n" +
       "same database leads the scheduler, it is the one that runs what is due.",
     async run(flags, env, io) {
       // Checked here, before the agents runtime loads, so this usage error answers fast too.
@@ -184,6 +185,18 @@ const COMMANDS: Command[] = [
       if (!agent && !flags.due) throw new UsageError("name the agent to run, or give --due");
       const { runAgentsFromCli } = await import("./agents.ts");
       return runAgentsFromCli(flags, env, io);
+    },
+  },
+  {
+    name: "model test",
+    summary: "Make one tiny call to the connected model and print its answer or the exact error.",
+    usage: "crew model test [--json]",
+    options: { json: jsonOption },
+    examples: ["CREW_MODEL_PROVIDER=openai-compatible CREW_MODEL_BASE_URL=http://localhost:11434/v1 CREW_MODEL=llama3.2 npx crew model test"],
+    notes: "Uses CREW_MODEL_* when set, else the model saved in Settings → Model for the default organization.",
+    async run(flags, env, io) {
+      const { testModelFromCli } = await import("./integrations/model/cli.ts");
+      return testModelFromCli(flags, env, io);
     },
   },
   {
@@ -201,7 +214,7 @@ const COMMANDS: Command[] = [
   },
 ];
 
-const GROUPS = ["user", "key", "webhook", "agents"];
+const GROUPS = ["user", "key", "webhook", "agents", "model"];
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -13,8 +13,10 @@ import { notFound } from "../http/errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { setAgentSchedule } from "../store/agents.ts";
 import { getOrg } from "../store/orgs.ts";
+import { usageOfRuns } from "../store/model.ts";
 import { listRuns } from "../store/runs.ts";
 import { NewAction } from "./actions.ts";
+import { contactFields, handoffFields, insightFields } from "./writes.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics, PIPELINE_STAGES } from "./reports.ts";
 import { DateTime, LongText, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
@@ -144,6 +146,13 @@ export const completeAgentRunOp = defineOperation({
         100,
       ),
     ),
+    insights: v.optional(v.pipe(list(v.strictObject(insightFields), 50), v.description("Insights posted to the feed, from this agent."))),
+    newHandoffs: v.optional(
+      v.pipe(list(v.strictObject(handoffFields), 50), v.description("Work handed to other agents, from this agent (queued for their next run).")),
+    ),
+    contacts: v.optional(
+      v.pipe(list(v.strictObject(contactFields), 100), v.description("Contacts created or updated, matched by email or name as POST /api/mcp/contacts.")),
+    ),
   }),
   output: v.object({ ok: v.literal(true) }),
   rest: { method: "POST", path: "/api/agents/{id}/runs/{runId}/complete", access: writeAccess(), from: "body", tags, errors: [409] },
@@ -165,6 +174,8 @@ const RunView = v.object({
   hasData: v.boolean(),
   startedAt: DateTime,
   finishedAt: v.pipe(v.nullable(DateTime), v.description("null while running.")),
+  tokensIn: v.pipe(v.nullable(v.number()), v.description("Tokens sent to the model by a model-backed run (SPEC §13); null for other runs.")),
+  tokensOut: v.pipe(v.nullable(v.number()), v.description("Tokens the model answered with; null for runs without a model call.")),
 });
 
 export const listAgentRunsOp = defineOperation({
@@ -188,6 +199,7 @@ export const listAgentRunsOp = defineOperation({
   handler: async (ctx, input) => {
     assertAgent(input.id);
     const runs = await listRuns(ctx.db, ctx.principal.orgId, input.id, input.limit);
+    const usage = await usageOfRuns(ctx.db, runs.map((r) => r.id));
     return {
       runs: runs.map((r) => ({
         id: r.id,
@@ -200,6 +212,8 @@ export const listAgentRunsOp = defineOperation({
         hasData: r.hasData,
         startedAt: iso(r.startedAt),
         finishedAt: isoOrNull(r.finishedAt),
+        tokensIn: usage.get(r.id)?.tokensIn ?? null,
+        tokensOut: usage.get(r.id)?.tokensOut ?? null,
       })),
     };
   },

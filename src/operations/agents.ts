@@ -1,11 +1,12 @@
 import * as v from "valibot";
 import { healthOf, hoursAgo, summaryOf } from "../agents/health.ts";
+import { missingByAgent } from "../agents/model-run.ts";
 import { readAccess } from "../auth/access.ts";
 import { AGENT_CATEGORIES } from "../domain.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { listAgentsWithRuns } from "../store/agents.ts";
 import { listOpenAlerts } from "../store/alerts.ts";
-import { defineOperation } from "./registry.ts";
+import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime } from "./schemas.ts";
 
 export const IntegrationAlert = v.object({
@@ -41,14 +42,22 @@ export const AgentDashboard = v.object({
 
 export type AgentDashboard = v.InferOutput<typeof AgentDashboard>;
 
-/** Shared by the REST/MCP operation and the web dashboard. */
+/**
+ * Shared by the REST/MCP operation and the web dashboard. An agent that never ran and cannot run
+ * by itself says what it lacks (SPEC §13: "Needs a model: …", the missing source).
+ */
 export async function agentDashboard(
-  db: Parameters<typeof listAgentsWithRuns>[0],
+  deps: Pick<OperationContext, "db" | "config" | "clock">,
   orgId: string,
   userId: string | null,
   now: number,
 ): Promise<AgentDashboard> {
-  const [agents, alerts] = await Promise.all([listAgentsWithRuns(db, orgId), listOpenAlerts(db, orgId, userId)]);
+  const db = deps.db;
+  const [agents, alerts, missing] = await Promise.all([
+    listAgentsWithRuns(db, orgId),
+    listOpenAlerts(db, orgId, userId),
+    missingByAgent(deps, orgId),
+  ]);
   const statuses = agents.map((a) => ({
     id: a.id,
     name: a.name,
@@ -56,7 +65,7 @@ export async function agentDashboard(
     health: healthOf(a, now),
     generatedAt: isoOrNull(a.okFinishedAt),
     hoursAgo: hoursAgo(a, now),
-    summary: summaryOf(a),
+    summary: (a.lastStatus === null && missing.get(a.id)) || summaryOf(a),
     hasData: a.okHasData,
   }));
   const count = (h: string) => statuses.filter((s) => s.health === h).length;
@@ -87,5 +96,5 @@ export const getAgents = defineOperation({
     links: () => [{ uri: "crew://agents", name: "agents" }],
   },
   resource: { uri: "crew://agents", name: "agents", title: "Agent health", access: readAccess("agents") },
-  handler: (ctx) => agentDashboard(ctx.db, ctx.principal.orgId, ctx.principal.userId, ctx.clock.now()),
+  handler: (ctx) => agentDashboard(ctx, ctx.principal.orgId, ctx.principal.userId, ctx.clock.now()),
 });

@@ -13,19 +13,22 @@ const Optional200 = v.pipe(ShortText(200), v.minLength(1, "Must not be empty."))
 
 export const RELATIONSHIPS = ["contact", "active", "warm", "cold", "key"] as const;
 
+/** Fields of a contact, shared with the run completion (SPEC §8, §13). */
+export const contactFields = {
+  name: Title,
+  email: v.optional(Email),
+  company: v.optional(Optional200),
+  role: v.optional(Optional200),
+  relationship: v.optional(v.picklist(RELATIONSHIPS, `Must be one of ${RELATIONSHIPS.join(", ")}.`)),
+  notes: v.optional(LongText),
+};
+
 export const addContact = defineOperation({
   id: "upsertContact",
   summary: "Create or update a contact",
   description:
     "Creates a CRM contact or updates the matching one: matched by email (case-insensitive), or by name among contacts without an email. An update changes only the fields sent. Returns the contact id and whether it was created or updated.",
-  input: v.strictObject({
-    name: Title,
-    email: v.optional(Email),
-    company: v.optional(Optional200),
-    role: v.optional(Optional200),
-    relationship: v.optional(v.picklist(RELATIONSHIPS, `Must be one of ${RELATIONSHIPS.join(", ")}.`)),
-    notes: v.optional(LongText),
-  }),
+  input: v.strictObject(contactFields),
   output: v.object({ ok: v.literal(true), contactId: v.string(), action: v.picklist(["created", "updated"]) }),
   rest: { method: "POST", path: "/api/mcp/contacts", access: writeAccess(), from: "body", tags: ["Contacts"] },
   mcp: {
@@ -41,6 +44,21 @@ export const addContact = defineOperation({
   },
 });
 
+const HandoffType = v.pipe(
+  ShortText(50),
+  v.minLength(1, "Must not be empty."),
+  v.description("research, draft, review, action, or another classification."),
+);
+
+/** A handoff's fields besides its sender, shared with the run completion. */
+export const handoffFields = {
+  to: v.picklist(AGENT_IDS, "Must be one of the 17 agent ids."),
+  title: Title,
+  context: v.optional(LongText),
+  priority: v.optional(Priority, "medium"),
+  type: v.optional(HandoffType),
+};
+
 export const createHandoff = defineOperation({
   id: "createHandoff",
   summary: "Create a handoff",
@@ -48,17 +66,7 @@ export const createHandoff = defineOperation({
     "Queues work from one agent (or manual) to another. The destination agent receives it on its next run; a critical handoff starts that run at once. Types named: research, draft, review, action.",
   input: v.strictObject({
     from: v.picklist(["manual", ...AGENT_IDS], "Must be an agent id or manual."),
-    to: v.picklist(AGENT_IDS, "Must be one of the 17 agent ids."),
-    title: Title,
-    context: v.optional(LongText),
-    priority: v.optional(Priority, "medium"),
-    type: v.optional(
-      v.pipe(
-        ShortText(50),
-        v.minLength(1, "Must not be empty."),
-        v.description("research, draft, review, action, or another classification."),
-      ),
-    ),
+    ...handoffFields,
   }),
   output: v.object({ ok: v.literal(true), handoffId: v.string() }),
   rest: { method: "POST", path: "/api/mcp/handoffs", access: writeAccess(), from: "body", tags: ["Handoffs"] },
@@ -86,17 +94,24 @@ export const createHandoff = defineOperation({
 
 export const INSIGHT_TYPES = ["insight", "connection", "learning", "alert", "action"] as const;
 
+const Impact = v.picklist(["low", "medium", "high"], "Must be one of low, medium, high.");
+
+/** An insight's fields besides its author, shared with the run completion. */
+export const insightFields = {
+  title: Title,
+  detail: v.optional(LongText),
+  type: v.optional(v.picklist(INSIGHT_TYPES, `Must be one of ${INSIGHT_TYPES.join(", ")}.`), "insight"),
+  impact: v.optional(Impact, "medium"),
+};
+
 export const postInsight = defineOperation({
   id: "postInsight",
   summary: "Post an insight to the feed",
   description:
     "Posts an insight to the shared intelligence feed; every agent reads the insights posted since its previous run. High-impact insights surface first in briefings.",
   input: v.strictObject({
-    title: Title,
-    detail: v.optional(LongText),
+    ...insightFields,
     agent: v.optional(v.picklist(["manual", ...AGENT_IDS], "Must be an agent id or manual."), "manual"),
-    type: v.optional(v.picklist(INSIGHT_TYPES, `Must be one of ${INSIGHT_TYPES.join(", ")}.`), "insight"),
-    impact: v.optional(v.picklist(["low", "medium", "high"], "Must be one of low, medium, high."), "medium"),
   }),
   output: v.object({ ok: v.literal(true), insightId: v.string() }),
   rest: { method: "POST", path: "/api/mcp/feed", access: writeAccess(), from: "body", tags: ["Feed"] },

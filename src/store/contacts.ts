@@ -23,11 +23,19 @@ export async function upsertContact(
   createdBy: string,
   now: number,
 ): Promise<{ id: string; created: boolean }> {
+  const statement = upsertContactStatement(orgId, newId, fields, createdBy, now);
+  const row = await db.one<{ id: string }>(statement.sql, statement.args);
+  if (!row) throw new Error("contact upsert returned no row");
+  return { id: row.id, created: row.id === newId };
+}
+
+/** The upsert as one statement (RETURNING id), for batches that store a contact with other rows. */
+export function upsertContactStatement(orgId: string, newId: string, fields: ContactFields, createdBy: string, now: number) {
   const email = fields.email?.trim().toLowerCase() || null;
   const nameKey = fields.name.trim().toLowerCase();
   const target = email ? "(org_id, email) WHERE email IS NOT NULL" : "(org_id, name_key) WHERE email IS NULL";
-  const row = await db.one<{ id: string }>(
-    `INSERT INTO contacts (id, org_id, name, name_key, email, company, role, relationship, notes, created_by, created_at, updated_at)
+  return {
+    sql: `INSERT INTO contacts (id, org_id, name, name_key, email, company, role, relationship, notes, created_by, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, coalesce(?, 'contact'), ?, ?, ?, ?)
      ON CONFLICT ${target} DO UPDATE SET
        name = excluded.name,
@@ -38,7 +46,7 @@ export async function upsertContact(
        notes = coalesce(?, notes),
        updated_at = excluded.updated_at
      RETURNING id`,
-    [
+    args: [
       newId,
       orgId,
       fields.name,
@@ -56,9 +64,7 @@ export async function upsertContact(
       fields.relationship ?? null,
       fields.notes ?? null,
     ],
-  );
-  if (!row) throw new Error("contact upsert returned no row");
-  return { id: row.id, created: row.id === newId };
+  };
 }
 
 /** Which of these contact ids exist in the organization. */

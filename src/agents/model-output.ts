@@ -1,0 +1,116 @@
+/**
+ * What a model-backed run may answer (SPEC §13): one valibot schema per agent, built from the
+ * catalog's `writes`, with the same bounds as the run API's completion (SPEC §8), and its mapping
+ * onto that completion. Plain schemas (no transforms), so they convert to the JSON Schema the
+ * model is shown.
+ */
+import * as v from "valibot";
+import { INSIGHT_TYPES, RELATIONSHIPS } from "../operations/writes.ts";
+import { PIPELINE_STAGES } from "../operations/reports.ts";
+import { PRIORITIES } from "../operations/schemas.ts";
+import { ACTION_TYPES } from "../store/actions.ts";
+import { AGENT_IDS } from "./catalog.ts";
+import type { AgentJob } from "./jobs.ts";
+import type { Completion } from "./run-api.ts";
+
+const text = (max: number, what: string) =>
+  v.pipe(v.string("Must be a string."), v.minLength(1, "Must not be empty."), v.maxLength(max, `Must be at most ${max} characters.`), v.description(what));
+const optionalText = (max: number, what: string) => v.optional(v.pipe(v.string("Must be a string."), v.maxLength(max, `Must be at most ${max} characters.`), v.description(what)));
+const list = <T extends v.GenericSchema>(item: T, max: number, what: string) =>
+  v.optional(v.pipe(v.array(item, "Must be an array."), v.maxLength(max, `Must hold at most ${max} items.`), v.description(what)));
+const oneOf = <T extends readonly [string, ...string[]]>(values: T) => v.picklist(values, `Must be one of ${values.join(", ")}.`);
+const count = v.pipe(v.number("Must be a number."), v.minValue(0, "Must not be negative."));
+
+const fields = (job: AgentJob) => {
+  const others = AGENT_IDS.filter((id) => id !== job.id) as [string, ...string[]];
+  return {
+    suggestions: list(
+      v.object({ title: text(200, "One line."), detail: optionalText(2000, "Why, and the source it comes from."), priority: v.optional(oneOf(PRIORITIES)) }),
+      10,
+      "Advice for the founder; replaces this agent's open suggestions.",
+    ),
+    actions: list(
+      v.object({
+        title: text(200, "What a person should do."),
+        description: optionalText(2000, "Details, and the source (e.g. the mail's subject)."),
+        priority: oneOf(PRIORITIES),
+        type: v.optional(oneOf(ACTION_TYPES)),
+        contactId: v.optional(v.pipe(v.string(), v.description("The id of a contact given in the data (con_…), if the action is about one."))),
+      }),
+      10,
+      "Items for the action queue.",
+    ),
+    insights: list(
+      v.object({ title: text(200, "One line."), detail: optionalText(2000, "Details and source."), type: v.optional(oneOf(INSIGHT_TYPES)), impact: v.optional(oneOf(["low", "medium", "high"] as const)) }),
+      10,
+      "Posts to the feed every agent reads.",
+    ),
+    handoffs: list(
+      v.object({ to: oneOf(others), title: text(200, "The work asked for."), context: optionalText(2000, "What the other agent needs to know."), priority: v.optional(oneOf(PRIORITIES)) }),
+      5,
+      "Work for other agents.",
+    ),
+    contacts: list(
+      v.object({
+        name: text(200, "The person's name."),
+        email: v.optional(v.pipe(v.string(), v.email("Must be an email address."), v.maxLength(320))),
+        company: optionalText(200, "Their company."),
+        role: optionalText(200, "Their role."),
+        relationship: v.optional(oneOf(RELATIONSHIPS)),
+        notes: optionalText(2000, "What to remember."),
+      }),
+      20,
+      "Contacts to create or update (matched by email).",
+    ),
+    metrics: v.optional(v.object({ dau: count, wau: count, mrr: count })),
+    profile: v.optional(
+      v.object({
+        archetype: optionalText(200, "The company's archetype in a few words."),
+        strengths: v.optional(v.pipe(v.array(text(500, "A strength.")), v.maxLength(10))),
+        weaknesses: v.optional(v.pipe(v.array(text(500, "A weakness.")), v.maxLength(10))),
+        patterns: v.optional(v.pipe(v.array(v.object({ name: text(200, "Pattern name."), insight: text(2000, "What it means.") })), v.maxLength(10))),
+      }),
+    ),
+    pipeline: list(v.object({ company: text(200, "The company."), stage: oneOf(PIPELINE_STAGES), value: count }), 100, "The whole deal pipeline, as it is now."),
+  };
+};
+
+/** The schema of the object the agent answers: `summary` and the fields its job may write. */
+export function outputSchema(job: AgentJob) {
+  const all = fields(job);
+  const entries: Record<string, v.GenericSchema> = { summary: text(500, "One line for the dashboard: what this run found and did.") };
+  for (const write of job.writes) entries[write] = all[write];
+  return v.object(entries);
+}
+
+const fullSchema = (job: AgentJob) => v.object({ summary: v.string(), ...fields(job) });
+type Out = v.InferOutput<ReturnType<typeof fullSchema>>;
+
+/** The completion (SPEC §8) that stores what the model answered; claimed handoffs are reported done. */
+export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds: string[]): Completion {
+  const a = answer as Partial<Out> & { summary: string };
+  const pipeline = a.pipeline;
+  const profile = a.profile || pipeline ? { ...(a.profile ?? {}), ...(pipeline ? { pipeline } : {}) } : undefined;
+  return {
+    status: "ok",
+    summary: a.summary,
+    ...(a.suggestions && { suggestions: a.suggestions.map((s) => ({ title: s.title, detail: s.detail ?? "", priority: s.priority ?? "medium" })) }),
+    ...(a.actions && {
+      actions: a.actions.map((x) => ({
+        title: x.title,
+        ...(x.description && { description: x.description }),
+        priority: x.priority,
+        type: x.type ?? "task",
+        ...(x.contactId && { contactId: x.contactId }),
+      })),
+    }),
+    ...(a.insights && { insights: a.insights.map((i) => ({ title: i.title, ...(i.detail && { detail: i.detail }), type: i.type ?? "insight", impact: i.impact ?? "medium" })) }),
+    ...(a.handoffs && {
+      newHandoffs: a.handoffs.map((h) => ({ to: h.to, title: h.title, ...(h.context && { context: h.context }), priority: h.priority ?? "medium" })),
+    }),
+    ...(a.contacts && { contacts: a.contacts }),
+    ...(a.metrics && { metrics: a.metrics }),
+    ...(profile && { profile }),
+    handoffs: claimedHandoffIds.map((id) => ({ id, status: "done" as const })),
+  };
+}

@@ -1,0 +1,19 @@
+/** `crew model test`: one tiny call to the connected model (SPEC §13), its answer or the exact error. */
+import { type CliIo, type Env, type Flags, printJson, withStore } from "../../cli-support.ts";
+import { systemClock } from "../../lib/clock.ts";
+import { resolveModel, testModel } from "./settings.ts";
+
+export async function testModelFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const outcome = await withStore(env, async (db, org, config) => {
+    const model = await resolveModel({ db, config, clock: systemClock }, org.id);
+    return { model, result: await testModel(model) };
+  });
+  if (flags.json) printJson(io, outcome.result);
+  else if (outcome.result.ok) {
+    const m = outcome.model;
+    io.out(
+      `${m?.provider} ${m?.model} (from ${m?.source}) answered "${outcome.result.answer}" (${outcome.result.tokensIn} tokens in, ${outcome.result.tokensOut} out).\n`,
+    );
+  } else io.err(`model test failed: ${outcome.result.error}\n`);
+  return outcome.result.ok ? 0 : 1;
+}

@@ -1,0 +1,143 @@
+/**
+ * Which model an organization uses (SPEC §13): the operator's environment (CREW_MODEL_*) wins over
+ * the owners' /settings/model; the stored API key is sealed with CREW_SECRET like calendar
+ * passwords (src/integrations/secret-box.ts), bound to the organization. The daily token budget
+ * comes from CREW_MODEL_DAILY_TOKENS, else the setting, else DEFAULT_DAILY_TOKENS.
+ */
+import * as v from "valibot";
+import type { Config, ModelProvider } from "../../config.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { Db } from "../../store/db.ts";
+import { deleteModelSettings, getModelSettings, saveModelSettings, tokensSince } from "../../store/model.ts";
+import { open, SecretBoxError, seal } from "../secret-box.ts";
+import { callForObject, type ModelConnection } from "./client.ts";
+
+/** Tokens per organization per day when neither the environment nor the setting says. */
+export const DEFAULT_DAILY_TOKENS = 1_000_000;
+
+export interface ModelDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+}
+
+export interface ResolvedModel extends ModelConnection {
+  source: "environment" | "settings";
+  dailyTokens: number;
+}
+
+const purpose = (orgId: string) => `model:${orgId}`;
+
+function secretOf(config: Config): string {
+  if (!config.secret) throw new Error("CREW_SECRET is not configured: the model API key cannot be sealed");
+  return config.secret;
+}
+
+/** The model to use, or null when none is connected. A stored key that no longer opens counts as no model. */
+export async function resolveModel(deps: ModelDeps, orgId: string): Promise<ResolvedModel | null> {
+  const env = deps.config.model;
+  const stored = await getModelSettings(deps.db, orgId);
+  if (env) {
+    const dailyTokens = env.dailyTokens ?? stored?.dailyTokens ?? DEFAULT_DAILY_TOKENS;
+    return { provider: env.provider, baseUrl: env.baseUrl, model: env.model, apiKey: env.apiKey, source: "environment", dailyTokens };
+  }
+  if (!stored) return null;
+  let apiKey: string | null = null;
+  if (stored.apiKey) {
+    try {
+      apiKey = await open(secretOf(deps.config), stored.apiKey, purpose(orgId));
+    } catch (error) {
+      if (error instanceof SecretBoxError) return null;
+      throw error;
+    }
+  }
+  return {
+    provider: stored.provider,
+    baseUrl: stored.baseUrl,
+    model: stored.model,
+    apiKey,
+    source: "settings",
+    dailyTokens: stored.dailyTokens ?? DEFAULT_DAILY_TOKENS,
+  };
+}
+
+export interface ModelStatus {
+  connected: boolean;
+  source: "environment" | "settings" | null;
+  provider: ModelProvider | null;
+  baseUrl: string | null;
+  model: string | null;
+  hasApiKey: boolean;
+  dailyTokens: number;
+  tokensToday: number;
+  updatedAt: number | null;
+}
+
+/** The start of the UTC day `now` falls in: budgets reset at midnight UTC. */
+export const dayStart = (now: number) => now - (now % 86_400_000);
+
+/** What the settings page and GET /api/integrations/model show: never the key, only whether one is set. */
+export async function modelStatus(deps: ModelDeps, orgId: string): Promise<ModelStatus> {
+  const [resolved, stored, tokensToday] = await Promise.all([
+    resolveModel(deps, orgId),
+    getModelSettings(deps.db, orgId),
+    tokensSince(deps.db, orgId, dayStart(deps.clock.now())),
+  ]);
+  return {
+    connected: resolved !== null,
+    source: resolved?.source ?? null,
+    provider: resolved?.provider ?? null,
+    baseUrl: resolved?.baseUrl ?? null,
+    model: resolved?.model ?? null,
+    hasApiKey: Boolean(resolved?.apiKey),
+    dailyTokens: resolved?.dailyTokens ?? stored?.dailyTokens ?? DEFAULT_DAILY_TOKENS,
+    tokensToday,
+    updatedAt: resolved?.source === "settings" ? (stored?.updatedAt ?? null) : null,
+  };
+}
+
+export interface ModelSettingsInput {
+  provider: ModelProvider;
+  baseUrl?: string;
+  model: string;
+  /** Omitted: keep the stored key (the form never shows it back). Empty string: remove it. */
+  apiKey?: string;
+  dailyTokens?: number | null;
+}
+
+export async function saveModel(deps: ModelDeps, orgId: string, input: ModelSettingsInput): Promise<void> {
+  const previous = await getModelSettings(deps.db, orgId);
+  let apiKey: string | null;
+  if (input.apiKey === undefined) apiKey = previous?.apiKey ?? null;
+  else if (input.apiKey === "") apiKey = null;
+  else apiKey = await seal(secretOf(deps.config), input.apiKey, purpose(orgId));
+  await saveModelSettings(deps.db, orgId, {
+    provider: input.provider,
+    baseUrl: input.baseUrl ?? null,
+    model: input.model,
+    apiKey,
+    dailyTokens: input.dailyTokens ?? null,
+    updatedAt: deps.clock.now(),
+  });
+}
+
+export const forgetModel = (deps: ModelDeps, orgId: string) => deleteModelSettings(deps.db, orgId);
+
+export type TestOutcome = { ok: true; answer: string; model: string; tokensIn: number; tokensOut: number } | { ok: false; error: string };
+
+const Pong = v.object({ answer: v.pipe(v.string(), v.maxLength(200)) });
+
+/** `crew model test` and the "Test connection" button: one tiny structured call. */
+export async function testModel(connection: ModelConnection | null): Promise<TestOutcome> {
+  if (!connection) return { ok: false, error: "No model is connected: set CREW_MODEL_* or save one in Settings → Model." };
+  const result = await callForObject(connection, {
+    system: 'Answer with the JSON object {"answer": "pong"}.',
+    messages: [{ role: "user", content: "ping" }],
+    schema: Pong,
+    maxOutputTokens: 50,
+  });
+  if (result.ok) return { ok: true, answer: result.value.answer, model: connection.model, ...result.usage };
+  if (result.kind === "invalid")
+    return { ok: false, error: `The model answered, but not with the JSON asked for: ${result.text.slice(0, 200)}` };
+  return { ok: false, error: result.message };
+}

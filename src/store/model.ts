@@ -1,0 +1,169 @@
+/**
+ * The model connection's rows (SPEC §13): an organization's model settings (API key sealed by the
+ * caller), per-agent instruction overrides, the tokens each model-backed run spent, and the
+ * organization's `model` integration alert.
+ */
+import type { InStatement } from "@libsql/client";
+import type { ModelProvider } from "../config.ts";
+import { all, type Db, one } from "./db.ts";
+
+export interface StoredModelSettings {
+  provider: ModelProvider;
+  baseUrl: string | null;
+  model: string;
+  /** Sealed (src/integrations/secret-box.ts), or null when the endpoint needs none. */
+  apiKey: string | null;
+  dailyTokens: number | null;
+  updatedAt: number;
+}
+
+export async function getModelSettings(db: Db, orgId: string): Promise<StoredModelSettings | null> {
+  const row = await one<{
+    provider: ModelProvider;
+    base_url: string | null;
+    model: string;
+    api_key: string | null;
+    daily_tokens: number | null;
+    updated_at: number;
+  }>(db, "SELECT provider, base_url, model, api_key, daily_tokens, updated_at FROM model_settings WHERE org_id = ?", [orgId]);
+  return (
+    row && {
+      provider: row.provider,
+      baseUrl: row.base_url,
+      model: row.model,
+      apiKey: row.api_key,
+      dailyTokens: row.daily_tokens,
+      updatedAt: row.updated_at,
+    }
+  );
+}
+
+export async function saveModelSettings(db: Db, orgId: string, s: StoredModelSettings): Promise<void> {
+  await db.execute({
+    sql: `INSERT INTO model_settings (org_id, provider, base_url, model, api_key, daily_tokens, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (org_id) DO UPDATE SET provider = excluded.provider, base_url = excluded.base_url, model = excluded.model,
+            api_key = excluded.api_key, daily_tokens = excluded.daily_tokens, updated_at = excluded.updated_at`,
+    args: [orgId, s.provider, s.baseUrl, s.model, s.apiKey, s.dailyTokens, s.updatedAt],
+  });
+}
+
+export async function deleteModelSettings(db: Db, orgId: string): Promise<boolean> {
+  const result = await db.execute({ sql: "DELETE FROM model_settings WHERE org_id = ?", args: [orgId] });
+  return result.rowsAffected > 0;
+}
+
+/** The organization's instruction overrides by agent id. */
+export async function listInstructionOverrides(db: Db, orgId: string): Promise<Map<string, string>> {
+  const rows = await all<{ agent_id: string; instructions: string }>(
+    db,
+    "SELECT agent_id, instructions FROM agent_instructions WHERE org_id = ?",
+    [orgId],
+  );
+  return new Map(rows.map((r) => [r.agent_id, r.instructions]));
+}
+
+export async function getInstructionOverride(db: Db, orgId: string, agentId: string): Promise<string | null> {
+  const row = await one<{ instructions: string }>(db, "SELECT instructions FROM agent_instructions WHERE org_id = ? AND agent_id = ?", [
+    orgId,
+    agentId,
+  ]);
+  return row?.instructions ?? null;
+}
+
+/** Replaces the agent's instructions; null goes back to the catalog's default. */
+export async function setInstructionOverride(db: Db, orgId: string, agentId: string, instructions: string | null, now: number): Promise<void> {
+  if (instructions === null) {
+    await db.execute({ sql: "DELETE FROM agent_instructions WHERE org_id = ? AND agent_id = ?", args: [orgId, agentId] });
+    return;
+  }
+  await db.execute({
+    sql: `INSERT INTO agent_instructions (org_id, agent_id, instructions, updated_at) VALUES (?, ?, ?, ?)
+          ON CONFLICT (org_id, agent_id) DO UPDATE SET instructions = excluded.instructions, updated_at = excluded.updated_at`,
+    args: [orgId, agentId, instructions, now],
+  });
+}
+
+export interface RunUsage {
+  tokensIn: number;
+  tokensOut: number;
+}
+
+/** Adds a call's tokens to the run's (a retry adds to the first attempt's). */
+export function addRunUsageStatement(u: { runId: string; orgId: string; agentId: string; at: number } & RunUsage): InStatement {
+  return {
+    sql: `INSERT INTO run_usage (run_id, org_id, agent_id, tokens_in, tokens_out, at) VALUES (?, ?, ?, ?, ?, ?)
+          ON CONFLICT (run_id) DO UPDATE SET tokens_in = tokens_in + excluded.tokens_in, tokens_out = tokens_out + excluded.tokens_out`,
+    args: [u.runId, u.orgId, u.agentId, u.tokensIn, u.tokensOut, u.at],
+  };
+}
+
+/** Tokens the organization's runs spent since a time (the start of its day). */
+export async function tokensSince(db: Db, orgId: string, since: number): Promise<number> {
+  const row = await one<{ n: number | null }>(db, "SELECT sum(tokens_in + tokens_out) AS n FROM run_usage WHERE org_id = ? AND at >= ?", [
+    orgId,
+    since,
+  ]);
+  return Number(row?.n ?? 0);
+}
+
+/** Tokens of these runs, by run id (runs without a model call are absent). */
+export async function usageOfRuns(db: Db, runIds: string[]): Promise<Map<string, RunUsage>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await all<{ run_id: string; tokens_in: number; tokens_out: number }>(
+    db,
+    `SELECT run_id, tokens_in, tokens_out FROM run_usage WHERE run_id IN (${runIds.map(() => "?").join(", ")})`,
+    runIds,
+  );
+  return new Map(rows.map((r) => [r.run_id, { tokensIn: r.tokens_in, tokensOut: r.tokens_out }]));
+}
+
+export const MODEL_ALERT_SERVICE = "model";
+
+/**
+ * One open critical `model` alert per organization: the first failure opens it, later ones update
+ * its message (it keeps the time the trouble began). One batch, so two failing runs make one alert.
+ */
+export function raiseModelAlertStatements(orgId: string, id: string, message: string, now: number): InStatement[] {
+  return [
+    {
+      sql: `UPDATE integration_alerts SET message = ?
+             WHERE org_id = ? AND user_id IS NULL AND service = 'model' AND resolved_at IS NULL`,
+      args: [message, orgId],
+    },
+    {
+      sql: `INSERT INTO integration_alerts (id, org_id, user_id, service, severity, message, flagged_at)
+            SELECT ?, ?, NULL, 'model', 'critical', ?, ?
+             WHERE NOT EXISTS (SELECT 1 FROM integration_alerts
+                                WHERE org_id = ? AND user_id IS NULL AND service = 'model' AND resolved_at IS NULL)`,
+      args: [id, orgId, message, now, orgId],
+    },
+  ];
+}
+
+export function resolveModelAlertStatement(orgId: string, now: number): InStatement {
+  return {
+    sql: `UPDATE integration_alerts SET resolved_at = ?
+           WHERE org_id = ? AND user_id IS NULL AND service = 'model' AND resolved_at IS NULL`,
+    args: [now, orgId],
+  };
+}
+
+export interface ContactInput {
+  id: string;
+  name: string;
+  email: string | null;
+  company: string | null;
+  role: string | null;
+  relationship: string;
+  notes: string | null;
+}
+
+/** The organization's most recently touched contacts, what a model-backed run reads. */
+export async function recentContacts(db: Db, orgId: string, limit: number): Promise<ContactInput[]> {
+  return all<ContactInput>(
+    db,
+    `SELECT id, name, email, company, role, relationship, notes FROM contacts WHERE org_id = ?
+      ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    [orgId, limit],
+  );
+}
