@@ -328,6 +328,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integrations/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sources
+         * @description The organization's sources: its IMAP mailbox (server, user name, folder — never the password) and its feeds with the agents that read each, and for each the problem of its last read if it failed.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         */
+        get: operations["listSources"];
+        put?: never;
+        /**
+         * Add a source
+         * @description Adds a source the model-backed agents read. `{kind:"imap", host, port?, tls?, username, password, folder?}`: the mailbox the `inbox` agent reads (one per organization; adding another replaces it and starts reading afresh). Crew only reads: it opens the folder read-only and never sets \Seen, moves or deletes mail; each run reads only mail that arrived since the last one. `{kind:"feed", url, agents}`: an RSS, Atom or JSON feed read by the named agents (research, corpdev, content, compliance). Passwords are stored encrypted and never shown again. Nothing is fetched now: every read checks the address against the outbound policy (private and loopback addresses refused unless ALLOW_PRIVATE_TARGETS is on), and a source that fails raises an `imap` or `feeds` alert on the dashboard until a later read works. A feed already added is refused (400, naming `url`).
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         */
+        post: operations["addSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/sources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a source
+         * @description Forgets a mailbox (its stored password too) or a feed, and resolves its alert. The mailbox and the feed themselves are untouched. 404 when it is not the organization's.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         */
+        delete: operations["deleteSource"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/mcp/keys": {
         parameters: {
             query?: never;
@@ -2557,11 +2613,6 @@ export interface operations {
                     title: string;
                     detail?: string;
                     /**
-                     * @default manual
-                     * @enum {string}
-                     */
-                    agent?: "manual" | "standup" | "briefing" | "inbox" | "calendar" | "slack" | "compliance" | "pulse" | "dna" | "corpdev" | "research" | "growth" | "content" | "bdr" | "revenue" | "sales" | "finance" | "product";
-                    /**
                      * @default insight
                      * @enum {string}
                      */
@@ -2571,6 +2622,11 @@ export interface operations {
                      * @enum {string}
                      */
                     impact?: "low" | "medium" | "high";
+                    /**
+                     * @default manual
+                     * @enum {string}
+                     */
+                    agent?: "manual" | "standup" | "briefing" | "inbox" | "calendar" | "slack" | "compliance" | "pulse" | "dna" | "corpdev" | "research" | "growth" | "content" | "bdr" | "revenue" | "sales" | "finance" | "product";
                 };
             };
         };
@@ -2978,6 +3034,419 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listSources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sources: {
+                            /** @description `src_…` */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "imap" | "feed";
+                            /** @description The agents that read it. */
+                            agents: string[];
+                            /** @description imap: the server. */
+                            host: string | null;
+                            port: number | null;
+                            tls: boolean | null;
+                            username: string | null;
+                            folder: string | null;
+                            /** @description feed: its address. */
+                            url: string | null;
+                            /** @description Why the last read failed (an open `imap` or `feeds` integration alert), or null. */
+                            problem: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    addSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    kind: "imap";
+                    /** @description The IMAP server's host name, e.g. imap.fastmail.com. */
+                    host: string;
+                    /** @description Default 993 with TLS, 143 without. */
+                    port?: number;
+                    /**
+                     * @description Implicit TLS (IMAPS). Default true; false connects in plain text and upgrades with STARTTLS when the server offers it.
+                     * @default true
+                     */
+                    tls?: boolean;
+                    /** @description The mailbox user name (often the email address). */
+                    username: string;
+                    /** @description The password or app password. Stored encrypted (AES-GCM under CREW_SECRET), never shown again. */
+                    password: string;
+                    /**
+                     * @description The folder the inbox agent reads. Default INBOX.
+                     * @default INBOX
+                     */
+                    folder?: string;
+                } | {
+                    /** @constant */
+                    kind: "feed";
+                    /**
+                     * Format: uri
+                     * @description The feed's address: RSS, Atom, RDF or JSON Feed.
+                     */
+                    url: string;
+                    /** @description The agents that read this feed: research, corpdev, content, compliance. */
+                    agents: ("research" | "corpdev" | "content" | "compliance")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `src_…` */
+                        id: string;
+                        /** @enum {string} */
+                        kind: "imap" | "feed";
+                        /** @description The agents that read it. */
+                        agents: string[];
+                        /** @description imap: the server. */
+                        host: string | null;
+                        port: number | null;
+                        tls: boolean | null;
+                        username: string | null;
+                        folder: string | null;
+                        /** @description feed: its address. */
+                        url: string | null;
+                        /** @description Why the last read failed (an open `imap` or `feeds` integration alert), or null. */
+                        problem: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    deleteSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The source id (src_…). */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -3662,6 +4131,10 @@ export interface operations {
                             startedAt: string;
                             /** @description null while running. */
                             finishedAt: string | null;
+                            /** @description Tokens sent to the model by a model-backed run (SPEC §13); null for other runs. */
+                            tokensIn: number | null;
+                            /** @description Tokens the model answered with; null for runs without a model call. */
+                            tokensOut: number | null;
                         }[];
                     };
                 };
@@ -3972,6 +4445,46 @@ export interface operations {
                         id: string;
                         /** @enum {string} */
                         status: "done" | "failed";
+                    }[];
+                    /** @description Insights posted to the feed, from this agent. */
+                    insights?: {
+                        title: string;
+                        detail?: string;
+                        /**
+                         * @default insight
+                         * @enum {string}
+                         */
+                        type?: "insight" | "connection" | "learning" | "alert" | "action";
+                        /**
+                         * @default medium
+                         * @enum {string}
+                         */
+                        impact?: "low" | "medium" | "high";
+                    }[];
+                    /** @description Work handed to other agents, from this agent (queued for their next run). */
+                    newHandoffs?: {
+                        /** @enum {string} */
+                        to: "standup" | "briefing" | "inbox" | "calendar" | "slack" | "compliance" | "pulse" | "dna" | "corpdev" | "research" | "growth" | "content" | "bdr" | "revenue" | "sales" | "finance" | "product";
+                        title: string;
+                        context?: string;
+                        /**
+                         * @default medium
+                         * @enum {string}
+                         */
+                        priority?: "critical" | "high" | "medium" | "low";
+                        /** @description research, draft, review, action, or another classification. */
+                        type?: string;
+                    }[];
+                    /** @description Contacts created or updated, matched by email or name as POST /api/mcp/contacts. */
+                    contacts?: {
+                        name: string;
+                        /** Format: email */
+                        email?: string;
+                        company?: string;
+                        role?: string;
+                        /** @enum {string} */
+                        relationship?: "contact" | "active" | "warm" | "cold" | "key";
+                        notes?: string;
                     }[];
                 };
             };
