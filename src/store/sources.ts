@@ -5,7 +5,29 @@
  * (`integration_alerts` rows without a user: `imap`, `feeds`).
  */
 import type { InStatement } from "@libsql/client";
-import { all, type Db, one, parseJson } from "./db.ts";
+import type { Db } from "./db.ts";
+
+/**
+ * Rows as plain objects through `db.execute` only: it means the same on the libsql client and on
+ * the explicit store value of issue 9, so this file needs no change when that lands.
+ */
+async function rowsOf<T>(db: Db, sql: string, args: (string | number | null)[]): Promise<T[]> {
+  const result = await db.execute({ sql, args });
+  return result.rows.map((row) => ({ ...row }) as T);
+}
+
+async function firstOf<T>(db: Db, sql: string, args: (string | number | null)[]): Promise<T | null> {
+  return (await rowsOf<T>(db, sql, args))[0] ?? null;
+}
+
+function parseList(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}
 
 export type SourceKind = "imap" | "feed";
 
@@ -40,7 +62,7 @@ const toRow = (r: RawRow): SourceRow => ({
   orgId: r.org_id,
   kind: r.kind,
   config: r.config,
-  agents: parseJson<string[]>(r.agents, []),
+  agents: parseList(r.agents),
   state: r.state,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -48,20 +70,20 @@ const toRow = (r: RawRow): SourceRow => ({
 
 /** The organization's sources, mailbox first, then feeds oldest first (the order they were added). */
 export async function listSources(db: Db, orgId: string): Promise<SourceRow[]> {
-  const rows = await all<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? ORDER BY kind = 'imap' DESC, created_at, id`, [
+  const rows = await rowsOf<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? ORDER BY kind = 'imap' DESC, created_at, id`, [
     orgId,
   ]);
   return rows.map(toRow);
 }
 
 export async function getSource(db: Db, orgId: string, id: string): Promise<SourceRow | null> {
-  const row = await one<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND id = ?`, [orgId, id]);
+  const row = await firstOf<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND id = ?`, [orgId, id]);
   return row && toRow(row);
 }
 
 /** The feeds an agent reads (feeds naming it). */
 export async function feedsOfAgent(db: Db, orgId: string, agentId: string): Promise<SourceRow[]> {
-  const rows = await all<RawRow>(
+  const rows = await rowsOf<RawRow>(
     db,
     `SELECT ${COLUMNS} FROM sources
       WHERE org_id = ? AND kind = 'feed' AND EXISTS (SELECT 1 FROM json_each(sources.agents) WHERE value = ?)
@@ -72,7 +94,7 @@ export async function feedsOfAgent(db: Db, orgId: string, agentId: string): Prom
 }
 
 export async function mailboxOf(db: Db, orgId: string): Promise<SourceRow | null> {
-  const row = await one<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND kind = 'imap'`, [orgId]);
+  const row = await firstOf<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND kind = 'imap'`, [orgId]);
   return row && toRow(row);
 }
 
@@ -116,7 +138,7 @@ export function resolveOrgAlertStatement(orgId: string, service: string, now: nu
 }
 
 export async function openOrgAlert(db: Db, orgId: string, service: string): Promise<{ message: string; flaggedAt: number } | null> {
-  const row = await one<{ message: string; flagged_at: number }>(
+  const row = await firstOf<{ message: string; flagged_at: number }>(
     db,
     `SELECT message, flagged_at FROM integration_alerts
       WHERE org_id = ? AND user_id IS NULL AND service = ? AND resolved_at IS NULL
