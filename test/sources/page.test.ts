@@ -1,5 +1,6 @@
 /** The Sources page (/settings/sources): add a mailbox and a feed, refusals per field, delete, plan gate, CSRF. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { raiseOrgAlert } from "../../src/store/sources.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { signedIn } from "../web/client.ts";
 
@@ -73,6 +74,15 @@ describe("/settings/sources", () => {
     expect(deleted.status).toBe(303);
     expect((await s.db.execute("SELECT COUNT(*) AS n FROM sources")).rows[0]?.n).toBe(1);
     expect((await tab.request("/settings/sources/delete", { form: { csrf, id: id ?? "" } })).status).toBe(404);
+  });
+
+  it("a failing source's alert is on the dashboard of every member", async () => {
+    const message = "Mailbox: The mail server refused the user name and password. Correct it in Settings → Sources.";
+    await raiseOrgAlert(s.db, { id: "alr_sources_page", orgId: s.org.id, service: "imap", message }, s.clock.now());
+    const { tab } = await signedIn(s, "operator");
+    const page = await tab.request("/dashboard");
+    expect(page.text).toContain("imap");
+    expect(page.text).toContain("Mailbox: The mail server refused the user name and password. Correct it in Settings → Sources.");
   });
 
   it("refuses a form without the session's CSRF token, and plans without write access", async () => {
