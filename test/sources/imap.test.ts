@@ -181,6 +181,23 @@ describe("IMAP source (real Dovecot on loopback)", () => {
     await readSourcesFor(deps, s.org.id, "inbox", LIMITS);
   });
 
+  it("resolves a host name through the policy and connects to the address it vetted", async () => {
+    const asked: string[] = [];
+    const named = { ...deps, policy: { allowPrivate: true, resolve: async (host: string) => (asked.push(host), ["127.0.0.1"]) } };
+    const saved = await call("/api/integrations/sources", {
+      body: { kind: "imap", host: "mail.crew-test.invalid", port: dovecot.port, tls: false, username: "crew", password: PASSWORD },
+    });
+    expect(saved.status).toBe(200);
+    // The name exists nowhere but in the policy's resolver: reading works only through the vetted address.
+    const read = await readSourcesFor(named, s.org.id, "inbox", LIMITS);
+    expect(asked).toEqual(["mail.crew-test.invalid"]);
+    expect(read.items.length).toBeGreaterThan(0);
+    const strict = { ...deps, policy: { allowPrivate: false, resolve: async () => ["10.0.0.8"] } };
+    const refused = await readSourcesFor(strict, s.org.id, "inbox", LIMITS).catch((e) => e);
+    expect(refused.message).toBe("Mailbox: The mail server mail.crew-test.invalid could not be reached.");
+    await readSourcesFor(named, s.org.id, "inbox", LIMITS);
+  });
+
   it("never writes the password into a log line", () => {
     expect(logLines.length).toBeGreaterThan(0);
     expect(logLines.join("\n")).not.toContain(PASSWORD);
