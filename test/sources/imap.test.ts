@@ -183,7 +183,11 @@ describe("IMAP source (real Dovecot on loopback)", () => {
 
   it("resolves a host name through the policy and connects to the address it vetted", async () => {
     const asked: string[] = [];
-    const named = { ...deps, policy: { allowPrivate: true, resolve: async (host: string) => (asked.push(host), ["127.0.0.1"]) } };
+    const resolve = async (host: string) => {
+      asked.push(host);
+      return ["127.0.0.1"];
+    };
+    const named = { ...deps, policy: { allowPrivate: true, resolve } };
     const saved = await call("/api/integrations/sources", {
       body: { kind: "imap", host: "mail.crew-test.invalid", port: dovecot.port, tls: false, username: "crew", password: PASSWORD },
     });
