@@ -46,7 +46,8 @@ const fields = (job: AgentJob) => {
       "Posts to the feed every agent reads.",
     ),
     handoffs: list(
-      v.object({ to: oneOf(others), title: text(200, "The work asked for."), context: optionalText(2000, "What the other agent needs to know."), priority: v.optional(oneOf(PRIORITIES)) }),
+      // Not critical: a critical handoff starts the other agent's run at once, and models must not chain runs.
+      v.object({ to: oneOf(others), title: text(200, "The work asked for."), context: optionalText(2000, "What the other agent needs to know."), priority: v.optional(oneOf(["high", "medium", "low"] as const)) }),
       5,
       "Work for other agents.",
     ),

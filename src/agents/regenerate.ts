@@ -6,13 +6,16 @@
  * a burst of writes into one regeneration: the first event starts the wait, later ones join it.
  *
  * A critical handoff also starts the destination agent's run at once when that agent has a
- * built-in runner. An agent without one runs elsewhere (an external runner through the run API):
- * nothing can run in-process, and the handoff waits, queued critical-first, for its next run.
+ * built-in runner, or is model-backed and has its model and sources (SPEC §13). Otherwise it runs
+ * elsewhere (an external runner through the run API), and the handoff waits, queued
+ * critical-first, for its next run.
  */
 
 import { startLoop } from "../lib/loop.ts";
 import { getOrg } from "../store/orgs.ts";
 import type { Events } from "./events.ts";
+import { needsModel } from "./jobs.ts";
+import { type ModelRunDeps, runModelAgent, whatIsMissing } from "./model-run.ts";
 import { hasRunner, type RunDeps, runBuiltIn } from "./runners.ts";
 
 export const REGENERATE_DEBOUNCE_MS = 1_000;
@@ -32,7 +35,7 @@ interface Pending {
 }
 
 export function createRegenerator(
-  deps: RunDeps & { events: Events },
+  deps: RunDeps & { events: Events } & Partial<Pick<ModelRunDeps, "config" | "policy">>,
   options: { debounceMs?: number; timers?: boolean } = {},
 ): Regenerator {
   const debounceMs = options.debounceMs ?? REGENERATE_DEBOUNCE_MS;
@@ -62,6 +65,9 @@ export function createRegenerator(
     if (timers) loop.runAfter(debounceMs);
   };
 
+  const modelDeps = deps.config ? (deps as ModelRunDeps) : null;
+  const runsHere = (agentId: string) => hasRunner(agentId) || (modelDeps !== null && needsModel(agentId));
+
   const unsubscribe = deps.events.on((event) => {
     switch (event.type) {
       case "action.created":
@@ -70,7 +76,7 @@ export function createRegenerator(
       case "handoff.created":
         if (event.priority === "critical" || event.priority === "high") mark(event.orgId, { surface: true });
         // standup and briefing run with the surfacing anyway, claiming the handoff.
-        if (event.priority === "critical" && hasRunner(event.to) && event.to !== "standup" && event.to !== "briefing") {
+        if (event.priority === "critical" && runsHere(event.to) && event.to !== "standup" && event.to !== "briefing") {
           mark(event.orgId, { agent: event.to });
         }
         break;
@@ -83,7 +89,10 @@ export function createRegenerator(
   async function regenerate(orgId: string, work: Pending): Promise<void> {
     const org = await getOrg(deps.db, orgId);
     if (!org) return;
-    for (const agentId of work.agents) await runBuiltIn(deps, org, agentId);
+    for (const agentId of work.agents) {
+      if (!modelDeps || !needsModel(agentId)) await runBuiltIn(deps, org, agentId);
+      else if ((await whatIsMissing(modelDeps, orgId, agentId)) === null) await runModelAgent(modelDeps, org, agentId);
+    }
     if (work.surface) {
       await runBuiltIn(deps, org, "standup");
       await runBuiltIn(deps, org, "briefing");

@@ -5,21 +5,21 @@
  */
 import * as v from "valibot";
 import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.ts";
-import { hasRunner } from "../agents/runners.ts";
+import { jobOf } from "../agents/jobs.ts";
 import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
 import { readAccess, writeAccess } from "../auth/access.ts";
 import { ACTION_TYPES, AGENT_IDS } from "../domain.ts";
 import { notFound } from "../http/errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
-import { setAgentSchedule } from "../store/agents.ts";
+import { getAgentRecord, setAgentSchedule } from "../store/agents.ts";
 import { getOrg } from "../store/orgs.ts";
-import { usageOfRuns } from "../store/model.ts";
+import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/model.ts";
 import { listRuns } from "../store/runs.ts";
 import { NewAction } from "./actions.ts";
 import { contactFields, handoffFields, insightFields } from "./writes.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics, PIPELINE_STAGES } from "./reports.ts";
-import { DateTime, LongText, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
+import { DateTime, LongText, maxChars, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
 
 const AgentIdParam = v.pipe(v.string(), v.description("The agent's id, one of the 17 (e.g. pulse, sales)."));
 const RunIdParam = v.pipe(v.string(), v.description("The run's id (run_…), as returned when it started."));
@@ -229,41 +229,60 @@ const Schedule = v.pipe(
   }),
 );
 
+const Instructions = v.pipe(
+  v.string("Must be a string or null."),
+  v.trim(),
+  v.minLength(1, "Must not be empty: send null to go back to the default instructions."),
+  maxChars(20_000, "Must be at most 20000 characters."),
+);
+
 export const updateAgentOp = defineOperation({
   id: "updateAgent",
-  summary: "Edit an agent's schedule",
+  summary: "Edit an agent's schedule or instructions",
   description:
-    "Sets the agent's schedule: a five-field cron expression (minute hour day month weekday) in the organization's time zone, e.g. \"0 8,18 * * *\", or null for none. The scheduler runs agents with a built-in runner (standup, briefing, pulse, dna) on their schedule; for the others the schedule records when an external runner is expected to run them.",
-  input: v.strictObject({
-    id: AgentIdParam,
-    schedule: v.nullable(Schedule),
-  }),
+    "Sets the agent's schedule — a five-field cron expression (minute hour day month weekday) in the organization's time zone, e.g. \"0 8,18 * * *\", or null for none — and/or its instructions, the system prompt of its model-backed runs (null goes back to the catalog's default). The scheduler runs built-in agents (standup, briefing, pulse, dna) on their schedule, and model-backed ones once a model and their sources are connected; for slack the schedule records when an external runner is expected to run it.",
+  input: v.pipe(
+    v.strictObject({
+      id: AgentIdParam,
+      schedule: v.optional(v.nullable(Schedule)),
+      instructions: v.optional(v.nullable(v.pipe(Instructions, v.description("The agent's instructions for this organization; null: the default.")))),
+    }),
+    v.check((input) => input.schedule !== undefined || input.instructions !== undefined, "Send schedule, instructions, or both."),
+  ),
   output: v.object({
     id: v.string(),
     name: v.string(),
     schedule: v.nullable(v.string()),
     timeZone: v.pipe(v.string(), v.description("The organization's time zone the schedule is read in.")),
     runner: v.pipe(
-      v.picklist(["built-in", "external"]),
-      v.description("built-in: the scheduler runs it; external: a runner acts through this API."),
+      v.picklist(["built-in", "model", "external"]),
+      v.description("built-in: composed from data by the scheduler; model: run with the connected model; external: a runner acts through this API."),
     ),
+    instructions: v.pipe(v.string(), v.description("The instructions in effect (the system prompt of its model-backed runs).")),
+    customInstructions: v.pipe(v.boolean(), v.description("Whether the organization replaced the default instructions.")),
     nextRunAt: v.pipe(v.nullable(DateTime), v.description("The next slot of the schedule; null without one.")),
   }),
   rest: { method: "PATCH", path: "/api/agents/{id}", access: writeAccess(), from: "body", tags },
   handler: async (ctx, input) => {
     assertAgent(input.id);
-    const [agent, org] = await Promise.all([
-      setAgentSchedule(ctx.db, ctx.principal.orgId, input.id, input.schedule),
-      getOrg(ctx.db, ctx.principal.orgId),
+    const orgId = ctx.principal.orgId;
+    if (input.instructions !== undefined) await setInstructionOverride(ctx.db, orgId, input.id, input.instructions, ctx.clock.now());
+    const [agent, org, custom] = await Promise.all([
+      input.schedule !== undefined ? setAgentSchedule(ctx.db, orgId, input.id, input.schedule) : getAgentRecord(ctx.db, orgId, input.id),
+      getOrg(ctx.db, orgId),
+      getInstructionOverride(ctx.db, orgId, input.id),
     ]);
     if (!agent || !org) throw notFound(`Agent ${input.id}`);
     const next = agent.schedule ? nextSlot(agent.schedule, org.timeZone, ctx.clock.now()) : null;
+    const job = jobOf(agent.id);
     return {
       id: agent.id,
       name: agent.name,
       schedule: agent.schedule,
       timeZone: org.timeZone,
-      runner: hasRunner(agent.id) ? ("built-in" as const) : ("external" as const),
+      runner: job.runner,
+      instructions: custom ?? job.instructions,
+      customInstructions: custom !== null,
       nextRunAt: isoOrNull(next),
     };
   },

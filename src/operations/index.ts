@@ -9,6 +9,7 @@ import { createApiKey, deleteApiKey, listApiKeys } from "./keys.ts";
 import { listContactsOp } from "./listings.ts";
 import type { Operation } from "./registry.ts";
 import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "./reports.ts";
+import { deleteModelIntegration, getModelIntegration, saveModelIntegration, testModelIntegration } from "./model.ts";
 import { addSourceOp, deleteSourceOp, listSourcesOp } from "./sources.ts";
 import { createWebhook, deleteWebhookOp, listWebhookDeliveries, listWebhooksOp } from "./webhooks.ts";
 import { addContact, createHandoff, postInsight } from "./writes.ts";
@@ -35,6 +36,10 @@ export const operations: Operation[] = [
   addSourceOp,
   listSourcesOp,
   deleteSourceOp,
+  getModelIntegration,
+  saveModelIntegration,
+  deleteModelIntegration,
+  testModelIntegration,
   listApiKeys,
   createApiKey,
   deleteApiKey,

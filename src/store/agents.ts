@@ -168,3 +168,8 @@ export async function setAgentSchedule(db: Db, orgId: string, agentId: string, s
   );
   return rows[0] ?? null;
 }
+
+export async function getAgentRecord(db: Db, orgId: string, agentId: string): Promise<AgentRecord | null> {
+  const rows = await all<AgentRecord>(db, "SELECT id, name, category, schedule FROM agents WHERE org_id = ? AND id = ?", [orgId, agentId]);
+  return rows[0] ?? null;
+}

@@ -109,6 +109,13 @@ export const ISSUE12_MODEL_SCHEMA: string[] = [
   at         INTEGER NOT NULL
 ) STRICT`,
   "CREATE INDEX IF NOT EXISTS run_usage_day ON run_usage (org_id, at)",
+  // The model-backed agents' default schedules (src/agents/catalog.ts), where none was set.
+  `UPDATE agents SET schedule = CASE id
+     WHEN 'inbox' THEN '10 * * * *' WHEN 'calendar' THEN '0 7 * * 1-5' WHEN 'compliance' THEN '0 6 * * 1'
+     WHEN 'corpdev' THEN '30 6 * * 1' WHEN 'research' THEN '15 6 * * *' WHEN 'growth' THEN '0 9 * * 1'
+     WHEN 'content' THEN '45 6 * * 1,4' WHEN 'bdr' THEN '0 9 * * 1-5' WHEN 'revenue' THEN '0 17 * * 5'
+     WHEN 'sales' THEN '30 8 * * 1-5' WHEN 'finance' THEN '0 9 * * 1' WHEN 'product' THEN '0 10 * * 1' END
+   WHERE schedule IS NULL AND id IN ('inbox', 'calendar', 'compliance', 'corpdev', 'research', 'growth', 'content', 'bdr', 'revenue', 'sales', 'finance', 'product')`,
 ];
 
 /** Steps from version 1 onwards, in order. */

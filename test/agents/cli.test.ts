@@ -54,13 +54,17 @@ describe("crew agents run", () => {
     expect(await rows(db, "SELECT count(*) AS n FROM leases")).toEqual([{ n: 0 }]); // handed back
   });
 
-  it("refuses an agent without a built-in runner, or an unknown one, with a clear error", async () => {
-    const spawned = await runCrew(["agents", "run", "sales"], env);
+  it("refuses an agent that cannot run here (slack; a model-backed one without a model), or an unknown one, with a clear error", async () => {
+    const spawned = await runCrew(["agents", "run", "slack"], env);
     expect(spawned).toEqual({
       code: 1,
       stdout: "",
       stderr:
-        "crew agents run: agent sales has no built-in runner (those are standup, briefing, pulse, dna); an external runner acts for it through POST /api/agents/sales/runs\n",
+        "crew agents run: agent slack has no built-in runner (those are standup, briefing, pulse, dna); an external runner acts for it through POST /api/agents/slack/runs\n",
+    });
+    expect(await local("agents", "run", "sales")).toMatchObject({
+      code: 1,
+      stderr: "crew agents run: agent sales did not run: Needs a model: connect one in Settings → Model.\n",
     });
     expect(await local("agents", "run", "nobody")).toMatchObject({
       code: 2,
@@ -82,7 +86,7 @@ describe("crew agents run", () => {
     const help = await local("agents", "run", "--help");
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: crew agents run <agent> | crew agents run --due [--json]");
-    expect(help.stdout).toMatch(/^ {2}<agent> +The agent to run now: standup, briefing, pulse or dna\.$/m);
+    expect(help.stdout).toMatch(/^ {2}<agent> +The agent to run now \(any but slack; model-backed ones need a model\)\.$/m);
     expect(help.stdout).toMatch(/^ {2}--due +Run every agent whose scheduled slot is due/m);
     expect((await local("agents", "--help")).stdout).toBe(help.stdout);
     expect((await local("--help")).stdout).toMatch(/^ {2}agents run +Run a built-in agent once now/m);

@@ -298,7 +298,7 @@ describe("GET /api/agents/{id}/runs and PATCH /api/agents/{id}", () => {
     expect(res.json).toMatchObject({ id: "pulse", schedule: "*/30 * * * *", timeZone: "UTC", runner: "built-in" });
     expect(Date.parse(res.json.nextRunAt)).toBeGreaterThan(f.s.clock.now());
     const sales = await f.call("/api/agents/sales", { method: "PATCH", body: { schedule: "0 9 * * 1-5" } });
-    expect(sales.json).toMatchObject({ runner: "external", schedule: "0 9 * * 1-5" });
+    expect(sales.json).toMatchObject({ runner: "model", schedule: "0 9 * * 1-5" });
     const cleared = await f.call("/api/agents/sales", { method: "PATCH", body: { schedule: null } });
     expect(cleared.json).toMatchObject({ schedule: null, nextRunAt: null });
     for (const schedule of ["61 * * * *", "0 8 * *", "every day", 5]) {

@@ -1,0 +1,139 @@
+/**
+ * The model connection (SPEC §13): show it, save it (owners' settings; the environment wins),
+ * forget it, test it with one tiny call. REST with an admin credential; /settings/model calls the
+ * same functions. The API key is write-only: stored sealed, never returned.
+ */
+import * as v from "valibot";
+import { writeAccess } from "../auth/access.ts";
+import { MODEL_PROVIDERS } from "../config.ts";
+import { ApiError } from "../http/errors.ts";
+import { forgetModel, type ModelStatus, modelStatus, resolveModel, saveModel, testModel } from "../integrations/model/settings.ts";
+import { isoOrNull } from "../lib/clock.ts";
+import { defineOperation } from "./registry.ts";
+import { DateTime, maxChars } from "./schemas.ts";
+
+const tags = ["Integrations"];
+
+const Status = v.object({
+  connected: v.pipe(v.boolean(), v.description("Whether model-backed agents can run.")),
+  source: v.pipe(
+    v.nullable(v.picklist(["environment", "settings"])),
+    v.description("environment: CREW_MODEL_* is set and wins over the saved settings; settings: saved by an owner."),
+  ),
+  provider: v.nullable(v.picklist(MODEL_PROVIDERS)),
+  baseUrl: v.nullable(v.string()),
+  model: v.nullable(v.string()),
+  hasApiKey: v.pipe(v.boolean(), v.description("Whether an API key is set (it is never shown).")),
+  dailyTokens: v.pipe(v.number(), v.description("Tokens the organization's model-backed runs may spend per UTC day.")),
+  tokensToday: v.pipe(v.number(), v.description("Tokens spent since midnight UTC.")),
+  updatedAt: v.pipe(v.nullable(DateTime), v.description("When the saved settings last changed.")),
+});
+
+const toWire = (s: ModelStatus): v.InferOutput<typeof Status> => ({ ...s, updatedAt: isoOrNull(s.updatedAt) });
+
+function urlOrNull(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+export const ModelSettingsInput = v.pipe(
+  v.strictObject({
+    provider: v.pipe(
+      v.picklist(MODEL_PROVIDERS, `Must be one of ${MODEL_PROVIDERS.join(", ")}.`),
+      v.description("openai-compatible: any /v1/chat/completions endpoint (Ollama, llama.cpp, vLLM, LM Studio, OpenRouter, OpenAI)."),
+    ),
+    baseUrl: v.optional(
+      v.pipe(
+        v.string("Must be a string."),
+        v.trim(),
+        maxChars(2000, "Must be at most 2000 characters."),
+        v.check((u) => u === "" || /^https?:$/.test(urlOrNull(u)?.protocol ?? ""), "Must be an http or https URL, e.g. http://localhost:11434/v1."),
+        v.description("The endpoint's base URL, ending before /chat/completions (e.g. http://localhost:11434/v1). Optional for openai and anthropic."),
+      ),
+    ),
+    model: v.pipe(
+      v.string("Must be a string."),
+      v.trim(),
+      v.minLength(1, "Must not be empty."),
+      maxChars(200, "Must be at most 200 characters."),
+      v.description("The model name, e.g. llama3.2, gpt-4o-mini, claude-sonnet-4-5."),
+    ),
+    apiKey: v.optional(
+      v.pipe(
+        v.string("Must be a string."),
+        maxChars(1000, "Must be at most 1000 characters."),
+        v.description('Stored encrypted, never shown again. Leave it out to keep the saved key; "" removes it.'),
+      ),
+    ),
+    dailyTokens: v.optional(
+      v.nullable(
+        v.pipe(
+          v.number("Must be a number."),
+          v.integer("Must be a whole number."),
+          v.minValue(1, "Must be at least 1."),
+          v.maxValue(1_000_000_000, "Must be at most 1000000000."),
+          v.description("Tokens per UTC day for the organization (default 1000000); CREW_MODEL_DAILY_TOKENS wins."),
+        ),
+      ),
+    ),
+  }),
+  v.forward(
+    v.check((input) => input.provider !== "openai-compatible" || Boolean(input.baseUrl), "Required for openai-compatible."),
+    ["baseUrl"],
+  ),
+);
+
+export const getModelIntegration = defineOperation({
+  id: "getModelIntegration",
+  summary: "Show the model connection",
+  description:
+    "Which language model the model-backed agents use (provider, base URL, model), whether it comes from the environment (CREW_MODEL_*, which wins) or the saved settings, the daily token budget and what today's runs spent. Never the API key.",
+  input: v.strictObject({}),
+  output: Status,
+  rest: { method: "GET", path: "/api/integrations/model", access: writeAccess(), from: "none", tags },
+  handler: async (ctx) => toWire(await modelStatus(ctx, ctx.principal.orgId)),
+});
+
+export const saveModelIntegration = defineOperation({
+  id: "saveModelIntegration",
+  summary: "Save the model connection",
+  description:
+    "Saves the organization's model settings (replacing earlier ones). The API key is stored encrypted (AES-GCM under CREW_SECRET) and never returned. Nothing is called: use POST /api/integrations/model/test. When CREW_MODEL_* is set in the environment, it keeps winning; the saved settings apply once it is removed.",
+  input: ModelSettingsInput,
+  output: Status,
+  rest: { method: "POST", path: "/api/integrations/model", access: writeAccess(), from: "body", tags },
+  handler: async (ctx, input) => {
+    await saveModel(ctx, ctx.principal.orgId, { ...input, baseUrl: input.baseUrl || undefined });
+    return toWire(await modelStatus(ctx, ctx.principal.orgId));
+  },
+});
+
+export const deleteModelIntegration = defineOperation({
+  id: "deleteModelIntegration",
+  summary: "Forget the model connection",
+  description: "Deletes the saved model settings and key. 404 when none are saved. The environment's model (CREW_MODEL_*) is not affected.",
+  input: v.strictObject({}),
+  output: v.object({ ok: v.literal(true) }),
+  rest: { method: "DELETE", path: "/api/integrations/model", access: writeAccess(), from: "none", tags },
+  handler: async (ctx) => {
+    if (!(await forgetModel(ctx, ctx.principal.orgId))) throw new ApiError(404, "not_found", "No model settings are saved.");
+    return { ok: true as const };
+  },
+});
+
+export const testModelIntegration = defineOperation({
+  id: "testModelIntegration",
+  summary: "Test the model connection",
+  description:
+    'Makes one tiny call to the model in use (it is asked to answer {"answer":"pong"}) and reports the answer, or the exact error (unreachable, 401, 404 model unknown, 429). Costs a few tokens; not counted against the daily budget.',
+  input: v.strictObject({}),
+  output: v.variant("ok", [
+    v.object({ ok: v.literal(true), answer: v.string(), model: v.string(), tokensIn: v.number(), tokensOut: v.number() }),
+    v.object({ ok: v.literal(false), error: v.pipe(v.string(), v.description("What failed, as the endpoint said it.")) }),
+  ]),
+  rest: { method: "POST", path: "/api/integrations/model/test", access: writeAccess(), from: "none", tags },
+  handler: async (ctx) => testModel(await resolveModel(ctx, ctx.principal.orgId)),
+});
