@@ -14,6 +14,7 @@ import { newId } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
 import {
   feedsOfAgent,
+  getSource,
   listSources,
   mailboxOf,
   openOrgAlert,
@@ -94,7 +95,11 @@ export const StoredMailbox = v.object({
 export const StoredFeed = v.object({ url: v.string() });
 
 const MailState = v.object({ uidValidity: v.optional(v.string()), lastUid: v.optional(v.number()) });
-const FeedState = v.object({ seen: v.optional(v.array(v.string()), []), problem: v.optional(v.string()) });
+/** Per feed: the item ids each agent has seen (agents reading one feed each get every item), and the last read's problem. */
+const FeedState = v.object({
+  seen: v.optional(v.record(v.string(), v.array(v.string())), {}),
+  problem: v.optional(v.string()),
+});
 type FeedState = v.InferOutput<typeof FeedState>;
 
 /** Binds a sealed mailbox password to its organization: copied into another organization's row, it does not open. */
@@ -138,7 +143,7 @@ export async function readSourcesFor(
   }
   if (isFeedAgent(agentId)) {
     const feeds = await feedsOfAgent(deps.db, orgId, agentId);
-    return feeds.length > 0 ? readFeeds(deps, orgId, feeds, limits) : nothing(NEEDS_FEED);
+    return feeds.length > 0 ? readFeeds(deps, orgId, agentId, feeds, limits) : nothing(NEEDS_FEED);
   }
   return nothing(null);
 }
@@ -199,16 +204,17 @@ async function resolveIfOpen(deps: SourceDeps, orgId: string, service: string): 
 async function readFeeds(
   deps: SourceDeps,
   orgId: string,
+  agentId: string,
   feeds: SourceRow[],
   limits: { maxItems: number; maxChars: number },
 ): Promise<SourceRead> {
   const read = await Promise.all(
     feeds.map(async (row) => {
       const url = jsonOr(StoredFeed, row.config, { url: "" }).url;
-      const state: FeedState = jsonOr(FeedState, row.state, { seen: [] });
+      const state: FeedState = jsonOr(FeedState, row.state, { seen: {} });
       try {
         const entries = await readFeed(deps.policy, url, { maxItems: FEED_WINDOW, maxChars: limits.maxChars });
-        const seen = new Set(state.seen);
+        const seen = new Set(state.seen[agentId] ?? []);
         return { row, url, state, fresh: entries.filter((e) => !seen.has(e.id)), problem: null };
       } catch (error) {
         if (!(error instanceof FeedError)) throw error;
@@ -220,9 +226,8 @@ async function readFeeds(
   // Each feed's own state holds its latest problem; the one `feeds` alert of the organization names every failing feed.
   for (const r of read) {
     if ((r.state.problem ?? null) !== r.problem) {
-      const next: FeedState = { seen: r.state.seen, ...(r.problem ? { problem: r.problem } : {}) };
-      await saveSourceState(deps.db, orgId, r.row.id, JSON.stringify(next), deps.clock.now());
-      r.state = next;
+      const problem = r.problem;
+      await updateFeedState(deps, orgId, r.row.id, (state) => ({ seen: state.seen, ...(problem ? { problem } : {}) }));
     }
   }
   await refreshFeedsAlert(deps, orgId);
@@ -254,12 +259,22 @@ async function readFeeds(
       for (const r of read) {
         const ids = items.filter((i) => i.source === r.url).map((i) => i.id);
         if (ids.length === 0) continue;
-        const seen = [...ids, ...r.state.seen.filter((id) => !ids.includes(id))].slice(0, SEEN_KEPT);
-        const next: FeedState = { seen, ...(r.state.problem ? { problem: r.state.problem } : {}) };
-        await saveSourceState(deps.db, orgId, r.row.id, JSON.stringify(next), deps.clock.now());
+        await updateFeedState(deps, orgId, r.row.id, (state) => {
+          const before = state.seen[agentId] ?? [];
+          const seen = [...ids, ...before.filter((id) => !ids.includes(id))].slice(0, SEEN_KEPT);
+          return { ...state, seen: { ...state.seen, [agentId]: seen } };
+        });
       }
     },
   };
+}
+
+/** Rewrites a feed's state from its current stored value (another agent's read may have changed it meanwhile). */
+async function updateFeedState(deps: SourceDeps, orgId: string, id: string, change: (state: FeedState) => FeedState): Promise<void> {
+  const row = await getSource(deps.db, orgId, id);
+  if (!row) return;
+  const state: FeedState = jsonOr(FeedState, row.state, { seen: {} });
+  await saveSourceState(deps.db, orgId, id, JSON.stringify(change(state)), deps.clock.now());
 }
 
 /** Opens, updates or resolves the organization's `feeds` alert from the feeds' recorded problems. */
@@ -268,7 +283,7 @@ export async function refreshFeedsAlert(deps: Pick<SourceDeps, "db" | "clock">, 
     .filter((s) => s.kind === "feed")
     .map((s) => ({
       url: jsonOr(StoredFeed, s.config, { url: "" }).url,
-      problem: jsonOr(FeedState, s.state, { seen: [] } as FeedState).problem,
+      problem: jsonOr(FeedState, s.state, { seen: {} } as FeedState).problem,
     }))
     .filter((f) => f.problem);
   const now = deps.clock.now();

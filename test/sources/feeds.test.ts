@@ -149,6 +149,27 @@ describe("feed sources (feeds served on loopback)", () => {
     expect(await openOrgAlert(s.db, s.org.id, "feeds")).toBeNull();
   });
 
+  it("each agent reading a feed gets every item: one agent's markSeen does not hide them from another", async () => {
+    feeds.set(
+      "/shared.json",
+      JSON.stringify({
+        version: "https://jsonfeed.org/version/1.1",
+        title: "Shared",
+        items: [{ id: "s-1", title: "Shared item", content_text: "x", date_published: "2026-11-23T10:00:00Z" }],
+      }),
+      "application/feed+json",
+    );
+    expect((await add(`${feeds.url}/shared.json`, ["corpdev", "compliance"])).status).toBe(200);
+    const corpdev = await readSourcesFor(deps, s.org.id, "corpdev", LIMITS);
+    expect(corpdev.items.map((i) => i.id)).toEqual(["s-1"]);
+    await corpdev.markSeen();
+    expect((await readSourcesFor(deps, s.org.id, "corpdev", LIMITS)).items).toEqual([]);
+    const compliance = await readSourcesFor(deps, s.org.id, "compliance", LIMITS);
+    expect(compliance.items.map((i) => i.id)).toEqual(["s-1"]);
+    await compliance.markSeen();
+    expect((await readSourcesFor(deps, s.org.id, "compliance", LIMITS)).items).toEqual([]);
+  });
+
   it("deleting a feed stops its reading and resolves its alert", async () => {
     feeds.set("/page.html", "not a feed at all", "text/plain");
     await readSourcesFor(deps, s.org.id, "content", LIMITS).catch(() => null);
