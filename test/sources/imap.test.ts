@@ -11,6 +11,7 @@ import { createLogger } from "../../src/lib/log.ts";
 import { openOrgAlert } from "../../src/store/sources.ts";
 import { type Dovecot, startDovecot } from "../helpers/dovecot.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
+import { freePort } from "../helpers/spawn.ts";
 
 const PASSWORD = "mailbox-pass-Zq81x";
 const LIMITS = { maxItems: 10, maxChars: 2000 };
@@ -178,7 +179,18 @@ describe("IMAP source (real Dovecot on loopback)", () => {
     const refused = await readSourcesFor(closed, s.org.id, "inbox", LIMITS).catch((e) => e);
     expect(refused).toBeInstanceOf(SourceError);
     expect(refused.message).toBe("Mailbox: The mail server 127.0.0.1 could not be reached.");
+    // Nothing listening on the port: the same words.
+    const save = (port: number) =>
+      call("/api/integrations/sources", {
+        body: { kind: "imap", host: dovecot.host, port, tls: false, username: "crew", password: PASSWORD },
+      });
+    expect((await save(await freePort())).status).toBe(200);
+    const unreachable = await readSourcesFor(deps, s.org.id, "inbox", LIMITS).catch((e) => e);
+    expect(unreachable).toBeInstanceOf(SourceError);
+    expect(unreachable.message).toBe(refused.message);
+    expect((await save(dovecot.port)).status).toBe(200);
     await readSourcesFor(deps, s.org.id, "inbox", LIMITS);
+    expect(await openOrgAlert(s.db, s.org.id, "imap")).toBeNull();
   });
 
   it("resolves a host name through the policy and connects to the address it vetted", async () => {
