@@ -14,7 +14,7 @@ import { planIncludes } from "../auth/plans.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
-import { FEED_AGENTS } from "../integrations/sources.ts";
+import { FEED_AGENTS, MAILBOX_AGENT } from "../integrations/sources.ts";
 import { addSourceFor, addSourceSchemaFor, deleteSourceFor, listSourcesFor, type SourceView } from "../operations/sources.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
 import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
@@ -145,6 +145,8 @@ async function sourcesPage(c: Context<AppEnv>, found: ValidSession, view: Source
     return renderPage(c, { title, body, account, active: PATH }, status === 200 ? 200 : 403);
   }
   const { sources } = await listSourcesFor(deps, found.user.orgId);
+  const reading = new Set(sources.flatMap((x) => x.agents));
+  const waiting = [MAILBOX_AGENT, ...FEED_AGENTS].filter((agent) => !reading.has(agent));
   const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
   const body = html`<h1>Sources</h1>
 <p class="lead">What the agents read besides Crew's own data: a mailbox for the inbox agent, feeds for research, corpdev, content and compliance. Each run reads only what is new.</p>
@@ -153,6 +155,7 @@ ${alertBox("success", view.notice)}
 <section class="card" aria-labelledby="list-h">
   <h2 id="list-h">Sources</h2>
   ${sourceList(account, sources, deps.clock.now())}
+  ${waiting.length > 0 ? html`<p class="muted small" id="waiting">Without a source, these agents do not run with a model: ${waiting.join(", ")}.</p>` : ""}
 </section>
 <div class="grid-keys">
   <section class="card" aria-labelledby="imap-h">

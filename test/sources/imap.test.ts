@@ -188,6 +188,12 @@ describe("IMAP source (real Dovecot on loopback)", () => {
     const unreachable = await readSourcesFor(deps, s.org.id, "inbox", LIMITS).catch((e) => e);
     expect(unreachable).toBeInstanceOf(SourceError);
     expect(unreachable.message).toBe(refused.message);
+    const missingFolder = await call("/api/integrations/sources", {
+      body: { kind: "imap", host: dovecot.host, port: dovecot.port, tls: false, username: "crew", password: PASSWORD, folder: "Nope" },
+    });
+    expect(missingFolder.status).toBe(200);
+    const folder = await readSourcesFor(deps, s.org.id, "inbox", LIMITS).catch((e) => e);
+    expect(folder.message).toBe('Mailbox: The folder "Nope" was not found in the mailbox.');
     expect((await save(dovecot.port)).status).toBe(200);
     await readSourcesFor(deps, s.org.id, "inbox", LIMITS);
     expect(await openOrgAlert(s.db, s.org.id, "imap")).toBeNull();
