@@ -77,7 +77,8 @@ const ENTRIES: Record<string, Entry> = {
   calendar: {
     runner: "model",
     job: "Reads the coming days of the connected calendar and the action queue: flags conflicts and meetings that need preparation.",
-    focus: "Look at the coming events. Suggest resolving conflicts and preparing meetings; add actions for preparation that a person must do.",
+    focus:
+      "Look at the coming events. Suggest resolving conflicts and preparing meetings; add actions for preparation that a person must do.",
     reads: { ...nothing, actions: true, contacts: true, source: "calendar" },
     writes: ["suggestions", "actions"],
   },
@@ -91,7 +92,8 @@ const ENTRIES: Record<string, Entry> = {
   compliance: {
     runner: "model",
     job: "Watches regulatory and policy feeds for changes that affect the company and says what to do about them.",
-    focus: "Read the feed items. Post an insight for each change that affects the company; suggest concrete steps; hand off to the agent that owns the work.",
+    focus:
+      "Read the feed items. Post an insight for each change that affects the company; suggest concrete steps; hand off to the agent that owns the work.",
     reads: { ...nothing, insights: true, source: "feeds" },
     writes: standardWrites,
   },
@@ -112,14 +114,16 @@ const ENTRIES: Record<string, Entry> = {
   corpdev: {
     runner: "model",
     job: "Watches industry feeds for partners, acquirers, investors and competitors' moves.",
-    focus: "Read the feed items. Post insights on partnership, acquisition and funding signals; suggest who to approach; hand off leads to bdr or sales.",
+    focus:
+      "Read the feed items. Post insights on partnership, acquisition and funding signals; suggest who to approach; hand off leads to bdr or sales.",
     reads: { ...nothing, contacts: true, insights: true, pipeline: true, source: "feeds" },
     writes: standardWrites,
   },
   research: {
     runner: "model",
     job: "Reads market and competitor feeds and turns them into insights the crew can act on.",
-    focus: "Read the feed items. Post an insight for each market or competitor move that matters; suggest responses; hand off to product, growth or content.",
+    focus:
+      "Read the feed items. Post an insight for each market or competitor move that matters; suggest responses; hand off to product, growth or content.",
     reads: { ...nothing, insights: true, source: "feeds" },
     writes: standardWrites,
   },

@@ -5,17 +5,23 @@
  * model is shown.
  */
 import * as v from "valibot";
-import { INSIGHT_TYPES, RELATIONSHIPS } from "../operations/writes.ts";
 import { PIPELINE_STAGES } from "../operations/reports.ts";
 import { PRIORITIES } from "../operations/schemas.ts";
+import { INSIGHT_TYPES, RELATIONSHIPS } from "../operations/writes.ts";
 import { ACTION_TYPES } from "../store/actions.ts";
 import { AGENT_IDS } from "./catalog.ts";
 import type { AgentJob } from "./jobs.ts";
 import type { Completion } from "./run-api.ts";
 
 const text = (max: number, what: string) =>
-  v.pipe(v.string("Must be a string."), v.minLength(1, "Must not be empty."), v.maxLength(max, `Must be at most ${max} characters.`), v.description(what));
-const optionalText = (max: number, what: string) => v.optional(v.pipe(v.string("Must be a string."), v.maxLength(max, `Must be at most ${max} characters.`), v.description(what)));
+  v.pipe(
+    v.string("Must be a string."),
+    v.minLength(1, "Must not be empty."),
+    v.maxLength(max, `Must be at most ${max} characters.`),
+    v.description(what),
+  );
+const optionalText = (max: number, what: string) =>
+  v.optional(v.pipe(v.string("Must be a string."), v.maxLength(max, `Must be at most ${max} characters.`), v.description(what)));
 const list = <T extends v.GenericSchema>(item: T, max: number, what: string) =>
   v.optional(v.pipe(v.array(item, "Must be an array."), v.maxLength(max, `Must hold at most ${max} items.`), v.description(what)));
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) => v.picklist(values, `Must be one of ${values.join(", ")}.`);
@@ -25,7 +31,11 @@ const fields = (job: AgentJob) => {
   const others = AGENT_IDS.filter((id) => id !== job.id) as [string, ...string[]];
   return {
     suggestions: list(
-      v.object({ title: text(200, "One line."), detail: optionalText(2000, "Why, and the source it comes from."), priority: v.optional(oneOf(PRIORITIES)) }),
+      v.object({
+        title: text(200, "One line."),
+        detail: optionalText(2000, "Why, and the source it comes from."),
+        priority: v.optional(oneOf(PRIORITIES)),
+      }),
       10,
       "Advice for the founder; replaces this agent's open suggestions.",
     ),
@@ -35,19 +45,31 @@ const fields = (job: AgentJob) => {
         description: optionalText(2000, "Details, and the source (e.g. the mail's subject)."),
         priority: oneOf(PRIORITIES),
         type: v.optional(oneOf(ACTION_TYPES)),
-        contactId: v.optional(v.pipe(v.string(), v.description("The id of a contact given in the data (con_…), if the action is about one."))),
+        contactId: v.optional(
+          v.pipe(v.string(), v.description("The id of a contact given in the data (con_…), if the action is about one.")),
+        ),
       }),
       10,
       "Items for the action queue.",
     ),
     insights: list(
-      v.object({ title: text(200, "One line."), detail: optionalText(2000, "Details and source."), type: v.optional(oneOf(INSIGHT_TYPES)), impact: v.optional(oneOf(["low", "medium", "high"] as const)) }),
+      v.object({
+        title: text(200, "One line."),
+        detail: optionalText(2000, "Details and source."),
+        type: v.optional(oneOf(INSIGHT_TYPES)),
+        impact: v.optional(oneOf(["low", "medium", "high"] as const)),
+      }),
       10,
       "Posts to the feed every agent reads.",
     ),
     handoffs: list(
       // Not critical: a critical handoff starts the other agent's run at once, and models must not chain runs.
-      v.object({ to: oneOf(others), title: text(200, "The work asked for."), context: optionalText(2000, "What the other agent needs to know."), priority: v.optional(oneOf(["high", "medium", "low"] as const)) }),
+      v.object({
+        to: oneOf(others),
+        title: text(200, "The work asked for."),
+        context: optionalText(2000, "What the other agent needs to know."),
+        priority: v.optional(oneOf(["high", "medium", "low"] as const)),
+      }),
       5,
       "Work for other agents.",
     ),
@@ -69,10 +91,16 @@ const fields = (job: AgentJob) => {
         archetype: optionalText(200, "The company's archetype in a few words."),
         strengths: v.optional(v.pipe(v.array(text(500, "A strength.")), v.maxLength(10))),
         weaknesses: v.optional(v.pipe(v.array(text(500, "A weakness.")), v.maxLength(10))),
-        patterns: v.optional(v.pipe(v.array(v.object({ name: text(200, "Pattern name."), insight: text(2000, "What it means.") })), v.maxLength(10))),
+        patterns: v.optional(
+          v.pipe(v.array(v.object({ name: text(200, "Pattern name."), insight: text(2000, "What it means.") })), v.maxLength(10)),
+        ),
       }),
     ),
-    pipeline: list(v.object({ company: text(200, "The company."), stage: oneOf(PIPELINE_STAGES), value: count }), 100, "The whole deal pipeline, as it is now."),
+    pipeline: list(
+      v.object({ company: text(200, "The company."), stage: oneOf(PIPELINE_STAGES), value: count }),
+      100,
+      "The whole deal pipeline, as it is now.",
+    ),
   };
 };
 
@@ -95,7 +123,9 @@ export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds:
   return {
     status: "ok",
     summary: a.summary,
-    ...(a.suggestions && { suggestions: a.suggestions.map((s) => ({ title: s.title, detail: s.detail ?? "", priority: s.priority ?? "medium" })) }),
+    ...(a.suggestions && {
+      suggestions: a.suggestions.map((s) => ({ title: s.title, detail: s.detail ?? "", priority: s.priority ?? "medium" })),
+    }),
     ...(a.actions && {
       actions: a.actions.map((x) => ({
         title: x.title,
@@ -105,9 +135,21 @@ export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds:
         ...(x.contactId && { contactId: x.contactId }),
       })),
     }),
-    ...(a.insights && { insights: a.insights.map((i) => ({ title: i.title, ...(i.detail && { detail: i.detail }), type: i.type ?? "insight", impact: i.impact ?? "medium" })) }),
+    ...(a.insights && {
+      insights: a.insights.map((i) => ({
+        title: i.title,
+        ...(i.detail && { detail: i.detail }),
+        type: i.type ?? "insight",
+        impact: i.impact ?? "medium",
+      })),
+    }),
     ...(a.handoffs && {
-      newHandoffs: a.handoffs.map((h) => ({ to: h.to, title: h.title, ...(h.context && { context: h.context }), priority: h.priority ?? "medium" })),
+      newHandoffs: a.handoffs.map((h) => ({
+        to: h.to,
+        title: h.title,
+        ...(h.context && { context: h.context }),
+        priority: h.priority ?? "medium",
+      })),
     }),
     ...(a.contacts && { contacts: a.contacts }),
     ...(a.metrics && { metrics: a.metrics }),

@@ -15,7 +15,7 @@ import { ApiError } from "../http/errors.ts";
 import { callForObject, type Usage } from "../integrations/model/client.ts";
 import { dayStart, resolveModel } from "../integrations/model/settings.ts";
 import type { OutboundPolicy } from "../integrations/outbound.ts";
-import { readSourcesFor, type SourceItem, SourceError, type SourceRead, sourceMissing } from "../integrations/sources.ts";
+import { readSourcesFor, SourceError, type SourceItem, type SourceRead, sourceMissing } from "../integrations/sources.ts";
 import { iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { listOpenActions } from "../store/actions.ts";
@@ -130,19 +130,52 @@ async function gatherInputs(
   const fields = [
     field(
       "handoffs",
-      started.handoffs.map((h) => ({ from: h.from, title: cut(h.title, c), context: cut(h.context, c), priority: h.priority, type: h.type, at: iso(h.createdAt) })),
+      started.handoffs.map((h) => ({
+        from: h.from,
+        title: cut(h.title, c),
+        context: cut(h.context, c),
+        priority: h.priority,
+        type: h.type,
+        at: iso(h.createdAt),
+      })),
     ),
   ];
   if (reads.insights || started.insights.length > 0) {
     const insights = started.insights.slice(0, limits.insights);
-    fields.push(field("insights", insights.map((i) => ({ agent: i.agent, title: cut(i.title, c), detail: cut(i.detail, c), type: i.type, impact: i.impact, at: iso(i.createdAt) }))));
+    fields.push(
+      field(
+        "insights",
+        insights.map((i) => ({
+          agent: i.agent,
+          title: cut(i.title, c),
+          detail: cut(i.detail, c),
+          type: i.type,
+          impact: i.impact,
+          at: iso(i.createdAt),
+        })),
+      ),
+    );
   }
-  if (reads.contacts) fields.push(field("contacts", contacts.map((x) => ({ ...x, notes: cut(x.notes, c) }))));
+  if (reads.contacts)
+    fields.push(
+      field(
+        "contacts",
+        contacts.map((x) => ({ ...x, notes: cut(x.notes, c) })),
+      ),
+    );
   if (reads.actions) {
     fields.push(
       field(
         "open_actions",
-        actions.map((a) => ({ title: cut(a.title, c), priority: a.priority, status: a.status, type: a.type, source: a.source, contactId: a.contactId, at: iso(a.createdAt) })),
+        actions.map((a) => ({
+          title: cut(a.title, c),
+          priority: a.priority,
+          status: a.status,
+          type: a.type,
+          source: a.source,
+          contactId: a.contactId,
+          at: iso(a.createdAt),
+        })),
       ),
     );
   }
@@ -153,7 +186,13 @@ async function gatherInputs(
     fields.push(field("mail", mail, true));
   }
   if (reads.source === "feeds") {
-    const items = sourceItems.map((i) => ({ title: cut(i.title, 300), url: i.url ?? null, date: i.date, feed: i.source, text: cut(i.text, c) }));
+    const items = sourceItems.map((i) => ({
+      title: cut(i.title, 300),
+      url: i.url ?? null,
+      date: i.date,
+      feed: i.source,
+      text: cut(i.text, c),
+    }));
     fields.push(field("feed_items", items, true));
   }
   return fields;
@@ -175,7 +214,14 @@ const add = (a: Usage, b: Usage): Usage => ({ tokensIn: a.tokensIn + b.tokensIn,
 export async function runModelAgent(deps: ModelRunDeps, org: Organization, agentId: string): Promise<ModelRun> {
   const job = jobOf(agentId);
   if (job.runner !== "model") throw new Error(`agent ${agentId} is not model-backed`);
-  const skipped = (summary: string, runId: string | null = null): ModelRun => ({ runId, agentId, status: "skipped", summary, tokensIn: 0, tokensOut: 0 });
+  const skipped = (summary: string, runId: string | null = null): ModelRun => ({
+    runId,
+    agentId,
+    status: "skipped",
+    summary,
+    tokensIn: 0,
+    tokensOut: 0,
+  });
   const model = await resolveModel(deps, org.id);
   if (!model) return skipped(`${NEEDS_MODEL}.`);
   const sources = sourceAccess(deps);
@@ -190,7 +236,16 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
     const runId = newId("run", now);
     const summary = `Skipped: today's model budget is spent (${spent.toLocaleString("en-US")} of ${model.dailyTokens.toLocaleString("en-US")} tokens); runs resume after midnight UTC.`;
     await deps.db.execute(
-      runInsertStatement({ id: runId, orgId: org.id, agentId, status: "ok", summary, output: { skipped: "budget" }, startedAt: now, finishedAt: now }),
+      runInsertStatement({
+        id: runId,
+        orgId: org.id,
+        agentId,
+        status: "ok",
+        summary,
+        output: { skipped: "budget" },
+        startedAt: now,
+        finishedAt: now,
+      }),
     );
     return skipped(summary, runId);
   }
@@ -202,7 +257,10 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
   const fail = async (summary: string, error: string, alert: boolean): Promise<ModelRun> => {
     deps.log.warn("model-backed run failed", { agent: agentId, run: runId, error });
     const at = deps.clock.now();
-    const extra = [usageStatement(), ...(alert ? raiseModelAlertStatements(org.id, newId("alr", at), `${agentId}: ${error} Check Settings → Model.`, at) : [])];
+    const extra = [
+      usageStatement(),
+      ...(alert ? raiseModelAlertStatements(org.id, newId("alr", at), `${agentId}: ${error} Check Settings → Model.`, at) : []),
+    ];
     await completeAgentRun(deps, org.id, agentId, runId, { status: "error", summary, error }, extra);
     return { runId, agentId, status: "error", summary, ...usage };
   };
@@ -232,7 +290,10 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         messages.push({ role: "assistant", content: result.text || "(empty)" }, { role: "user", content: retryPrompt(issues) });
         continue;
       }
-      const completion = toCompletion(result.value, started.handoffs.map((h) => h.id));
+      const completion = toCompletion(
+        result.value,
+        started.handoffs.map((h) => h.id),
+      );
       const at = deps.clock.now();
       try {
         await completeAgentRun(deps, org.id, agentId, runId, completion, [usageStatement(), resolveModelAlertStatement(org.id, at)]);

@@ -39,7 +39,11 @@ async function runAgents(ctx: { db: Db; org: Organization; config: Config }, age
       const run = await runModelAgent(deps, ctx.org, agent);
       const tokens = run.tokensIn + run.tokensOut > 0 ? ` [${run.tokensIn} tokens in, ${run.tokensOut} out]` : "";
       if (run.runId === null) throw new CommandError(`agent ${agent} did not run: ${run.summary}`);
-      return { result: run, text: `${run.agentId}: ${run.status} (${run.runId}): ${run.summary}${tokens}\n`, failed: run.status === "error" };
+      return {
+        result: run,
+        text: `${run.agentId}: ${run.status} (${run.runId}): ${run.summary}${tokens}\n`,
+        failed: run.status === "error",
+      };
     }
     if (!hasRunner(agent)) {
       throw new CommandError(

@@ -192,7 +192,9 @@ const COMMANDS: Command[] = [
     summary: "Make one tiny call to the connected model and print its answer or the exact error.",
     usage: "crew model test [--json]",
     options: { json: jsonOption },
-    examples: ["CREW_MODEL_PROVIDER=openai-compatible CREW_MODEL_BASE_URL=http://localhost:11434/v1 CREW_MODEL=llama3.2 npx crew model test"],
+    examples: [
+      "CREW_MODEL_PROVIDER=openai-compatible CREW_MODEL_BASE_URL=http://localhost:11434/v1 CREW_MODEL=llama3.2 npx crew model test",
+    ],
     notes: "Uses CREW_MODEL_* when set, else the model saved in Settings → Model for the default organization.",
     async run(flags, env, io) {
       const { testModelFromCli } = await import("./integrations/model/cli.ts");

@@ -4,22 +4,22 @@
  * the history, and edit an agent's schedule.
  */
 import * as v from "valibot";
-import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.ts";
 import { jobOf } from "../agents/jobs.ts";
+import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.ts";
 import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
 import { readAccess, writeAccess } from "../auth/access.ts";
 import { ACTION_TYPES, AGENT_IDS } from "../domain.ts";
 import { notFound } from "../http/errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { getAgentRecord, setAgentSchedule } from "../store/agents.ts";
-import { getOrg } from "../store/orgs.ts";
 import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/model.ts";
+import { getOrg } from "../store/orgs.ts";
 import { listRuns } from "../store/runs.ts";
 import { NewAction } from "./actions.ts";
-import { contactFields, handoffFields, insightFields } from "./writes.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics, PIPELINE_STAGES } from "./reports.ts";
 import { DateTime, LongText, maxChars, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
+import { contactFields, handoffFields, insightFields } from "./writes.ts";
 
 const AgentIdParam = v.pipe(v.string(), v.description("The agent's id, one of the 17 (e.g. pulse, sales)."));
 const RunIdParam = v.pipe(v.string(), v.description("The run's id (run_…), as returned when it started."));
@@ -148,10 +148,16 @@ export const completeAgentRunOp = defineOperation({
     ),
     insights: v.optional(v.pipe(list(v.strictObject(insightFields), 50), v.description("Insights posted to the feed, from this agent."))),
     newHandoffs: v.optional(
-      v.pipe(list(v.strictObject(handoffFields), 50), v.description("Work handed to other agents, from this agent (queued for their next run).")),
+      v.pipe(
+        list(v.strictObject(handoffFields), 50),
+        v.description("Work handed to other agents, from this agent (queued for their next run)."),
+      ),
     ),
     contacts: v.optional(
-      v.pipe(list(v.strictObject(contactFields), 100), v.description("Contacts created or updated, matched by email or name as POST /api/mcp/contacts.")),
+      v.pipe(
+        list(v.strictObject(contactFields), 100),
+        v.description("Contacts created or updated, matched by email or name as POST /api/mcp/contacts."),
+      ),
     ),
   }),
   output: v.object({ ok: v.literal(true) }),
@@ -174,7 +180,10 @@ const RunView = v.object({
   hasData: v.boolean(),
   startedAt: DateTime,
   finishedAt: v.pipe(v.nullable(DateTime), v.description("null while running.")),
-  tokensIn: v.pipe(v.nullable(v.number()), v.description("Tokens sent to the model by a model-backed run (SPEC §13); null for other runs.")),
+  tokensIn: v.pipe(
+    v.nullable(v.number()),
+    v.description("Tokens sent to the model by a model-backed run (SPEC §13); null for other runs."),
+  ),
   tokensOut: v.pipe(v.nullable(v.number()), v.description("Tokens the model answered with; null for runs without a model call.")),
 });
 
@@ -199,7 +208,10 @@ export const listAgentRunsOp = defineOperation({
   handler: async (ctx, input) => {
     assertAgent(input.id);
     const runs = await listRuns(ctx.db, ctx.principal.orgId, input.id, input.limit);
-    const usage = await usageOfRuns(ctx.db, runs.map((r) => r.id));
+    const usage = await usageOfRuns(
+      ctx.db,
+      runs.map((r) => r.id),
+    );
     return {
       runs: runs.map((r) => ({
         id: r.id,
@@ -245,7 +257,9 @@ export const updateAgentOp = defineOperation({
     v.strictObject({
       id: AgentIdParam,
       schedule: v.optional(v.nullable(Schedule)),
-      instructions: v.optional(v.nullable(v.pipe(Instructions, v.description("The agent's instructions for this organization; null: the default.")))),
+      instructions: v.optional(
+        v.nullable(v.pipe(Instructions, v.description("The agent's instructions for this organization; null: the default."))),
+      ),
     }),
     v.check((input) => input.schedule !== undefined || input.instructions !== undefined, "Send schedule, instructions, or both."),
   ),
@@ -256,7 +270,9 @@ export const updateAgentOp = defineOperation({
     timeZone: v.pipe(v.string(), v.description("The organization's time zone the schedule is read in.")),
     runner: v.pipe(
       v.picklist(["built-in", "model", "external"]),
-      v.description("built-in: composed from data by the scheduler; model: run with the connected model; external: a runner acts through this API."),
+      v.description(
+        "built-in: composed from data by the scheduler; model: run with the connected model; external: a runner acts through this API.",
+      ),
     ),
     instructions: v.pipe(v.string(), v.description("The instructions in effect (the system prompt of its model-backed runs).")),
     customInstructions: v.pipe(v.boolean(), v.description("Whether the organization replaced the default instructions.")),

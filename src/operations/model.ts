@@ -50,8 +50,13 @@ export const ModelSettingsInput = v.pipe(
         v.string("Must be a string."),
         v.trim(),
         maxChars(2000, "Must be at most 2000 characters."),
-        v.check((u) => u === "" || /^https?:$/.test(urlOrNull(u)?.protocol ?? ""), "Must be an http or https URL, e.g. http://localhost:11434/v1."),
-        v.description("The endpoint's base URL, ending before /chat/completions (e.g. http://localhost:11434/v1). Optional for openai and anthropic."),
+        v.check(
+          (u) => u === "" || /^https?:$/.test(urlOrNull(u)?.protocol ?? ""),
+          "Must be an http or https URL, e.g. http://localhost:11434/v1.",
+        ),
+        v.description(
+          "The endpoint's base URL, ending before /chat/completions (e.g. http://localhost:11434/v1). Optional for openai and anthropic.",
+        ),
       ),
     ),
     model: v.pipe(
@@ -80,8 +85,13 @@ export const ModelSettingsInput = v.pipe(
       ),
     ),
   }),
+  // A partial check runs even when other fields have issues, so the form names every problem at once.
   v.forward(
-    v.check((input) => input.provider !== "openai-compatible" || Boolean(input.baseUrl), "Required for openai-compatible."),
+    v.partialCheck(
+      [["provider"], ["baseUrl"]],
+      (input) => input.provider !== "openai-compatible" || Boolean(input.baseUrl),
+      "Required for openai-compatible.",
+    ),
     ["baseUrl"],
   ),
 );

@@ -71,7 +71,13 @@ export async function getInstructionOverride(db: Db, orgId: string, agentId: str
 }
 
 /** Replaces the agent's instructions; null goes back to the catalog's default. */
-export async function setInstructionOverride(db: Db, orgId: string, agentId: string, instructions: string | null, now: number): Promise<void> {
+export async function setInstructionOverride(
+  db: Db,
+  orgId: string,
+  agentId: string,
+  instructions: string | null,
+  now: number,
+): Promise<void> {
   if (instructions === null) {
     await db.execute({ sql: "DELETE FROM agent_instructions WHERE org_id = ? AND agent_id = ?", args: [orgId, agentId] });
     return;

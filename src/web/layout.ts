@@ -54,6 +54,7 @@ export const NAV: NavEntry[] = [
   { href: "/dashboard/webhooks", label: "Webhooks", group: "settings" },
   { href: "/settings/users", label: "Users", group: "settings", ownerOnly: true },
   { href: "/settings/sources", label: "Sources", group: "settings", ownerOnly: true },
+  { href: "/settings/model", label: "Model", group: "settings", ownerOnly: true },
 ];
 
 /** CSP: only same-origin resources, no inline script or style, no framing, forms post only to Crew. */

@@ -17,6 +17,7 @@ import { dashboardRoutes } from "./dashboard.ts";
 import { feedPageRoutes } from "./feed-pages.ts";
 import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
+import { modelPageRoutes } from "./model-page.ts";
 import { reportPageRoutes } from "./report-pages.ts";
 import { setupRoutes } from "./setup.ts";
 import { sourcesPageRoutes } from "./sources-page.ts";
@@ -45,5 +46,6 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", agentPageRoutes(deps));
   router.route("/", usersPageRoutes(deps));
   router.route("/", sourcesPageRoutes(deps));
+  router.route("/", modelPageRoutes(deps));
   return router;
 }

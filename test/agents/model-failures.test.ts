@@ -132,7 +132,10 @@ describe("without a model", () => {
     expect(report.ran.map((r) => r.agentId).sort()).toEqual(["briefing", "dna", "pulse", "standup"]);
     const agents = (await call("/api/mcp/agents")).json.agents;
     for (const id of MODEL_AGENTS) {
-      expect(agents.find((a: any) => a.id === id), id).toMatchObject({ health: "never_ran", summary: "Needs a model: connect one in Settings → Model." });
+      expect(
+        agents.find((a: any) => a.id === id),
+        id,
+      ).toMatchObject({ health: "never_ran", summary: "Needs a model: connect one in Settings → Model." });
     }
     expect(agents.find((a: any) => a.id === "slack").summary).toContain("external runner");
     expect(await runModelAgent({ ...s.deps }, s.org, "growth")).toMatchObject({ status: "skipped", runId: null });
@@ -157,8 +160,17 @@ describe("without a model", () => {
 describe("the Anthropic provider (scripted Messages endpoint)", () => {
   it("runs an agent through POST /v1/messages with the key in x-api-key", async () => {
     const { model, s, deps } = await setup({ CREW_MODEL_PROVIDER: "anthropic", CREW_MODEL: "claude-scripted" });
-    model.script(() => ({ object: { summary: "Anthropic says hi", insights: [{ title: "Seen through Messages" }] }, tokensIn: 70, tokensOut: 9 }));
-    expect(await runModelAgent(deps, s.org, "research")).toMatchObject({ status: "ok", summary: "Anthropic says hi", tokensIn: 70, tokensOut: 9 });
+    model.script(() => ({
+      object: { summary: "Anthropic says hi", insights: [{ title: "Seen through Messages" }] },
+      tokensIn: 70,
+      tokensOut: 9,
+    }));
+    expect(await runModelAgent(deps, s.org, "research")).toMatchObject({
+      status: "ok",
+      summary: "Anthropic says hi",
+      tokensIn: 70,
+      tokensOut: 9,
+    });
     const request = model.requests[0];
     expect(request?.path).toBe("/v1/messages");
     expect(request?.headers["x-api-key"]).toBe(SCRIPTED_MODEL_KEY);

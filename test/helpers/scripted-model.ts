@@ -47,9 +47,18 @@ const textOf = (content: unknown): string =>
 function record(path: string, req: IncomingMessage, body: any): RecordedRequest {
   if (path.endsWith("/messages")) {
     const system = Array.isArray(body.system) ? body.system.map((s: any) => s.text).join("\n") : String(body.system ?? "");
-    return { path, headers: req.headers, body, system, messages: body.messages.map((m: any) => ({ role: m.role, text: textOf(m.content) })) };
+    return {
+      path,
+      headers: req.headers,
+      body,
+      system,
+      messages: body.messages.map((m: any) => ({ role: m.role, text: textOf(m.content) })),
+    };
   }
-  const system = body.messages.filter((m: any) => m.role === "system").map((m: any) => textOf(m.content)).join("\n");
+  const system = body.messages
+    .filter((m: any) => m.role === "system")
+    .map((m: any) => textOf(m.content))
+    .join("\n");
   const messages = body.messages.filter((m: any) => m.role !== "system").map((m: any) => ({ role: m.role, text: textOf(m.content) }));
   return { path, headers: req.headers, body, system, messages };
 }
@@ -181,4 +190,3 @@ export function fakeSources(seen: string[] = []): SourceAccess {
     }),
   };
 }
-

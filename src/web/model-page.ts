@@ -1,0 +1,304 @@
+/**
+ * Owners' model pages (SPEC §12, §13). `/settings/model`: connect a language model (provider, base
+ * URL, model, API key stored sealed, daily token budget), "Test connection" (one tiny call; the
+ * answer or the exact error), and a note when the environment's CREW_MODEL_* wins. `/agents/{id}`:
+ * an agent's job, what it reads and writes, its instructions (replaceable per organization), its
+ * runs with tokens, and "Run now". Plain CSRF-checked forms calling the same functions as
+ * /api/integrations/model and PATCH /api/agents/{id}.
+ */
+import { type Context, Hono } from "hono";
+import { html } from "hono/html";
+import * as v from "valibot";
+import { isAgentId } from "../agents/catalog.ts";
+import { jobOf } from "../agents/jobs.ts";
+import { runModelAgent } from "../agents/model-run.ts";
+import { hasRunner, runBuiltIn } from "../agents/runners.ts";
+import type { AppEnv } from "../app.ts";
+import { planIncludes } from "../auth/plans.ts";
+import type { ValidSession } from "../auth/sessions.ts";
+import { toFieldIssues } from "../http/validate.ts";
+import { type ModelStatus, modelStatus, resolveModel, saveModel, type TestOutcome, testModel } from "../integrations/model/settings.ts";
+import { ModelSettingsInput } from "../operations/model.ts";
+import { getAgentRecord } from "../store/agents.ts";
+import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/model.ts";
+import { getOrg } from "../store/orgs.ts";
+import { listRuns } from "../store/runs.ts";
+import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
+
+const PATH = "/settings/model";
+type Field = "provider" | "baseUrl" | "model" | "apiKey" | "dailyTokens";
+
+/** Who may change the model, instructions and run agents. Today: a plan with write access (like webhooks and sources). */
+export const canManage = (found: ValidSession): boolean => planIncludes(found.user.plan, "write");
+
+interface View {
+  error?: string;
+  notice?: string;
+  test?: TestOutcome;
+  fieldErrors?: Partial<Record<Field, string>>;
+  typed?: Partial<Record<Exclude<Field, "apiKey">, string>>;
+}
+
+function refused(c: Context<AppEnv>, found: ValidSession, title: string, active: string) {
+  const body = html`<h1>${title}</h1>
+<p>Your plan (<strong>${found.user.plan}</strong>) does not include managing the crew's model; the <strong>operator</strong> and <strong>team_enterprise</strong> plans do.</p>`;
+  return renderPage(c, { title, body, account: accountOf(found), active }, 403);
+}
+
+function statusCard(s: ModelStatus): Html {
+  const envNote =
+    s.source === "environment"
+      ? alertBox(
+          "info",
+          html`The model is set by the environment (<code>CREW_MODEL_*</code>), which wins over the settings below; they apply once it is removed.`,
+        )
+      : "";
+  return html`<section class="card" aria-labelledby="model-h">
+    <h2 id="model-h">Model in use</h2>
+    ${envNote}
+    ${
+      s.connected
+        ? html`<dl class="facts">
+      <dt>Provider</dt><dd>${s.provider}</dd>
+      <dt>Model</dt><dd class="mono">${s.model}</dd>
+      <dt>Base URL</dt><dd class="mono">${s.baseUrl ?? html`<span class="muted">provider default</span>`}</dd>
+      <dt>API key</dt><dd>${s.hasApiKey ? "set (never shown)" : "none"}</dd>
+      <dt>From</dt><dd>${s.source}</dd>
+    </dl>`
+        : html`<p class="muted">No model connected: the model-backed agents do not run. Their dashboard summary says “Needs a model”.</p>`
+    }
+    <p>Tokens today: <strong>${s.tokensToday.toLocaleString("en-US")}</strong> of ${s.dailyTokens.toLocaleString("en-US")} (resets at midnight UTC).</p>
+  </section>`;
+}
+
+function testCard(account: PageAccount, test: TestOutcome | undefined): Html {
+  return html`<section class="card" aria-labelledby="test-h">
+    <h2 id="test-h">Test connection</h2>
+    ${test ? (test.ok ? alertBox("success", `${test.model} answered “${test.answer}” (${test.tokensIn} tokens in, ${test.tokensOut} out).`) : alertBox("error", test.error)) : ""}
+    <form method="post" action="${PATH}/test">${csrfField(account)}<button type="submit" class="btn">Test connection</button></form>
+    <p class="muted small">One tiny call to the model in use; the same as <code>npx crew model test</code>.</p>
+  </section>`;
+}
+
+function settingsForm(account: PageAccount, view: View, s: ModelStatus, saved: boolean): Html {
+  const e = view.fieldErrors ?? {};
+  const t = view.typed ?? {};
+  const value = (f: Exclude<Field, "apiKey">, fallback: string | null | undefined) => t[f] ?? fallback ?? "";
+  const err = (f: Field) => (e[f] ? html`<p class="field-error" id="m-${f}-error">${e[f]}</p>` : "");
+  const aria = (f: Field) => (e[f] ? html` aria-invalid="true" aria-describedby="m-${f}-error"` : "");
+  const provider = value("provider", s.source === "settings" ? s.provider : "openai-compatible");
+  return html`<section class="card" aria-labelledby="settings-h">
+    <h2 id="settings-h">Settings</h2>
+    <form method="post" action="${PATH}" class="stack">
+      ${csrfField(account)}
+      <div class="field">
+        <label for="m-provider">Provider</label>
+        <select id="m-provider" name="provider"${aria("provider")}>
+          ${["openai-compatible", "openai", "anthropic"].map((p) => html`<option value="${p}"${p === provider ? " selected" : ""}>${p}</option>`)}
+        </select>
+        ${err("provider")}
+        <p class="muted small">openai-compatible: any <code>/v1/chat/completions</code> endpoint — Ollama, llama.cpp server, vLLM, LM Studio, OpenRouter, OpenAI.</p>
+      </div>
+      <div class="field">
+        <label for="m-baseUrl">Base URL</label>
+        <input id="m-baseUrl" name="baseUrl" maxlength="2000" spellcheck="false" inputmode="url" placeholder="http://localhost:11434/v1" value="${value("baseUrl", s.source === "settings" ? s.baseUrl : "")}"${aria("baseUrl")}>
+        ${err("baseUrl")}
+      </div>
+      <div class="field">
+        <label for="m-model">Model</label>
+        <input id="m-model" name="model" required maxlength="200" spellcheck="false" placeholder="llama3.2" value="${value("model", s.source === "settings" ? s.model : "")}"${aria("model")}>
+        ${err("model")}
+      </div>
+      <div class="field">
+        <label for="m-apiKey">API key</label>
+        <input id="m-apiKey" name="apiKey" type="password" maxlength="1000" autocomplete="off"${aria("apiKey")}>
+        ${err("apiKey")}
+        <p class="muted small">${saved && s.hasApiKey ? "A key is saved; leave this empty to keep it. " : ""}Stored encrypted, never shown again. Local models need none.</p>
+      </div>
+      <div class="field">
+        <label for="m-dailyTokens">Daily token budget</label>
+        <input id="m-dailyTokens" name="dailyTokens" inputmode="numeric" placeholder="1000000" value="${value("dailyTokens", "")}"${aria("dailyTokens")}>
+        ${err("dailyTokens")}
+        <p class="muted small">Runs past it are skipped until midnight UTC. Empty: 1,000,000 (or CREW_MODEL_DAILY_TOKENS).</p>
+      </div>
+      <div><button type="submit" class="btn btn-primary">Save</button></div>
+    </form>
+  </section>`;
+}
+
+async function modelPage(c: Context<AppEnv>, found: ValidSession, view: View, status = 200) {
+  if (!canManage(found)) return refused(c, found, "Model", PATH);
+  const deps = c.get("deps");
+  const account = accountOf(found);
+  const s = await modelStatus(deps, found.user.orgId);
+  const body = html`<h1>Model</h1>
+<p class="lead">The language model the crew works with. Which data each agent sends to it is listed on <a href="/docs">the docs</a> (“Model-backed agents”); mail and feed text is passed as data, never as instructions.</p>
+${alertBox("error", view.error)}
+${alertBox("success", view.notice)}
+<div class="grid-keys">
+  ${statusCard(s)}
+  ${testCard(account, view.test)}
+</div>
+${settingsForm(account, view, s, s.source === "settings")}`;
+  return renderPage(c, { title: "Model", body, account, active: PATH }, status);
+}
+
+function agentPage(c: Context<AppEnv>, found: ValidSession, agentId: string, notice?: string, error?: string, status = 200) {
+  return (async () => {
+    if (!canManage(found)) return refused(c, found, "Agent", "/dashboard");
+    const deps = c.get("deps");
+    const orgId = found.user.orgId;
+    const account = accountOf(found);
+    const [agent, custom, runs] = await Promise.all([
+      getAgentRecord(deps.db, orgId, agentId),
+      getInstructionOverride(deps.db, orgId, agentId),
+      listRuns(deps.db, orgId, agentId, 20),
+    ]);
+    if (!agent) return c.notFound();
+    const usage = await usageOfRuns(
+      deps.db,
+      runs.map((r) => r.id),
+    );
+    const job = jobOf(agentId);
+    const now = deps.clock.now();
+    const reads = Object.entries(job.reads)
+      .filter(([k, on]) => k !== "source" && on)
+      .map(([k]) => k)
+      .concat(job.reads.source ? [`${job.reads.source} (source)`] : []);
+    const body = html`<h1>${agent.name} <span class="muted mono">${agent.id}</span></h1>
+<p class="lead">${job.job}</p>
+${alertBox("error", error)}
+${alertBox("success", notice)}
+<dl class="facts">
+  <dt>Runs</dt><dd>${job.runner === "model" ? "with the connected model" : job.runner === "built-in" ? "built in (composed from data)" : "through an external runner only"}</dd>
+  <dt>Schedule</dt><dd class="mono">${agent.schedule ?? "none"}</dd>
+  <dt>Reads</dt><dd>${reads.join(", ") || "—"} (at most ${job.limits.sourceItems} source items, ${job.limits.contacts} contacts, ${job.limits.insights} insights; each text cut at ${job.limits.chars} characters)</dd>
+  <dt>Writes</dt><dd>summary${job.writes.length ? `, ${job.writes.join(", ")}` : ""}</dd>
+</dl>
+${
+  job.runner === "external"
+    ? ""
+    : html`<form method="post" action="/agents/${agent.id}/run">${csrfField(account)}<button type="submit" class="btn btn-primary">Run now</button></form>`
+}
+<section class="card" aria-labelledby="instr-h">
+  <h2 id="instr-h">Instructions</h2>
+  <p class="muted small">${custom ? "Replaced for this organization." : "The default."} The system prompt of its model-backed runs.</p>
+  <form method="post" action="/agents/${agent.id}/instructions" class="stack">
+    ${csrfField(account)}
+    <label for="instructions" class="sr-only">Instructions</label>
+    <textarea id="instructions" name="instructions" rows="12" maxlength="20000">${custom ?? job.instructions}</textarea>
+    <div><button type="submit" class="btn">Save instructions</button> <button type="submit" name="reset" value="1" class="btn btn-danger-quiet">Back to the default</button></div>
+  </form>
+</section>
+<section class="card" aria-labelledby="runs-h">
+  <h2 id="runs-h">Runs</h2>
+  <table class="table"><thead><tr><th>Started</th><th>Status</th><th>Summary</th><th>Tokens in / out</th></tr></thead><tbody>
+  ${runs.map((r) => {
+    const u = usage.get(r.id);
+    return html`<tr><td>${ago(r.startedAt, now)}</td><td>${r.status}</td><td>${r.summary ?? ""}${r.error && r.error !== r.summary ? html`<br><span class="muted small">${r.error}</span>` : ""}</td><td>${u ? `${u.tokensIn} / ${u.tokensOut}` : "—"}</td></tr>`;
+  })}
+  </tbody></table>
+</section>`;
+    return renderPage(c, { title: agent.name, body, account, active: "/dashboard" }, status);
+  })();
+}
+
+const NOTICES: Record<string, string> = {
+  saved: "Model settings saved.",
+  instructions: "Instructions saved.",
+  reset: "Back to the default instructions.",
+};
+
+export function modelPageRoutes(): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+
+  router.get(PATH, async (c) => {
+    const found = await requirePageSession(c);
+    if (found instanceof Response) return found;
+    return modelPage(c, found, { notice: NOTICES[c.req.query("done") ?? ""] });
+  });
+
+  router.post(PATH, async (c) => {
+    const signed = await readSignedInForm(c);
+    if (signed instanceof Response) return signed;
+    const { found, form } = signed;
+    if (!canManage(found)) return modelPage(c, found, {}, 403);
+    const text = (name: string) => form.get(name) ?? "";
+    const typed = { provider: text("provider"), baseUrl: text("baseUrl"), model: text("model"), dailyTokens: text("dailyTokens") };
+    const budget = typed.dailyTokens.trim();
+    const raw = {
+      provider: typed.provider,
+      baseUrl: typed.baseUrl,
+      model: typed.model,
+      ...(text("apiKey") ? { apiKey: text("apiKey") } : {}),
+      dailyTokens: budget === "" ? null : /^\d+$/.test(budget) ? Number(budget) : budget,
+    };
+    const parsed = v.safeParse(ModelSettingsInput, raw, { abortEarly: false });
+    if (!parsed.success) {
+      const fieldErrors: View["fieldErrors"] = {};
+      for (const issue of toFieldIssues(parsed.issues)) fieldErrors[issue.path as Field] ??= issue.message;
+      return modelPage(c, found, { error: "The settings were not saved: correct the form below.", fieldErrors, typed }, 400);
+    }
+    await saveModel(c.get("deps"), found.user.orgId, { ...parsed.output, baseUrl: parsed.output.baseUrl || undefined });
+    return seeOther(c, `${PATH}?done=saved`);
+  });
+
+  router.post(`${PATH}/test`, async (c) => {
+    const signed = await readSignedInForm(c);
+    if (signed instanceof Response) return signed;
+    if (!canManage(signed.found)) return modelPage(c, signed.found, {}, 403);
+    const test = await testModel(await resolveModel(c.get("deps"), signed.found.user.orgId));
+    return modelPage(c, signed.found, { test });
+  });
+
+  router.get("/agents/:id", async (c) => {
+    const found = await requirePageSession(c);
+    if (found instanceof Response) return found;
+    const id = c.req.param("id");
+    if (!isAgentId(id)) return c.notFound();
+    return agentPage(c, found, id, NOTICES[c.req.query("done") ?? ""] ?? (c.req.query("ran") ? `Ran: ${c.req.query("ran")}` : undefined));
+  });
+
+  router.post("/agents/:id/instructions", async (c) => {
+    const signed = await readSignedInForm(c);
+    if (signed instanceof Response) return signed;
+    const id = c.req.param("id");
+    if (!isAgentId(id)) return c.notFound();
+    if (!canManage(signed.found)) return agentPage(c, signed.found, id);
+    const deps = c.get("deps");
+    const reset = signed.form.get("reset") === "1";
+    const text = (signed.form.get("instructions") ?? "").trim();
+    if (!reset && (text === "" || text.length > 20_000)) {
+      return agentPage(
+        c,
+        signed.found,
+        id,
+        undefined,
+        "Instructions must be 1 to 20000 characters; use “Back to the default” to clear them.",
+        400,
+      );
+    }
+    await setInstructionOverride(deps.db, signed.found.user.orgId, id, reset ? null : text, deps.clock.now());
+    return seeOther(c, `/agents/${id}?done=${reset ? "reset" : "instructions"}`);
+  });
+
+  router.post("/agents/:id/run", async (c) => {
+    const signed = await readSignedInForm(c);
+    if (signed instanceof Response) return signed;
+    const id = c.req.param("id");
+    if (!isAgentId(id)) return c.notFound();
+    if (!canManage(signed.found)) return agentPage(c, signed.found, id);
+    const deps = c.get("deps");
+    const org = await getOrg(deps.db, signed.found.user.orgId);
+    if (!org) return c.notFound();
+    const job = jobOf(id);
+    let summary: string;
+    if (job.runner === "model") summary = (await runModelAgent(deps, org, id)).summary;
+    else if (hasRunner(id)) summary = (await runBuiltIn(deps, org, id)).summary;
+    else return agentPage(c, signed.found, id, undefined, "This agent runs through an external runner only.", 400);
+    return seeOther(c, `/agents/${id}?ran=${encodeURIComponent(summary.slice(0, 300))}`);
+  });
+
+  return router;
+}
