@@ -76,10 +76,10 @@ const ENTRIES: Record<string, Entry> = {
   },
   calendar: {
     runner: "model",
-    job: "Reads the coming days of the connected calendar and the action queue: flags conflicts and meetings that need preparation.",
-    focus:
-      "Look at the coming events. Suggest resolving conflicts and preparing meetings; add actions for preparation that a person must do.",
-    reads: { ...nothing, actions: true, contacts: true, source: "calendar" },
+    // Calendar events (SPEC §10, per user) are not read yet: it works from the queue and the contacts.
+    job: "Looks at the action queue and the contacts for meetings and follow-ups that need preparation or scheduling.",
+    focus: "Suggest what to prepare or schedule; add actions for preparation that a person must do.",
+    reads: { ...nothing, actions: true, contacts: true },
     writes: ["suggestions", "actions"],
   },
   slack: {
