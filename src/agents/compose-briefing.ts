@@ -13,6 +13,7 @@ import { listInsightsSince } from "../store/feed.ts";
 import { briefingReplaceStatements, latestBriefing } from "../store/reports.ts";
 import { listOpenSuggestions } from "../store/suggestions.ts";
 import { outboxStatement } from "../store/webhooks.ts";
+import type { WordsFor } from "./model-words.ts";
 
 export interface BriefingBody {
   briefing: string;
@@ -58,9 +59,14 @@ export async function briefingStatements(
   db: Db,
   user: { id: string; orgId: string; name: string },
   now: number,
+  /** With a model (SPEC §13): writes the briefing text from the composed parts; null keeps the composed text. */
+  words?: WordsFor | null,
 ): Promise<{ id: string; generatedAt: number; body: BriefingBody; statements: InStatement[] }> {
   const previous = await latestBriefing<BriefingBody>(db, user.id);
-  const body = await composeBriefing(db, user.orgId, user.name, previous?.generatedAt ?? now - DAY, now);
+  const composed = await composeBriefing(db, user.orgId, user.name, previous?.generatedAt ?? now - DAY, now);
+  const { briefing, ...parts } = composed;
+  const worded = words ? await words(briefing, { member: user.name, ...parts }) : null;
+  const body = worded ? { ...composed, briefing: worded.text } : composed;
   const id = newId("brf", now);
   const event = { event: "briefing.completed" as const, userId: user.id, briefingId: id, timestamp: iso(now), summary: summaryOf(body) };
   return {
@@ -70,6 +76,7 @@ export async function briefingStatements(
     statements: [
       ...briefingReplaceStatements({ id, orgId: user.orgId, userId: user.id, generatedAt: now, body }),
       outboxStatement(user.orgId, event, now),
+      ...(worded ? [worded.usage] : []),
     ],
   };
 }

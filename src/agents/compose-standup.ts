@@ -18,6 +18,7 @@ import type { Organization } from "../store/orgs.ts";
 import { standupReplaceStatements } from "../store/reports.ts";
 import { outboxStatement } from "../store/webhooks.ts";
 import { type Health, healthOf, summaryOf } from "./health.ts";
+import type { WordsFor } from "./model-words.ts";
 
 export type StandupMode = "morning" | "evening";
 
@@ -105,6 +106,8 @@ export async function standupStatements(
   mode: StandupMode,
   now: number,
   extra: StandupInputs["extra"] = [],
+  /** With a model (SPEC §13): writes the briefing text from the composed parts; null keeps the composed text. */
+  words?: WordsFor | null,
 ): Promise<{ id: string; body: StandupBody; statements: InStatement[] }> {
   const [agents, metrics, actions, alerts] = await Promise.all([
     listAgentsWithRuns(db, org.id),
@@ -112,7 +115,7 @@ export async function standupStatements(
     listOpenActions(db, org.id, 100),
     listOpenCriticalAlerts(db, org.id),
   ]);
-  const body = composeStandupBody({
+  const composed = composeStandupBody({
     mode,
     at: now,
     agents,
@@ -121,8 +124,12 @@ export async function standupStatements(
     criticalAlerts: alerts.map((a) => ({ message: a.message, agent: a.agent ?? a.service, flaggedAt: a.flaggedAt })),
     extra,
   });
+  const { briefing, ...parts } = composed;
+  const worded = words ? await words(briefing, parts) : null;
+  const body = worded ? { ...composed, briefing: worded.text } : composed;
   const id = newId("std", now);
   const statements: InStatement[] = standupReplaceStatements({ id, orgId: org.id, mode, generatedAt: now, body });
+  if (worded) statements.push(worded.usage);
   // SPEC §9: standup.ready is raised for morning standups only.
   if (mode === "morning") {
     statements.push(outboxStatement(org.id, { event: "standup.ready", standupId: id, timestamp: iso(now) }, now));

@@ -5,6 +5,7 @@
  * history and the one-hour sweep treat built-in and external runs alike.
  */
 import type { InStatement } from "@libsql/client";
+import type { Config } from "../config.ts";
 import type { Clock } from "../lib/clock.ts";
 import { DAY } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
@@ -18,11 +19,14 @@ import { getUserById, listOrgUserIds } from "../store/users.ts";
 import { briefingStatements } from "./compose-briefing.ts";
 import { composeProfile, type ProfileBody } from "./compose-profile.ts";
 import { type StandupMode, standupModeAt, standupStatements } from "./compose-standup.ts";
+import { modelWords, type WordsFor } from "./model-words.ts";
 
 export interface RunDeps {
   db: Db;
   clock: Clock;
   log: Logger;
+  /** With it, a run asked for `words` lets the connected model write standup and briefing text (SPEC §13). */
+  config?: Config;
 }
 
 interface RunnerContext {
@@ -33,6 +37,8 @@ interface RunnerContext {
   handoffs: ClaimedHandoff[];
   /** Standup only: the snapshot's mode (default: by local time, before 12:00 morning). */
   mode?: StandupMode;
+  /** Standup and briefing: the model's writer, when one is connected and the run asked for it. */
+  words?: WordsFor | null;
 }
 
 interface RunnerResult {
@@ -53,7 +59,7 @@ const RUNNERS: Record<string, Runner> = {
     const mode = ctx.mode ?? standupModeAt(ctx.now, ctx.org.timeZone);
     // Handoffs to the standup agent surface as interventions of this snapshot, from the agent that sent them.
     const extra = ctx.handoffs.map((h) => ({ title: h.title, priority: h.priority, agent: h.from, at: h.createdAt }));
-    const standup = await standupStatements(ctx.db, ctx.org, mode, ctx.now, extra);
+    const standup = await standupStatements(ctx.db, ctx.org, mode, ctx.now, extra, ctx.words);
     const count = standup.body.interventions.length;
     return {
       summary: `${mode === "morning" ? "Morning" : "Evening"} standup ready: ${count ? `${plural(count, "item")} for a person` : "nothing needs a person"}.${received(ctx.handoffs)}`,
@@ -69,7 +75,7 @@ const RUNNERS: Record<string, Runner> = {
     for (const userId of await listOrgUserIds(ctx.db, ctx.org.id)) {
       const user = await getUserById(ctx.db, userId);
       if (!user) continue;
-      const briefing = await briefingStatements(ctx.db, { id: user.id, orgId: ctx.org.id, name: user.name }, ctx.now);
+      const briefing = await briefingStatements(ctx.db, { id: user.id, orgId: ctx.org.id, name: user.name }, ctx.now, ctx.words);
       ids.push(briefing.id);
       statements.push(...briefing.statements);
     }
@@ -121,7 +127,8 @@ export async function runBuiltIn(
   deps: RunDeps,
   org: Organization,
   agentId: string,
-  options: { mode?: StandupMode } = {},
+  /** words: scheduled and on-demand runs of standup and briefing let a connected model write their text; regenerations do not. */
+  options: { mode?: StandupMode; words?: boolean } = {},
 ): Promise<BuiltInRun> {
   const runner = RUNNERS[agentId];
   if (!runner) throw new Error(`agent ${agentId} has no built-in runner`);
@@ -129,7 +136,9 @@ export async function runBuiltIn(
   const runId = newId("run", now);
   const handoffs = await startRun(deps.db, { id: runId, orgId: org.id, agentId, startedAt: now });
   try {
-    const result = await runner({ db: deps.db, org, now, runId, handoffs, mode: options.mode });
+    const wordy = options.words && deps.config && (agentId === "standup" || agentId === "briefing");
+    const words = wordy && deps.config ? await modelWords({ ...deps, config: deps.config }, org.id, agentId, runId) : null;
+    const result = await runner({ db: deps.db, org, now, runId, handoffs, mode: options.mode, words });
     const finishedAt = deps.clock.now();
     await deps.db.batch(
       [

@@ -44,7 +44,7 @@ export const newHolder = (label = "process") => `${label}-${randomSecret(10)}`;
 
 /** One pass: take or renew the lease, close abandoned runs, run every due built-in agent once. */
 /** Without a configuration and events (a bare store), model-backed agents are not run. */
-export type SchedulerDeps = RunDeps & Partial<Pick<ModelRunDeps, "config" | "events" | "policy">>;
+export type SchedulerDeps = RunDeps & Partial<Pick<ModelRunDeps, "events" | "policy">>;
 
 export async function tick(deps: SchedulerDeps, holder: string): Promise<SchedulerPassReport> {
   const modelDeps = deps.config && deps.events ? (deps as ModelRunDeps) : null;
@@ -75,7 +75,7 @@ export async function tick(deps: SchedulerDeps, holder: string): Promise<Schedul
     }
     // A standup slot's mode is its local time: before 12:00 morning, else evening.
     const mode = agent.agentId === "standup" ? standupModeAt(slot, agent.timeZone) : undefined;
-    ran.push(await runBuiltIn(deps, org, agent.agentId, { mode }));
+    ran.push(await runBuiltIn(deps, org, agent.agentId, { mode, words: true }));
   }
   ran.push(...(await Promise.all(modelRuns)));
   if (closed > 0 || ran.length > 0) deps.log.info("scheduler pass", { closed, ran: ran.map((r) => `${r.agentId}:${r.status}`).join(",") });

@@ -295,7 +295,7 @@ export function modelPageRoutes(): Hono<AppEnv> {
     const job = jobOf(id);
     let summary: string;
     if (job.runner === "model") summary = (await runModelAgent(deps, org, id)).summary;
-    else if (hasRunner(id)) summary = (await runBuiltIn(deps, org, id)).summary;
+    else if (hasRunner(id)) summary = (await runBuiltIn(deps, org, id, { words: true })).summary;
     else return agentPage(c, signed.found, id, undefined, "This agent runs through an external runner only.", 400);
     return seeOther(c, `/agents/${id}?ran=${encodeURIComponent(summary.slice(0, 300))}`);
   });

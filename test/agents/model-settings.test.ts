@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { runModelAgent } from "../../src/agents/model-run.ts";
+import { runBuiltIn } from "../../src/agents/runners.ts";
 import { rows } from "../helpers/agents.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { client } from "../helpers/rest.ts";
@@ -167,5 +168,36 @@ describe("crew model test (scripted model server)", () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain("model test failed: The model endpoint refused the credentials (HTTP 401)");
     expect(failed.stderr).not.toContain(SCRIPTED_MODEL_KEY);
+  });
+});
+
+describe("standup and briefing in words (scripted model server)", () => {
+  it("lets the model write the text of scheduled runs, keeping the structured parts; a failing model keeps the composed text", async () => {
+    model = await startScriptedModel((r) => ({
+      object: { text: `Worded: ${r.messages[0]?.text.includes('<data name="standup">') ? "standup" : "briefing"}` },
+    }));
+    s = await startServer({ env: modelEnv(model) });
+    const { call } = await client(s, "operator", ["admin"]);
+    s.clock.set(Date.parse("2026-11-23T08:00:30Z"));
+    const standup = await runBuiltIn(s.deps, s.org, "standup", { mode: "morning", words: true });
+    expect(standup.status).toBe("ok");
+    const stored = (await call("/api/mcp/standup?mode=morning")).json;
+    expect(stored.briefing).toBe("Worded: standup");
+    expect(stored.agentStatuses).toHaveLength(17); // the structured parts are composed from data as before
+    expect((await call("/api/agents/standup/runs")).json.runs[0]).toMatchObject({ tokensIn: 100, tokensOut: 20 });
+    expect((await call("/api/mcp/briefing")).json.briefing).not.toContain("Worded"); // composed on demand, without the model
+    await runBuiltIn(s.deps, s.org, "briefing", { words: true });
+    expect((await call("/api/mcp/briefing")).json.briefing).toBe("Worded: briefing");
+
+    model.script(() => ({ status: 500, error: { error: { message: "down" } } }));
+    s.clock.advance(60_000);
+    expect((await runBuiltIn(s.deps, s.org, "standup", { mode: "morning", words: true })).status).toBe("ok");
+    const composed = (await call("/api/mcp/standup?mode=morning")).json.briefing;
+    expect(composed).not.toContain("Worded");
+    expect(composed.length).toBeGreaterThan(0);
+    // Regenerations (no `words`) never call the model.
+    const calls = model.requests.length;
+    await runBuiltIn(s.deps, s.org, "standup", { mode: "morning" });
+    expect(model.requests.length).toBe(calls);
   });
 });
