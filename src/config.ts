@@ -3,6 +3,8 @@
  * everything else receives the result. A bad value throws a ConfigError whose message is one
  * line naming the variable, which the entries print before exiting.
  */
+import { MODEL_PROVIDERS, type ModelProvider } from "./domain.ts";
+
 export interface Config {
   port: number;
   host: string;
@@ -30,8 +32,7 @@ export interface Config {
   model: ModelEnv | null;
 }
 
-export const MODEL_PROVIDERS = ["openai-compatible", "openai", "anthropic"] as const;
-export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+export { MODEL_PROVIDERS, type ModelProvider };
 
 export interface ModelEnv {
   provider: ModelProvider;

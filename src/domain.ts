@@ -91,6 +91,10 @@ export const defaultLane = (p: Priority): ActionLane =>
   p === "critical" || p === "high" ? "today" : p === "medium" ? "this_week" : "later";
 
 // --- The agent catalog: the fixed crew of 17 agents (SPEC §5) and their default schedules (SPEC §8).
+/** Language model providers (SPEC §13). */
+export const MODEL_PROVIDERS = ["openai-compatible", "openai", "anthropic"] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
 export const AGENT_CATEGORIES = ["ops", "intelligence", "growth", "revenue", "product"] as const;
 export type AgentCategory = (typeof AGENT_CATEGORIES)[number];
 

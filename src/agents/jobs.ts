@@ -8,7 +8,7 @@
  * words of standup and briefing); `model` needs a connected model; `external` has nothing to read
  * yet (slack) and runs only through the run API.
  */
-import { AGENTS } from "./catalog.ts";
+import { AGENTS } from "../domain.ts";
 
 export type Runner = "built-in" | "model" | "external";
 export type SourceKind = "mail" | "feeds" | "calendar";

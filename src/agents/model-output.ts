@@ -5,11 +5,9 @@
  * model is shown.
  */
 import * as v from "valibot";
+import { ACTION_TYPES, AGENT_IDS, PRIORITIES } from "../domain.ts";
 import { PIPELINE_STAGES } from "../operations/reports.ts";
-import { PRIORITIES } from "../operations/schemas.ts";
 import { INSIGHT_TYPES, RELATIONSHIPS } from "../operations/writes.ts";
-import { ACTION_TYPES } from "../store/actions.ts";
-import { AGENT_IDS } from "./catalog.ts";
 import type { AgentJob } from "./jobs.ts";
 import type { Completion } from "./run-api.ts";
 

@@ -197,7 +197,7 @@ const COMMANDS: Command[] = [
     ],
     notes: "Uses CREW_MODEL_* when set, else the model saved in Settings → Model for the default organization.",
     async run(flags, env, io) {
-      const { testModelFromCli } = await import("./integrations/model/cli.ts");
+      const { testModelFromCli } = await import("./model.ts");
       return testModelFromCli(flags, env, io);
     },
   },

@@ -170,6 +170,6 @@ export async function setAgentSchedule(db: Db, orgId: string, agentId: string, s
 }
 
 export async function getAgentRecord(db: Db, orgId: string, agentId: string): Promise<AgentRecord | null> {
-  const rows = await all<AgentRecord>(db, "SELECT id, name, category, schedule FROM agents WHERE org_id = ? AND id = ?", [orgId, agentId]);
+  const rows = await db.all<AgentRecord>("SELECT id, name, category, schedule FROM agents WHERE org_id = ? AND id = ?", [orgId, agentId]);
   return rows[0] ?? null;
 }

@@ -4,8 +4,8 @@
  * organization's `model` integration alert.
  */
 import type { InStatement } from "@libsql/client";
-import type { ModelProvider } from "../config.ts";
-import { all, type Db, one } from "./db.ts";
+import type { ModelProvider } from "../domain.ts";
+import type { Db } from "./db.ts";
 
 export interface StoredModelSettings {
   provider: ModelProvider;
@@ -18,14 +18,14 @@ export interface StoredModelSettings {
 }
 
 export async function getModelSettings(db: Db, orgId: string): Promise<StoredModelSettings | null> {
-  const row = await one<{
+  const row = await db.one<{
     provider: ModelProvider;
     base_url: string | null;
     model: string;
     api_key: string | null;
     daily_tokens: number | null;
     updated_at: number;
-  }>(db, "SELECT provider, base_url, model, api_key, daily_tokens, updated_at FROM model_settings WHERE org_id = ?", [orgId]);
+  }>("SELECT provider, base_url, model, api_key, daily_tokens, updated_at FROM model_settings WHERE org_id = ?", [orgId]);
   return (
     row && {
       provider: row.provider,
@@ -54,8 +54,7 @@ export async function deleteModelSettings(db: Db, orgId: string): Promise<boolea
 
 /** The organization's instruction overrides by agent id. */
 export async function listInstructionOverrides(db: Db, orgId: string): Promise<Map<string, string>> {
-  const rows = await all<{ agent_id: string; instructions: string }>(
-    db,
+  const rows = await db.all<{ agent_id: string; instructions: string }>(
     "SELECT agent_id, instructions FROM agent_instructions WHERE org_id = ?",
     [orgId],
   );
@@ -63,7 +62,7 @@ export async function listInstructionOverrides(db: Db, orgId: string): Promise<M
 }
 
 export async function getInstructionOverride(db: Db, orgId: string, agentId: string): Promise<string | null> {
-  const row = await one<{ instructions: string }>(db, "SELECT instructions FROM agent_instructions WHERE org_id = ? AND agent_id = ?", [
+  const row = await db.one<{ instructions: string }>("SELECT instructions FROM agent_instructions WHERE org_id = ? AND agent_id = ?", [
     orgId,
     agentId,
   ]);
@@ -105,7 +104,7 @@ export function addRunUsageStatement(u: { runId: string; orgId: string; agentId:
 
 /** Tokens the organization's runs spent since a time (the start of its day). */
 export async function tokensSince(db: Db, orgId: string, since: number): Promise<number> {
-  const row = await one<{ n: number | null }>(db, "SELECT sum(tokens_in + tokens_out) AS n FROM run_usage WHERE org_id = ? AND at >= ?", [
+  const row = await db.one<{ n: number | null }>("SELECT sum(tokens_in + tokens_out) AS n FROM run_usage WHERE org_id = ? AND at >= ?", [
     orgId,
     since,
   ]);
@@ -115,8 +114,7 @@ export async function tokensSince(db: Db, orgId: string, since: number): Promise
 /** Tokens of these runs, by run id (runs without a model call are absent). */
 export async function usageOfRuns(db: Db, runIds: string[]): Promise<Map<string, RunUsage>> {
   if (runIds.length === 0) return new Map();
-  const rows = await all<{ run_id: string; tokens_in: number; tokens_out: number }>(
-    db,
+  const rows = await db.all<{ run_id: string; tokens_in: number; tokens_out: number }>(
     `SELECT run_id, tokens_in, tokens_out FROM run_usage WHERE run_id IN (${runIds.map(() => "?").join(", ")})`,
     runIds,
   );
@@ -166,8 +164,7 @@ export interface ContactInput {
 
 /** The organization's most recently touched contacts, what a model-backed run reads. */
 export async function recentContacts(db: Db, orgId: string, limit: number): Promise<ContactInput[]> {
-  return all<ContactInput>(
-    db,
+  return db.all<ContactInput>(
     `SELECT id, name, email, company, role, relationship, notes FROM contacts WHERE org_id = ?
       ORDER BY updated_at DESC, id DESC LIMIT ?`,
     [orgId, limit],

@@ -9,13 +9,12 @@
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
-import { isAgentId } from "../agents/catalog.ts";
 import { jobOf } from "../agents/jobs.ts";
 import { runModelAgent } from "../agents/model-run.ts";
 import { hasRunner, runBuiltIn } from "../agents/runners.ts";
-import type { AppEnv } from "../app.ts";
-import { planIncludes } from "../auth/plans.ts";
 import type { ValidSession } from "../auth/sessions.ts";
+import type { AppEnv } from "../deps.ts";
+import { isAgentId, planIncludes } from "../domain.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type ModelStatus, modelStatus, resolveModel, saveModel, type TestOutcome, testModel } from "../integrations/model/settings.ts";
 import { ModelSettingsInput } from "../operations/model.ts";

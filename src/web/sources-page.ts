@@ -9,9 +9,9 @@
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
-import type { AppEnv } from "../app.ts";
-import { planIncludes } from "../auth/plans.ts";
 import type { ValidSession } from "../auth/sessions.ts";
+import type { AppEnv } from "../deps.ts";
+import { planIncludes } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { FEED_AGENTS, MAILBOX_AGENT } from "../integrations/sources.ts";

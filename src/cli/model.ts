@@ -1,7 +1,7 @@
 /** `crew model test`: one tiny call to the connected model (SPEC §13), its answer or the exact error. */
-import { type CliIo, type Env, type Flags, printJson, withStore } from "../../cli-support.ts";
-import { systemClock } from "../../lib/clock.ts";
-import { resolveModel, testModel } from "./settings.ts";
+import { resolveModel, testModel } from "../integrations/model/settings.ts";
+import { systemClock } from "../lib/clock.ts";
+import { type CliIo, type Env, type Flags, printJson, withStore } from "./support.ts";
 
 export async function testModelFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   const outcome = await withStore(env, async (db, org, config) => {
