@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MODEL_AGENTS } from "../../src/agents/jobs.ts";
 import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts";
+import { createRegenerator } from "../../src/agents/regenerate.ts";
 import { createScheduler } from "../../src/agents/scheduler.ts";
 import { createLogger } from "../../src/lib/log.ts";
 import { rows } from "../helpers/agents.ts";
@@ -198,5 +199,36 @@ describe("concurrency (scripted model server)", () => {
     }
     expect((await runs).map((r) => r.status)).toEqual(["ok", "ok", "ok", "ok", "ok"]);
     expect(model.maxInFlight()).toBe(2);
+  });
+});
+
+describe("schedules and handoffs (scripted model server)", () => {
+  it("does not run an agent by model when an external runner ran it in its slot; a critical handoff runs it at once", async () => {
+    const { model, s, call } = await setup();
+    const scheduler = createScheduler({ ...s.deps, sources: fakeSources() }, { holder: "precedence" });
+    // Monday 09:05 UTC: growth's slot (09:00) is due; an external runner already ran it at 09:01.
+    s.clock.set(Date.parse("2026-11-23T09:01:00Z"));
+    const started = (await call("/api/agents/growth/runs", { method: "POST" })).json;
+    expect(
+      (await call(`/api/agents/growth/runs/${started.runId}/complete`, { body: { status: "ok", summary: "Ran externally" } })).status,
+    ).toBe(200);
+    s.clock.set(Date.parse("2026-11-23T09:05:00Z"));
+    const ran = (await scheduler.tick()).ran.map((r) => r.agentId);
+    expect(ran).not.toContain("growth");
+    expect(ran).toContain("bdr"); // 09:00 on weekdays, not run externally
+    expect(model.requests.map((r) => /\((\w+)\)\./.exec(r.system)?.[1])).not.toContain("growth");
+    await scheduler.stop();
+
+    const regenerator = createRegenerator({ ...s.deps, sources: fakeSources() }, { timers: false });
+    const before = model.requests.length;
+    expect(
+      (await call("/api/mcp/handoffs", { body: { from: "manual", to: "finance", title: "Invoice overdue", priority: "critical" } })).status,
+    ).toBe(200);
+    await vi.waitFor(() => expect(regenerator.pending()).toBe(1));
+    await regenerator.flush();
+    await regenerator.stop();
+    expect(model.requests.length).toBe(before + 1);
+    expect(model.requests.at(-1)?.messages[0]?.text).toContain("Invoice overdue");
+    expect((await call("/api/agents/finance/runs")).json.runs[0]).toMatchObject({ status: "ok" });
   });
 });
