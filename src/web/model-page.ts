@@ -13,7 +13,7 @@ import { jobOf } from "../agents/jobs.ts";
 import { runModelAgent } from "../agents/model-run.ts";
 import { hasRunner, runBuiltIn } from "../agents/runners.ts";
 import type { ValidSession } from "../auth/sessions.ts";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { isAgentId, planIncludes } from "../domain.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type ModelStatus, modelStatus, resolveModel, saveModel, type TestOutcome, testModel } from "../integrations/model/settings.ts";
@@ -126,9 +126,8 @@ function settingsForm(account: PageAccount, view: View, s: ModelStatus, saved: b
   </section>`;
 }
 
-async function modelPage(c: Context<AppEnv>, found: ValidSession, view: View, status = 200) {
+async function modelPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, view: View, status = 200) {
   if (!canManage(found)) return refused(c, found, "Model", PATH);
-  const deps = c.get("deps");
   const account = accountOf(found);
   const s = await modelStatus(deps, found.user.orgId);
   const body = html`<h1>Model</h1>
@@ -143,10 +142,9 @@ ${settingsForm(account, view, s, s.source === "settings")}`;
   return renderPage(c, { title: "Model", body, account, active: PATH }, status);
 }
 
-function agentPage(c: Context<AppEnv>, found: ValidSession, agentId: string, notice?: string, error?: string, status = 200) {
+function agentPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, agentId: string, notice?: string, error?: string, status = 200) {
   return (async () => {
     if (!canManage(found)) return refused(c, found, "Agent", "/dashboard");
-    const deps = c.get("deps");
     const orgId = found.user.orgId;
     const account = accountOf(found);
     const [agent, custom, runs] = await Promise.all([
@@ -209,20 +207,20 @@ const NOTICES: Record<string, string> = {
   reset: "Back to the default instructions.",
 };
 
-export function modelPageRoutes(): Hono<AppEnv> {
+export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get(PATH, async (c) => {
-    const found = await requirePageSession(c);
+    const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
-    return modelPage(c, found, { notice: NOTICES[c.req.query("done") ?? ""] });
+    return modelPage(deps, c, found, { notice: NOTICES[c.req.query("done") ?? ""] });
   });
 
   router.post(PATH, async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
-    if (!canManage(found)) return modelPage(c, found, {}, 403);
+    if (!canManage(found)) return modelPage(deps, c, found, {}, 403);
     const text = (name: string) => form.get(name) ?? "";
     const typed = { provider: text("provider"), baseUrl: text("baseUrl"), model: text("model"), dailyTokens: text("dailyTokens") };
     const budget = typed.dailyTokens.trim();
@@ -237,39 +235,45 @@ export function modelPageRoutes(): Hono<AppEnv> {
     if (!parsed.success) {
       const fieldErrors: View["fieldErrors"] = {};
       for (const issue of toFieldIssues(parsed.issues)) fieldErrors[issue.path as Field] ??= issue.message;
-      return modelPage(c, found, { error: "The settings were not saved: correct the form below.", fieldErrors, typed }, 400);
+      return modelPage(deps, c, found, { error: "The settings were not saved: correct the form below.", fieldErrors, typed }, 400);
     }
-    await saveModel(c.get("deps"), found.user.orgId, { ...parsed.output, baseUrl: parsed.output.baseUrl || undefined });
+    await saveModel(deps, found.user.orgId, { ...parsed.output, baseUrl: parsed.output.baseUrl || undefined });
     return seeOther(c, `${PATH}?done=saved`);
   });
 
   router.post(`${PATH}/test`, async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
-    if (!canManage(signed.found)) return modelPage(c, signed.found, {}, 403);
-    const test = await testModel(await resolveModel(c.get("deps"), signed.found.user.orgId));
-    return modelPage(c, signed.found, { test });
+    if (!canManage(signed.found)) return modelPage(deps, c, signed.found, {}, 403);
+    const test = await testModel(await resolveModel(deps, signed.found.user.orgId));
+    return modelPage(deps, c, signed.found, { test });
   });
 
   router.get("/agents/:id", async (c) => {
-    const found = await requirePageSession(c);
+    const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
     const id = c.req.param("id");
     if (!isAgentId(id)) return c.notFound();
-    return agentPage(c, found, id, NOTICES[c.req.query("done") ?? ""] ?? (c.req.query("ran") ? `Ran: ${c.req.query("ran")}` : undefined));
+    return agentPage(
+      deps,
+      c,
+      found,
+      id,
+      NOTICES[c.req.query("done") ?? ""] ?? (c.req.query("ran") ? `Ran: ${c.req.query("ran")}` : undefined),
+    );
   });
 
   router.post("/agents/:id/instructions", async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const id = c.req.param("id");
     if (!isAgentId(id)) return c.notFound();
-    if (!canManage(signed.found)) return agentPage(c, signed.found, id);
-    const deps = c.get("deps");
+    if (!canManage(signed.found)) return agentPage(deps, c, signed.found, id);
     const reset = signed.form.get("reset") === "1";
     const text = (signed.form.get("instructions") ?? "").trim();
     if (!reset && (text === "" || text.length > 20_000)) {
       return agentPage(
+        deps,
         c,
         signed.found,
         id,
@@ -283,19 +287,18 @@ export function modelPageRoutes(): Hono<AppEnv> {
   });
 
   router.post("/agents/:id/run", async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const id = c.req.param("id");
     if (!isAgentId(id)) return c.notFound();
-    if (!canManage(signed.found)) return agentPage(c, signed.found, id);
-    const deps = c.get("deps");
+    if (!canManage(signed.found)) return agentPage(deps, c, signed.found, id);
     const org = await getOrg(deps.db, signed.found.user.orgId);
     if (!org) return c.notFound();
     const job = jobOf(id);
     let summary: string;
     if (job.runner === "model") summary = (await runModelAgent(deps, org, id)).summary;
     else if (hasRunner(id)) summary = (await runBuiltIn(deps, org, id, { words: true })).summary;
-    else return agentPage(c, signed.found, id, undefined, "This agent runs through an external runner only.", 400);
+    else return agentPage(deps, c, signed.found, id, undefined, "This agent runs through an external runner only.", 400);
     return seeOther(c, `/agents/${id}?ran=${encodeURIComponent(summary.slice(0, 300))}`);
   });
 

@@ -10,7 +10,7 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
-import type { AppEnv } from "../deps.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
 import { planIncludes } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
@@ -135,8 +135,7 @@ function fieldErrorsOf(issues: FieldIssue[]): Record<string, string> {
   return errors;
 }
 
-async function sourcesPage(c: Context<AppEnv>, found: ValidSession, view: SourcesView, status = 200): Promise<Response> {
-  const deps = c.get("deps");
+async function sourcesPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, view: SourcesView, status = 200): Promise<Response> {
   const account = accountOf(found);
   const title = "Sources";
   if (!planIncludes(found.user.plan, "write")) {
@@ -192,11 +191,11 @@ function inputOf(form: URLSearchParams): Record<string, unknown> {
   return raw;
 }
 
-export function sourcesPageRoutes(): Hono<AppEnv> {
+export function sourcesPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get(PATH, async (c) => {
-    const found = await requirePageSession(c);
+    const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
     const notice =
       c.req.query("deleted") === "1"
@@ -204,14 +203,14 @@ export function sourcesPageRoutes(): Hono<AppEnv> {
         : c.req.query("saved") === "1"
           ? "Source saved: the agents read it on their next run."
           : undefined;
-    return sourcesPage(c, found, { notice });
+    return sourcesPage(deps, c, found, { notice });
   });
 
   router.post(PATH, async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
-    if (!planIncludes(found.user.plan, "write")) return sourcesPage(c, found, {}, 403);
+    if (!planIncludes(found.user.plan, "write")) return sourcesPage(deps, c, found, {}, 403);
     const raw = inputOf(form);
     const kind = raw.kind === "feed" ? "feed" : "imap";
     const typed: Record<string, string | string[]> = {};
@@ -219,12 +218,14 @@ export function sourcesPageRoutes(): Hono<AppEnv> {
     typed.tls = form.get("tls") ?? "";
     typed.agents = form.getAll("agents");
     const parsed = v.safeParse(addSourceSchemaFor(raw), raw, { abortEarly: false });
-    if (!parsed.success) return sourcesPage(c, found, { form: kind, typed, fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues)) }, 400);
+    if (!parsed.success)
+      return sourcesPage(deps, c, found, { form: kind, typed, fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues)) }, 400);
     try {
-      await addSourceFor(c.get("deps"), found.user.orgId, parsed.output as Parameters<typeof addSourceFor>[2]);
+      await addSourceFor(deps, found.user.orgId, parsed.output as Parameters<typeof addSourceFor>[2]);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return sourcesPage(
+        deps,
         c,
         found,
         { form: kind, typed, fieldErrors: fieldErrorsOf(error.extra.issues ?? []), error: error.extra.issues ? undefined : error.message },
@@ -235,14 +236,14 @@ export function sourcesPageRoutes(): Hono<AppEnv> {
   });
 
   router.post(`${PATH}/delete`, async (c) => {
-    const signed = await readSignedInForm(c);
+    const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
-    if (!planIncludes(signed.found.user.plan, "write")) return sourcesPage(c, signed.found, {}, 403);
+    if (!planIncludes(signed.found.user.plan, "write")) return sourcesPage(deps, c, signed.found, {}, 403);
     try {
-      await deleteSourceFor(c.get("deps"), signed.found.user.orgId, signed.form.get("id") ?? "");
+      await deleteSourceFor(deps, signed.found.user.orgId, signed.form.get("id") ?? "");
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return sourcesPage(c, signed.found, { error: "That source was not found: it may have been deleted already." }, 404);
+      return sourcesPage(deps, c, signed.found, { error: "That source was not found: it may have been deleted already." }, 404);
     }
     return seeOther(c, `${PATH}?deleted=1`);
   });
