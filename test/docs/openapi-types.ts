@@ -384,6 +384,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integrations/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show the model connection
+         * @description Which language model the model-backed agents use (provider, base URL, model), whether it comes from the environment (CREW_MODEL_*, which wins) or the saved settings, the daily token budget and what today's runs spent. Never the API key.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         */
+        get: operations["getModelIntegration"];
+        put?: never;
+        /**
+         * Save the model connection
+         * @description Saves the organization's model settings (replacing earlier ones). The API key is stored encrypted (AES-GCM under CREW_SECRET) and never returned. Nothing is called: use POST /api/integrations/model/test. When CREW_MODEL_* is set in the environment, it keeps winning; the saved settings apply once it is removed.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         */
+        post: operations["saveModelIntegration"];
+        /**
+         * Forget the model connection
+         * @description Deletes the saved model settings and key. 404 when none are saved. The environment's model (CREW_MODEL_*) is not affected.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         */
+        delete: operations["deleteModelIntegration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/model/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test the model connection
+         * @description Makes one tiny call to the model in use (it is asked to answer {"answer":"pong"}) and reports the answer, or the exact error (unreachable, 401, 404 model unknown, 429). Costs a few tokens; not counted against the daily budget.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         */
+        post: operations["testModelIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/mcp/keys": {
         parameters: {
             query?: never;
@@ -516,8 +580,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Edit an agent's schedule
-         * @description Sets the agent's schedule: a five-field cron expression (minute hour day month weekday) in the organization's time zone, e.g. "0 8,18 * * *", or null for none. The scheduler runs agents with a built-in runner (standup, briefing, pulse, dna) on their schedule; for the others the schedule records when an external runner is expected to run them.
+         * Edit an agent's schedule or instructions
+         * @description Sets the agent's schedule — a five-field cron expression (minute hour day month weekday) in the organization's time zone, e.g. "0 8,18 * * *", or null for none — and/or its instructions, the system prompt of its model-backed runs (null goes back to the catalog's default). The scheduler runs built-in agents (standup, briefing, pulse, dna) on their schedule, and model-backed ones once a model and their sources are connected; for slack the schedule records when an external runner is expected to run it.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -3547,6 +3611,504 @@ export interface operations {
             };
         };
     };
+    getModelIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether model-backed agents can run. */
+                        connected: boolean;
+                        /** @description environment: CREW_MODEL_* is set and wins over the saved settings; settings: saved by an owner. */
+                        source: ("environment" | "settings") | null;
+                        provider: ("openai-compatible" | "openai" | "anthropic") | null;
+                        baseUrl: string | null;
+                        model: string | null;
+                        /** @description Whether an API key is set (it is never shown). */
+                        hasApiKey: boolean;
+                        /** @description Tokens the organization's model-backed runs may spend per UTC day. */
+                        dailyTokens: number;
+                        /** @description Tokens spent since midnight UTC. */
+                        tokensToday: number;
+                        /** @description When the saved settings last changed. */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    saveModelIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description openai-compatible: any /v1/chat/completions endpoint (Ollama, llama.cpp, vLLM, LM Studio, OpenRouter, OpenAI).
+                     * @enum {string}
+                     */
+                    provider: "openai-compatible" | "openai" | "anthropic";
+                    /** @description The endpoint's base URL, ending before /chat/completions (e.g. http://localhost:11434/v1). Optional for openai and anthropic. */
+                    baseUrl?: string;
+                    /** @description The model name, e.g. llama3.2, gpt-4o-mini, claude-sonnet-4-5. */
+                    model: string;
+                    /** @description Stored encrypted, never shown again. Leave it out to keep the saved key; "" removes it. */
+                    apiKey?: string;
+                    dailyTokens?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether model-backed agents can run. */
+                        connected: boolean;
+                        /** @description environment: CREW_MODEL_* is set and wins over the saved settings; settings: saved by an owner. */
+                        source: ("environment" | "settings") | null;
+                        provider: ("openai-compatible" | "openai" | "anthropic") | null;
+                        baseUrl: string | null;
+                        model: string | null;
+                        /** @description Whether an API key is set (it is never shown). */
+                        hasApiKey: boolean;
+                        /** @description Tokens the organization's model-backed runs may spend per UTC day. */
+                        dailyTokens: number;
+                        /** @description Tokens spent since midnight UTC. */
+                        tokensToday: number;
+                        /** @description When the saved settings last changed. */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    deleteModelIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    testModelIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        answer: string;
+                        model: string;
+                        tokensIn: number;
+                        tokensOut: number;
+                    } | {
+                        /** @constant */
+                        ok: false;
+                        /** @description What failed, as the endpoint said it. */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: never;
@@ -4638,7 +5200,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    schedule: string | null;
+                    schedule?: string | null;
+                    instructions?: string | null;
                 };
             };
         };
@@ -4660,10 +5223,14 @@ export interface operations {
                         /** @description The organization's time zone the schedule is read in. */
                         timeZone: string;
                         /**
-                         * @description built-in: the scheduler runs it; external: a runner acts through this API.
+                         * @description built-in: composed from data by the scheduler; model: run with the connected model; external: a runner acts through this API.
                          * @enum {string}
                          */
-                        runner: "built-in" | "external";
+                        runner: "built-in" | "model" | "external";
+                        /** @description The instructions in effect (the system prompt of its model-backed runs). */
+                        instructions: string;
+                        /** @description Whether the organization replaced the default instructions. */
+                        customInstructions: boolean;
                         /** @description The next slot of the schedule; null without one. */
                         nextRunAt: string | null;
                     };
