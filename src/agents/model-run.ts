@@ -42,8 +42,8 @@ export const NEEDS_MODEL = "Needs a model: connect one in Settings → Model";
 export interface ModelRunDeps extends RunDeps {
   config: Config;
   events: Events;
-  /** The outbound policy for sources (SPEC §16); without one, only literal public addresses pass. */
-  policy?: OutboundPolicy;
+  /** The outbound policy for sources (SPEC §16, AppDeps.outbound); without one, only literal public addresses pass. */
+  outbound?: OutboundPolicy;
   /** How sources are read; default src/integrations/sources.ts (tests may hand in prepared items). */
   sources?: SourceAccess;
 }
@@ -55,7 +55,7 @@ export interface SourceAccess {
 
 function sourceAccess(deps: ModelRunDeps): SourceAccess {
   if (deps.sources) return deps.sources;
-  const sourceDeps = { ...deps, policy: deps.policy ?? strictPolicy(deps.config) };
+  const sourceDeps = { ...deps, policy: deps.outbound ?? strictPolicy(deps.config) };
   return {
     missing: (orgId, agentId) => sourceMissing(deps, orgId, agentId),
     read: (orgId, agentId, limits) => readSourcesFor(sourceDeps, orgId, agentId, limits),
@@ -72,7 +72,7 @@ export interface ModelRun {
   tokensOut: number;
 }
 
-const strictPolicy = (config: Config): OutboundPolicy => ({ allowPrivate: config.webhookAllowPrivate, resolve: async () => [] });
+const strictPolicy = (config: Config): OutboundPolicy => ({ allowPrivate: config.allowPrivateTargets, resolve: async () => [] });
 
 /** What an agent lacks to run with a model (the dashboard's summary), or null. No network access. */
 export async function whatIsMissing(deps: ModelRunDeps, orgId: string, agentId: string): Promise<string | null> {

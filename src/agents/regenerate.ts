@@ -35,7 +35,7 @@ interface Pending {
 }
 
 export function createRegenerator(
-  deps: RunDeps & { events: Events } & Partial<Pick<ModelRunDeps, "config" | "policy" | "sources">>,
+  deps: RunDeps & { events: Events } & Partial<Pick<ModelRunDeps, "config" | "outbound" | "sources">>,
   options: { debounceMs?: number; timers?: boolean } = {},
 ): Regenerator {
   const debounceMs = options.debounceMs ?? REGENERATE_DEBOUNCE_MS;

@@ -44,7 +44,7 @@ export const newHolder = (label = "process") => `${label}-${randomSecret(10)}`;
 
 /** One pass: take or renew the lease, close abandoned runs, run every due built-in agent once. */
 /** Without a configuration and events (a bare store), model-backed agents are not run. */
-export type SchedulerDeps = RunDeps & Partial<Pick<ModelRunDeps, "events" | "policy" | "sources">>;
+export type SchedulerDeps = RunDeps & Partial<Pick<ModelRunDeps, "events" | "outbound" | "sources">>;
 
 export async function tick(deps: SchedulerDeps, holder: string): Promise<SchedulerPassReport> {
   const modelDeps = deps.config && deps.events ? (deps as ModelRunDeps) : null;

@@ -200,9 +200,7 @@ const handOff: CrewPrompt = {
     if (title === "") bad.push("title: Required.");
     if (bad.length > 0) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for hand_off — ${bad.join("; ")}`);
     const agent = AGENTS.find((a) => a.id === to);
-    const status = (await agentDashboard(ctx, ctx.principal.orgId, ctx.principal.userId, ctx.clock.now())).agents.find(
-      (a) => a.id === to,
-    );
+    const status = (await agentDashboard(ctx, ctx.principal.orgId, ctx.principal.userId, ctx.clock.now())).agents.find((a) => a.id === to);
     const profile = await getCompanyProfile.handler(viaMcp(ctx), {});
     return [
       jsonText(`The ${to} agent now (JSON):`, {

@@ -43,7 +43,7 @@ describe("research reads a feed served on loopback (scripted model server)", () 
     expect(
       (await call("/api/integrations/sources", { body: { kind: "feed", url: `${feeds.url}/rss.xml`, agents: ["research"] } })).status,
     ).toBe(200);
-    const deps = { ...s.deps, policy: { allowPrivate: true, resolve: async () => ["127.0.0.1"] } };
+    const deps = { ...s.deps, outbound: { allowPrivate: true, resolve: async () => ["127.0.0.1"] } };
 
     expect(await runModelAgent(deps, s.org, "research")).toMatchObject({ status: "ok", summary: "Read the market news" });
     const first = model.requests[0]?.messages[0]?.text ?? "";
