@@ -23,8 +23,10 @@ export interface Limits {
   deals: number;
   /** Source items (mail messages, feed items, calendar events). */
   sourceItems: number;
-  /** Characters kept of each free text (a contact's notes, an insight's detail, a mail body…). */
+  /** Characters kept of each source item's text (a mail body, a feed item). */
   chars: number;
+  /** Characters kept of each free text of Crew's records (a contact's notes, an insight's detail, a handoff's context). */
+  recordChars: number;
 }
 
 export interface AgentJob {
@@ -37,7 +39,16 @@ export interface AgentJob {
   limits: Limits;
 }
 
-export const DEFAULT_LIMITS: Limits = { contacts: 40, actions: 40, insights: 40, deals: 40, sourceItems: 20, chars: 1500 };
+// About 15k tokens at most per run (mail 20 × 1500 characters, 40 records of each kind × ≤ 300): a run an hour fits the default budget.
+export const DEFAULT_LIMITS: Limits = {
+  contacts: 40,
+  actions: 40,
+  insights: 40,
+  deals: 40,
+  sourceItems: 20,
+  chars: 1500,
+  recordChars: 300,
+};
 
 const COMMON = `You are one agent of Crew, a team of 17 AI agents that keeps a small company's operations moving.
 You answer with one JSON object, nothing else. You can only write Crew records (a summary, suggestions, actions for a person,

@@ -120,7 +120,7 @@ async function gatherInputs(
   sourceItems: SourceItem[],
 ): Promise<string[]> {
   const { limits, reads } = job;
-  const c = limits.chars;
+  const c = limits.recordChars;
   const [contacts, actions, profile, metrics] = await Promise.all([
     reads.contacts ? recentContacts(deps.db, org.id, limits.contacts) : [],
     reads.actions ? listOpenActions(deps.db, org.id, limits.actions) : [],
@@ -182,7 +182,12 @@ async function gatherInputs(
   if (reads.pipeline) fields.push(field("pipeline", (profile?.body.pipeline ?? []).slice(0, limits.deals)));
   if (reads.metrics) fields.push(field("metrics", metrics));
   if (reads.source === "mail") {
-    const mail = sourceItems.map((m) => ({ from: m.from ?? null, subject: cut(m.title, 300), date: m.date, body: cut(m.text, c) }));
+    const mail = sourceItems.map((m) => ({
+      from: m.from ?? null,
+      subject: cut(m.title, 300),
+      date: m.date,
+      body: cut(m.text, limits.chars),
+    }));
     fields.push(field("mail", mail, true));
   }
   if (reads.source === "feeds") {
@@ -191,7 +196,7 @@ async function gatherInputs(
       url: i.url ?? null,
       date: i.date,
       feed: i.source,
-      text: cut(i.text, c),
+      text: cut(i.text, limits.chars),
     }));
     fields.push(field("feed_items", items, true));
   }

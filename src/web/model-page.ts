@@ -170,7 +170,7 @@ ${alertBox("success", notice)}
 <dl class="facts">
   <dt>Runs</dt><dd>${job.runner === "model" ? "with the connected model" : job.runner === "built-in" ? "built in (composed from data)" : "through an external runner only"}</dd>
   <dt>Schedule</dt><dd class="mono">${agent.schedule ?? "none"}</dd>
-  <dt>Reads</dt><dd>${reads.join(", ") || "—"} (at most ${job.limits.sourceItems} source items, ${job.limits.contacts} contacts, ${job.limits.insights} insights; each text cut at ${job.limits.chars} characters)</dd>
+  <dt>Reads</dt><dd>${reads.join(", ") || "—"} (at most ${job.limits.sourceItems} source items, ${job.limits.contacts} contacts, ${job.limits.insights} insights; source texts cut at ${job.limits.chars} characters, notes and details at ${job.limits.recordChars})</dd>
   <dt>Writes</dt><dd>summary${job.writes.length ? `, ${job.writes.join(", ")}` : ""}</dd>
 </dl>
 ${
