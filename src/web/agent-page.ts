@@ -5,6 +5,8 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
+import { jobOf } from "../agents/jobs.ts";
+import { runModelAgent } from "../agents/model-run.ts";
 import { hasRunner, runBuiltIn } from "../agents/runners.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
@@ -17,15 +19,15 @@ import { listAgentsWithRuns } from "../store/agents.ts";
 import { getOrg } from "../store/orgs.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, messagePage, renderPage, seeOther } from "./layout.ts";
+import { instructionsSection } from "./model-page.ts";
 import { ownersOnly } from "./owner.ts";
 import { accountOf, readSignedInForm, withSession } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 import { doneNotice, emptyState, priorityBadge, textField } from "./ui.ts";
 
-/** Tokens a run reported, when its output names them (model-backed runs, SPEC §13). */
-function tokensOf(output: unknown): string | null {
-  const usage = (output as { usage?: { totalTokens?: unknown } } | null)?.usage;
-  return typeof usage?.totalTokens === "number" ? usage.totalTokens.toLocaleString("en-US") : null;
+/** Tokens in / out of a model-backed run (SPEC §13), or null for runs without a model call. */
+function tokensOf(run: { tokensIn: number | null; tokensOut: number | null }): string | null {
+  return run.tokensIn === null ? null : `${run.tokensIn} / ${run.tokensOut ?? 0}`;
 }
 
 async function renderAgent(
@@ -57,13 +59,14 @@ async function renderAgent(
       <th scope="row" data-label="Started">${ago(r.startedAt, now)}</th>
       <td data-label="Status"><span class="badge badge-${r.status === "ok" ? "green" : r.status === "error" ? "error" : "stale"}">${r.status}</span></td>
       <td data-label="Summary" class="summary">${r.summary || html`<span class="muted">—</span>`}${r.error ? html`<p class="field-error">${r.error}</p>` : ""}</td>
-      <td data-label="Tokens">${tokensOf(r.output) ?? html`<span class="muted">—</span>`}</td>
+      <td data-label="Tokens">${tokensOf(r) ?? html`<span class="muted">—</span>`}</td>
     </tr>`,
   );
   const body = html`<h1>${agent.name} <span class="muted small">${agent.id} · ${agent.category}</span></h1>
-${alertBox("success", doneNotice({ scheduled: "Schedule saved.", ran: "Run finished: see the newest run below." }, c.req.query("done")))}
+${alertBox("success", doneNotice({ scheduled: "Schedule saved.", ran: "Run finished: see the newest run below.", instructions: "Instructions saved.", reset: "Back to the default instructions." }, c.req.query("done")))}
+<p class="lead">${jobOf(id).job}</p>
 ${
-  owner && hasRunner(id)
+  owner && (hasRunner(id) || jobOf(id).runner === "model")
     ? html`<form method="post" action="/agents/${id}/run" class="inline run-now">${csrfField(account)}<button type="submit" class="btn btn-primary">Run now</button></form>`
     : ""
 }
@@ -92,6 +95,7 @@ ${
     ${handoffs.length ? html`<ul class="plain-list">${handoffs.map((h) => html`<li>${priorityBadge(h.priority)} ${h.title} <span class="muted small">from ${h.from}</span></li>`)}</ul>` : html`<p class="muted">Nothing queued.</p>`}
   </section>
 </div>
+${await instructionsSection(deps, found, id)}
 <section class="card" aria-labelledby="sched-h">
   <h2 id="sched-h">Schedule</h2>
   <p>${schedule ? html`<code>${schedule}</code> in your organization's time zone.` : "No schedule."}</p>
@@ -135,6 +139,20 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
     if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
     const id = c.req.param("id");
     const org = await getOrg(deps.db, signed.found.user.orgId);
+    if (org && jobOf(id).runner === "model") {
+      const run = await runModelAgent(deps, org, id);
+      if (run.runId === null) {
+        return messagePage(
+          c,
+          409,
+          "Cannot run yet",
+          run.summary,
+          { href: `/agents/${id}`, label: "Back to the agent" },
+          accountOf(signed.found),
+        );
+      }
+      return seeOther(c, `/agents/${id}?done=ran`);
+    }
     if (!org || !hasRunner(id)) {
       return messagePage(
         c,

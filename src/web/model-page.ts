@@ -10,26 +10,23 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
 import { jobOf } from "../agents/jobs.ts";
-import { runModelAgent } from "../agents/model-run.ts";
-import { hasRunner, runBuiltIn } from "../agents/runners.ts";
+import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { isAgentId, planIncludes } from "../domain.ts";
+import { isAgentId } from "../domain.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type ModelStatus, modelStatus, resolveModel, saveModel, type TestOutcome, testModel } from "../integrations/model/settings.ts";
 import { ModelSettingsInput } from "../operations/model.ts";
-import { getAgentRecord } from "../store/agents.ts";
-import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/model.ts";
-import { getOrg } from "../store/orgs.ts";
-import { listRuns } from "../store/runs.ts";
-import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
+import { getInstructionOverride, setInstructionOverride } from "../store/model.ts";
+import { alertBox, csrfField, type Html, messagePage, type PageAccount, renderPage, seeOther } from "./layout.ts";
+import { ownersOnly } from "./owner.ts";
 import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
 
 const PATH = "/settings/model";
 type Field = "provider" | "baseUrl" | "model" | "apiKey" | "dailyTokens";
 
-/** Who may change the model, instructions and run agents. Today: a plan with write access (like webhooks and sources). */
-export const canManage = (found: ValidSession): boolean => planIncludes(found.user.plan, "write");
+/** Who may change the model and the instructions: the organization's owners (SPEC §12). */
+export const canManage = (found: ValidSession): boolean => isOwner(found.user);
 
 interface View {
   error?: string;
@@ -142,63 +139,32 @@ ${settingsForm(account, view, s, s.source === "settings")}`;
   return renderPage(c, { title: "Model", body, account, active: PATH }, status);
 }
 
-function agentPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, agentId: string, notice?: string, error?: string, status = 200) {
-  return (async () => {
-    if (!canManage(found)) return refused(c, found, "Agent", "/dashboard");
-    const orgId = found.user.orgId;
-    const account = accountOf(found);
-    const [agent, custom, runs] = await Promise.all([
-      getAgentRecord(deps.db, orgId, agentId),
-      getInstructionOverride(deps.db, orgId, agentId),
-      listRuns(deps.db, orgId, agentId, 20),
-    ]);
-    if (!agent) return c.notFound();
-    const usage = await usageOfRuns(
-      deps.db,
-      runs.map((r) => r.id),
-    );
-    const job = jobOf(agentId);
-    const now = deps.clock.now();
-    const reads = Object.entries(job.reads)
-      .filter(([k, on]) => k !== "source" && on)
-      .map(([k]) => k)
-      .concat(job.reads.source ? [`${job.reads.source} (source)`] : []);
-    const body = html`<h1>${agent.name} <span class="muted mono">${agent.id}</span></h1>
-<p class="lead">${job.job}</p>
-${alertBox("error", error)}
-${alertBox("success", notice)}
-<dl class="facts">
-  <dt>Runs</dt><dd>${job.runner === "model" ? "with the connected model" : job.runner === "built-in" ? "built in (composed from data)" : "through an external runner only"}</dd>
-  <dt>Schedule</dt><dd class="mono">${agent.schedule ?? "none"}</dd>
-  <dt>Reads</dt><dd>${reads.join(", ") || "—"} (at most ${job.limits.sourceItems} source items, ${job.limits.contacts} contacts, ${job.limits.insights} insights; source texts cut at ${job.limits.chars} characters, notes and details at ${job.limits.recordChars})</dd>
-  <dt>Writes</dt><dd>summary${job.writes.length ? `, ${job.writes.join(", ")}` : ""}</dd>
-</dl>
-${
-  job.runner === "external"
-    ? ""
-    : html`<form method="post" action="/agents/${agent.id}/run">${csrfField(account)}<button type="submit" class="btn btn-primary">Run now</button></form>`
-}
-<section class="card" aria-labelledby="instr-h">
+/** The agent page's Instructions card (src/web/agent-page.ts): the system prompt of its model-backed runs. */
+export async function instructionsSection(deps: AppDeps, found: ValidSession, agentId: string): Promise<Html | string> {
+  const job = jobOf(agentId);
+  if (job.runner !== "model" && agentId !== "standup" && agentId !== "briefing") return "";
+  const custom = await getInstructionOverride(deps.db, found.user.orgId, agentId);
+  const reads = Object.entries(job.reads)
+    .filter(([k, on]) => k !== "source" && on)
+    .map(([k]) => k)
+    .concat(job.reads.source ? [`${job.reads.source} (source)`] : []);
+  const facts = html`<dl class="facts">
+    <dt>Reads</dt><dd>${reads.join(", ") || "—"} (at most ${job.limits.sourceItems} source items, ${job.limits.contacts} contacts, ${job.limits.insights} insights)</dd>
+    <dt>Writes</dt><dd>summary${job.writes.length ? `, ${job.writes.join(", ")}` : ""}</dd>
+  </dl>`;
+  if (!canManage(found))
+    return html`<section class="card" aria-labelledby="instr-h"><h2 id="instr-h">Instructions</h2>${facts}<p class="small muted">Owners can change its instructions.</p></section>`;
+  return html`<section class="card" aria-labelledby="instr-h">
   <h2 id="instr-h">Instructions</h2>
+  ${facts}
   <p class="muted small">${custom ? "Replaced for this organization." : "The default."} The system prompt of its model-backed runs.</p>
-  <form method="post" action="/agents/${agent.id}/instructions" class="stack">
-    ${csrfField(account)}
-    <label for="instructions" class="sr-only">Instructions</label>
+  <form method="post" action="/agents/${agentId}/instructions" class="stack">
+    ${csrfField(accountOf(found))}
+    <label for="instructions">Instructions</label>
     <textarea id="instructions" name="instructions" rows="12" maxlength="20000">${custom ?? job.instructions}</textarea>
     <div><button type="submit" class="btn">Save instructions</button> <button type="submit" name="reset" value="1" class="btn btn-danger-quiet">Back to the default</button></div>
   </form>
-</section>
-<section class="card" aria-labelledby="runs-h">
-  <h2 id="runs-h">Runs</h2>
-  <table class="table"><thead><tr><th>Started</th><th>Status</th><th>Summary</th><th>Tokens in / out</th></tr></thead><tbody>
-  ${runs.map((r) => {
-    const u = usage.get(r.id);
-    return html`<tr><td>${ago(r.startedAt, now)}</td><td>${r.status}</td><td>${r.summary ?? ""}${r.error && r.error !== r.summary ? html`<br><span class="muted small">${r.error}</span>` : ""}</td><td>${u ? `${u.tokensIn} / ${u.tokensOut}` : "—"}</td></tr>`;
-  })}
-  </tbody></table>
 </section>`;
-    return renderPage(c, { title: agent.name, body, account, active: "/dashboard" }, status);
-  })();
 }
 
 const NOTICES: Record<string, string> = {
@@ -249,57 +215,26 @@ export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
     return modelPage(deps, c, signed.found, { test });
   });
 
-  router.get("/agents/:id", async (c) => {
-    const found = await requirePageSession(deps, c);
-    if (found instanceof Response) return found;
-    const id = c.req.param("id");
-    if (!isAgentId(id)) return c.notFound();
-    return agentPage(
-      deps,
-      c,
-      found,
-      id,
-      NOTICES[c.req.query("done") ?? ""] ?? (c.req.query("ran") ? `Ran: ${c.req.query("ran")}` : undefined),
-    );
-  });
-
   router.post("/agents/:id/instructions", async (c) => {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const id = c.req.param("id");
     if (!isAgentId(id)) return c.notFound();
-    if (!canManage(signed.found)) return agentPage(deps, c, signed.found, id);
+    if (!canManage(signed.found)) return ownersOnly(c, signed.found);
     const reset = signed.form.get("reset") === "1";
     const text = (signed.form.get("instructions") ?? "").trim();
     if (!reset && (text === "" || text.length > 20_000)) {
-      return agentPage(
-        deps,
+      return messagePage(
         c,
-        signed.found,
-        id,
-        undefined,
-        "Instructions must be 1 to 20000 characters; use “Back to the default” to clear them.",
         400,
+        "Instructions not saved",
+        "Instructions must be 1 to 20000 characters; use “Back to the default” to clear them.",
+        { href: `/agents/${id}`, label: "Back to the agent" },
+        accountOf(signed.found),
       );
     }
     await setInstructionOverride(deps.db, signed.found.user.orgId, id, reset ? null : text, deps.clock.now());
     return seeOther(c, `/agents/${id}?done=${reset ? "reset" : "instructions"}`);
-  });
-
-  router.post("/agents/:id/run", async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    const id = c.req.param("id");
-    if (!isAgentId(id)) return c.notFound();
-    if (!canManage(signed.found)) return agentPage(deps, c, signed.found, id);
-    const org = await getOrg(deps.db, signed.found.user.orgId);
-    if (!org) return c.notFound();
-    const job = jobOf(id);
-    let summary: string;
-    if (job.runner === "model") summary = (await runModelAgent(deps, org, id)).summary;
-    else if (hasRunner(id)) summary = (await runBuiltIn(deps, org, id, { words: true })).summary;
-    else return agentPage(deps, c, signed.found, id, undefined, "This agent runs through an external runner only.", 400);
-    return seeOther(c, `/agents/${id}?ran=${encodeURIComponent(summary.slice(0, 300))}`);
   });
 
   return router;

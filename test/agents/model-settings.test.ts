@@ -12,7 +12,7 @@ import { runCliInProcess } from "../helpers/cli.ts";
 import { client } from "../helpers/rest.ts";
 import { modelEnv, SCRIPTED_MODEL_KEY, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { signedIn } from "../web/client.ts";
+import { Browserish, signedIn } from "../web/client.ts";
 
 let model: ScriptedModel | undefined;
 let s: TestServer | undefined;
@@ -24,6 +24,14 @@ afterEach(async () => {
 });
 
 const OWNER_KEY = "sk-owner-saved-key-4242";
+
+/** An owner of the organization, signed in (the model settings and instructions are owners' pages). */
+async function signedInOwner(t: TestServer) {
+  const user = await t.createUser("operator", undefined, "owner");
+  const tab = new Browserish(t.url);
+  await tab.signIn(user.email);
+  return { user, tab };
+}
 const pong = () => ({ object: { answer: "pong" } });
 
 describe("model settings over REST (scripted model server)", () => {
@@ -83,7 +91,7 @@ describe("model settings over REST (scripted model server)", () => {
     await call("/api/integrations/model", { body: { provider: "anthropic", model: "saved-but-unused", apiKey: OWNER_KEY } });
     const status = (await call("/api/integrations/model")).json;
     expect(status).toMatchObject({ connected: true, source: "environment", provider: "openai-compatible", model: "scripted-model" });
-    const { tab } = await signedIn(s, "operator");
+    const { tab } = await signedInOwner(s);
     const page = await tab.request("/settings/model");
     expect(page.status).toBe(200);
     expect(page.text).toContain("which wins over the settings below");
@@ -98,7 +106,7 @@ describe("the Model page and the agent page (scripted model server)", () => {
   it("saves settings from the form, tests the connection, and keeps the key out of the page", async () => {
     model = await startScriptedModel(pong);
     s = await startServer();
-    const { tab } = await signedIn(s, "operator");
+    const { tab } = await signedInOwner(s);
     const csrf = await tab.csrfToken("/settings/model");
     const bad = await tab.request("/settings/model", {
       form: { csrf, provider: "openai-compatible", baseUrl: "", model: "x", apiKey: OWNER_KEY, dailyTokens: "lots" },
@@ -118,8 +126,8 @@ describe("the Model page and the agent page (scripted model server)", () => {
     const tested = await tab.request("/settings/model/test", { form: { csrf } });
     expect(tested.text).toContain("page-model answered “pong”");
 
-    const viewer = await signedIn(s, "lite");
-    expect((await viewer.tab.request("/settings/model")).status).toBe(403);
+    const member = await signedIn(s, "operator");
+    expect((await member.tab.request("/settings/model")).status).toBe(403);
   });
 
   it("replaces an agent's instructions per organization; the next run sends them; Run now runs it", async () => {
@@ -130,7 +138,7 @@ describe("the Model page and the agent page (scripted model server)", () => {
     expect(patched.json).toMatchObject({ runner: "model", instructions: "Only ever talk about pricing.", customInstructions: true });
     expect((await call("/api/agents/growth", { method: "PATCH", body: { instructions: "  " } })).status).toBe(400);
 
-    const { tab } = await signedIn(s, "operator");
+    const { tab } = await signedInOwner(s);
     const agentPage = await tab.request("/agents/growth");
     expect(agentPage.status).toBe(200);
     expect(agentPage.text).toContain("Only ever talk about pricing.");
