@@ -136,7 +136,7 @@ describe("roles", () => {
     const runs = await s.db.execute("SELECT count(*) AS n FROM agent_runs");
     expect(runs.rows[0]?.n).toBe(0);
     const schedule = await s.db.execute("SELECT schedule FROM agents WHERE id = 'sales'");
-    expect(schedule.rows[0]?.schedule).toBeNull();
+    expect(schedule.rows[0]?.schedule).toBe("30 8 * * 1-5"); // the catalog's default, unchanged
     expect((await s.db.execute("SELECT count(*) AS n FROM users")).rows[0]?.n).toBe(before.rows[0]?.n);
   });
 
