@@ -53,7 +53,7 @@ export const NAV: NavEntry[] = [
   { href: "/dashboard/calendar", label: "Calendar", group: "settings" },
   { href: "/dashboard/webhooks", label: "Webhooks", group: "settings" },
   { href: "/settings/users", label: "Users", group: "settings", ownerOnly: true },
-  { href: "/settings/sources", label: "Sources", group: "settings", ownerOnly: true },
+  { href: "/settings/sources", label: "Sources", group: "settings" },
   { href: "/settings/model", label: "Model", group: "settings", ownerOnly: true },
 ];
 
