@@ -84,7 +84,8 @@ export type IdPrefix =
   | "evt"
   | "dlv"
   | "grt"
-  | "req";
+  | "req"
+  | "aud";
 
 /** `act_01JD…`: a type prefix and a ULID (time-ordered, so ids sort newest last). */
 export function newId(prefix: IdPrefix, nowMs: number): string {

@@ -18,6 +18,8 @@ import { feedPageRoutes } from "./feed-pages.ts";
 import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
 import { reportPageRoutes } from "./report-pages.ts";
+import { resetPasswordRoutes } from "./reset-password.ts";
+import { settingsPageRoutes } from "./settings-pages.ts";
 import { setupRoutes } from "./setup.ts";
 import { suggestionsPageRoutes } from "./suggestions-page.ts";
 import { usersPageRoutes } from "./users-page.ts";
@@ -31,6 +33,8 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", assetRoutes());
   router.route("/", authRoutes(deps));
   router.route("/", setupRoutes(deps));
+  router.route("/", resetPasswordRoutes(deps));
+  router.route("/", settingsPageRoutes(deps));
   router.route("/", dashboardRoutes(deps));
   router.route("/", keysPageRoutes(deps));
   router.route("/", calendarPageRoutes(deps));
