@@ -110,12 +110,8 @@ export async function listBackupEvents(db: Db, orgId: string, limit: number): Pr
   return rows.filter((e) => e.event === "backup.written" || e.event === "backup.restored").slice(0, limit);
 }
 
-/**
- * Whether the user administers their organization. Until roles exist (issue 13: owner/member),
- * the owner is the organization's first user — the one the setup page or the first
- * `crew user create` made.
- */
+/** Whether the user administers their organization (role owner, issue 13). */
 export async function isOrgOwner(db: Db, user: { id: string; orgId: string }): Promise<boolean> {
-  const first = await db.one<{ id: string }>("SELECT id FROM users WHERE org_id = ? ORDER BY created_at, id LIMIT 1", [user.orgId]);
-  return first?.id === user.id;
+  const row = await db.one<{ role: string }>("SELECT role FROM users WHERE id = ? AND org_id = ?", [user.id, user.orgId]);
+  return row?.role === "owner";
 }

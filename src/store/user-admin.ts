@@ -46,7 +46,12 @@ export async function listUsers(db: Db, orgId: string): Promise<UserListing[]> {
 }
 
 export async function isDeactivated(db: Db, userId: string): Promise<boolean> {
-  return (await db.one("SELECT 1 AS x FROM user_deactivations WHERE user_id = ?", [userId])) !== null;
+  // Issue 13's users.deactivated_at and this table both mark it (the lead may fold them into one).
+  const row = await db.one(
+    "SELECT 1 AS x FROM users WHERE id = ?1 AND deactivated_at IS NOT NULL UNION ALL SELECT 1 FROM user_deactivations WHERE user_id = ?1",
+    [userId],
+  );
+  return row !== null;
 }
 
 /** Deactivates a user and ends their sessions, keys and grants; false when they were deactivated already. */
@@ -59,6 +64,7 @@ export async function deactivateUser(
   const [inserted] = await db.batch(
     [
       { sql: "INSERT OR IGNORE INTO user_deactivations (user_id, at) VALUES (?, ?)", args: [user.id, now] },
+      { sql: "UPDATE users SET deactivated_at = coalesce(deactivated_at, ?) WHERE id = ?", args: [now, user.id] },
       { sql: "DELETE FROM sessions WHERE user_id = ?", args: [user.id] },
       { sql: "UPDATE api_keys SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", args: [now, user.id] },
       {

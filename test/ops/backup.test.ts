@@ -144,18 +144,12 @@ describe("crew backup and crew restore", () => {
   }, 30_000);
 });
 
-describe("schema version 2 (issue 14)", () => {
-  it("brings a version-1 database forward in place: audit, reset and deactivation tables appear, data stays", async () => {
-    const { openStore } = await import("../../src/store/db.ts");
+describe("schema step of issue 14", () => {
+  it("brings a real version-1 database forward in place: audit, reset and deactivation tables appear, data stays", async () => {
+    const { openVersion1Store } = await import("../helpers/schema-v1.ts");
     const { migrate, ISSUE14_SCHEMA } = await import("../../src/store/migrations.ts");
     const { readSchema } = await import("../../src/boot.ts");
-    const path = join(other.dir, "version-1.db");
-    const db = await openStore({ url: `file:${path}` });
-    await migrate(db, readSchema());
-    // Back to what version 1 had: none of issue 14's tables, version 1.
-    for (const table of ["audit_events", "password_resets", "user_deactivations"]) await db.run(`DROP TABLE ${table}`);
-    await db.run("DROP INDEX organizations_name");
-    await db.run("UPDATE schema_meta SET value = '1' WHERE key = 'version'");
+    const db = await openVersion1Store(join(other.dir, "version-1.db"));
     await db.run("INSERT INTO organizations (id, name, time_zone, is_default, created_at) VALUES ('org_kept', 'Kept', 'UTC', 0, 1)");
     expect(ISSUE14_SCHEMA.length).toBeGreaterThan(3);
     expect(await migrate(db, readSchema())).toBe(SCHEMA_VERSION);

@@ -19,7 +19,7 @@ let owner: User;
 
 beforeAll(async () => {
   s = await startServer({ env: { BACKUP_DIR: dir.dir, BACKUP_KEEP: "3", BACKUP_SCHEDULE: "0 3 * * *" } });
-  owner = await s.createUser("operator");
+  owner = await s.createUser("operator", undefined, "owner");
 });
 afterAll(async () => {
   await s.close();
