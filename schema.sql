@@ -1,4 +1,4 @@
--- Crew schema, version 5 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 6 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -351,7 +351,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '5');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '6');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
@@ -447,3 +447,35 @@ CREATE TABLE IF NOT EXISTS run_usage (
   at         INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS run_usage_day ON run_usage (org_id, at);
+
+
+-- issue 14: operating Crew (SPEC §14). Kept in step with ISSUE14_SCHEMA in src/store/migrations.ts.
+-- The audit log: who did what to which organization, when. Never secrets: subjects are ids,
+-- emails, key hashes, URLs without query strings.
+CREATE TABLE IF NOT EXISTS audit_events (
+  id         TEXT PRIMARY KEY,
+  org_id     TEXT NOT NULL,
+  at         INTEGER NOT NULL,
+  event      TEXT NOT NULL,
+  actor_kind TEXT NOT NULL,                    -- user, cli, system
+  actor_id   TEXT,                             -- the user's id when actor_kind = 'user'
+  subject    TEXT,
+  detail     TEXT NOT NULL DEFAULT '{}'        -- JSON object
+) STRICT;
+CREATE INDEX IF NOT EXISTS audit_events_org ON audit_events (org_id, at, id);
+-- Organizations are named on the command line (`--org NAME`): names are unique.
+CREATE UNIQUE INDEX IF NOT EXISTS organizations_name ON organizations (name);
+-- One-time password reset links (`crew user reset-password`): only the SHA-256 is stored.
+CREATE TABLE IF NOT EXISTS password_resets (
+  token_hash TEXT PRIMARY KEY,
+  user_id    TEXT NOT NULL REFERENCES users (id),
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at    INTEGER
+) STRICT;
+-- Deactivated users (`crew user deactivate`): they cannot sign in; their sessions, keys and grants
+-- were ended when the row was written.
+CREATE TABLE IF NOT EXISTS user_deactivations (
+  user_id TEXT PRIMARY KEY REFERENCES users (id),
+  at      INTEGER NOT NULL
+) STRICT;

@@ -6,6 +6,7 @@ import { type Context, Hono } from "hono";
 import { protect } from "./auth/protect.ts";
 import { type AppDepsInput, type AppEnv, resolveDeps } from "./deps.ts";
 import { docsRoutes } from "./docs/routes.ts";
+import { accessLog } from "./http/access-log.ts";
 import { ApiError } from "./http/errors.ts";
 import { apiVersion, renderError, requestId } from "./http/middleware.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
@@ -25,6 +26,7 @@ export function createApp(input: AppDepsInput): Hono<AppEnv> {
     requestId(() => deps.clock.now()),
   );
   app.use("*", onePublicAddress(deps.config));
+  app.use("*", accessLog(deps));
   app.use("/api/mcp/*", apiVersion);
   // Browsers asking for a page get the error as HTML with a way back (SPEC §12); API clients the envelope.
   const renderForClient = (error: unknown, c: Context<AppEnv>) => {

@@ -4,9 +4,10 @@
  * entries that touches the file system, through `node:fs`, which Node, Deno and Bun all provide.
  */
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { BackupFiles } from "./agents/backups.ts";
 import type { createApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -19,7 +20,24 @@ import { ensureDefaultOrgAndAgents } from "./store/orgs.ts";
 
 export const SCHEMA_PATH = fileURLToPath(new URL("../schema.sql", import.meta.url));
 
+/** Defined by scripts/build-binary.ts when schema.sql is embedded in the single executable. */
+declare const CREW_EMBEDDED_SCHEMA: string | undefined;
+
+/** Defined by scripts/build-binary.ts: the notes of /docs embedded in the single executable. */
+declare const CREW_EMBEDDED_NOTES: { file: string; text: string }[] | undefined;
+
+/** The Markdown files of src/docs/notes/ (rendered under /docs/notes); none when the folder is missing. */
+export function readNotes(): { file: string; text: string }[] {
+  if (typeof CREW_EMBEDDED_NOTES !== "undefined") return CREW_EMBEDDED_NOTES;
+  const folder = fileURLToPath(new URL("./docs/notes/", import.meta.url));
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder)
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => ({ file, text: readFileSync(join(folder, file), "utf8") }));
+}
+
 export function readSchema(): string {
+  if (typeof CREW_EMBEDDED_SCHEMA === "string") return CREW_EMBEDDED_SCHEMA;
   return readFileSync(SCHEMA_PATH, "utf8");
 }
 
@@ -142,6 +160,20 @@ export async function prepareStore(config: Config, log: Logger, now: number): Pr
   return db;
 }
 
+/** The file operations of scheduled backups (src/agents/backups.ts). */
+export const backupFiles: BackupFiles = {
+  async list(dir) {
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir).map((name) => ({ name, bytes: statSync(join(dir, name)).size }));
+  },
+  async remove(path) {
+    rmSync(path, { force: true });
+  },
+  async makeDir(dir) {
+    mkdirSync(dir, { recursive: true });
+  },
+};
+
 export interface BootOptions {
   clock?: Clock;
   log?: Logger;
@@ -170,11 +202,11 @@ export async function boot(env: Record<string, string | undefined>, options: Boo
     import("./background.ts"),
     import("./outbound-connector.ts"),
   ]);
-  const deps = resolveDeps({ db, config, clock, log, outbound: outboundPolicy(config.allowPrivateTargets) });
+  const deps = resolveDeps({ db, config, clock, log, outbound: outboundPolicy(config.allowPrivateTargets), notes: readNotes() });
   const app = createApp(deps);
   const setupLink = options.announceSetup === false ? null : await ensureSetupLink(db, config, clock.now());
   if (setupLink) console.log(`No user yet: create the owner account at ${setupLink} (the link works once)`);
-  const background = options.background === false ? null : startBackground(deps, serverTasks());
+  const background = options.background === false ? null : startBackground(deps, serverTasks({ backupFiles }));
   return {
     config,
     db,

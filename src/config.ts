@@ -3,6 +3,8 @@
  * everything else receives the result. A bad value throws a ConfigError whose message is one
  * line naming the variable, which the entries print before exiting.
  */
+
+import { Cron } from "croner";
 import { MODEL_PROVIDERS, type ModelProvider } from "./domain.ts";
 
 export interface Config {
@@ -28,6 +30,10 @@ export interface Config {
   /** Extra origins allowed to call /mcp from a browser (DNS-rebinding protection). */
   allowedOrigins: string[];
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** SPEC §14: where the leader writes scheduled backups (none when unset), when, and how many it keeps. */
+  backupDir: string | null;
+  backupSchedule: string;
+  backupKeep: number;
   /** The language model set by the operator (SPEC §13); wins over the owners' /settings/model. Null when unset. */
   model: ModelEnv | null;
 }
@@ -143,6 +149,15 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent, got "${env.LOG_LEVEL}"`);
   }
 
+  const backupSchedule = (env.BACKUP_SCHEDULE ?? "").trim() || "0 3 * * *";
+  try {
+    new Cron(backupSchedule, { paused: true });
+  } catch (error) {
+    throw new ConfigError(
+      `BACKUP_SCHEDULE must be a cron expression such as "0 3 * * *", got "${backupSchedule}" (${(error as Error).message})`,
+    );
+  }
+
   return {
     model: modelEnv(env),
     port,
@@ -159,6 +174,9 @@ export function loadConfig(env: Env): Config {
     allowedOrigins,
     trustedProxies,
     logLevel,
+    backupDir: (env.BACKUP_DIR ?? "").trim() || null,
+    backupSchedule,
+    backupKeep: integer(env, "BACKUP_KEEP", 7, 1, 10_000),
   };
 }
 

@@ -23,6 +23,8 @@ export interface AppDeps {
   quota: QuotaStore;
   /** Every request to a user-supplied address goes through it (SPEC §16); boot injects DNS and a pinned connector. */
   outbound: OutboundPolicy;
+  /** The Markdown files of src/docs/notes/, read by the entry (boot.ts) and rendered under /docs/notes. */
+  notes?: { file: string; text: string }[];
 }
 
 /** Per-request values only; dependencies reach handlers through their router factory. */
@@ -30,6 +32,8 @@ export type AppEnv = {
   Variables: {
     requestId: string;
     principal: Principal;
+    /** The signed-in user of a browser session, once read (for the access log). */
+    sessionUserId: string;
   };
 };
 

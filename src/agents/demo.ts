@@ -266,9 +266,10 @@ export async function seedDemo(db: Db, org: Organization, now: number): Promise<
     insights: insights.map((i) => i.id),
     integration_alerts: alerts.map((a) => a.id),
   };
-  const replaced = await countDemoRows(db);
+  const replaced = await countDemoRows(db, org.id);
   await replaceDemoRows(
     db,
+    org.id,
     [
       ...runs.map(runInsertStatement),
       ...standups.map(standupInsertStatement),

@@ -9,6 +9,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { DAY } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
+import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import { deleteExpiredSessions, deleteSession, extendSession, findSession, insertSession } from "../store/sessions.ts";
 import { getUserById, type User } from "../store/users.ts";
@@ -108,7 +109,14 @@ export async function startSession(deps: AppDeps, c: Context<AppEnv>, userId: st
 /** Signs out: the session is deleted server-side (the token stops working everywhere) and the cookie cleared. */
 export async function endSession(deps: AppDeps, c: Context<AppEnv>): Promise<void> {
   const token = getCookie(c, SESSION_COOKIE);
-  if (token) await invalidateSession(deps.db, sha256Hex(token));
+  if (token) {
+    const { db, clock } = deps;
+    const found = await validateSessionToken(db, token, clock.now());
+    await invalidateSession(db, sha256Hex(token));
+    if (found) {
+      await recordAudit(db, found.user.orgId, "session.ended", { kind: "user", userId: found.user.id }, clock.now(), found.user.email);
+    }
+  }
   clearSessionCookie(deps, c);
 }
 
@@ -119,6 +127,7 @@ export async function readSession(deps: AppDeps, c: Context<AppEnv>): Promise<Va
   const { db, clock } = deps;
   const found = await validateSessionToken(db, token, clock.now());
   if (!found) return null;
+  c.set("sessionUserId", found.user.id);
   if (found.renewed) setSessionCookie(deps, c, token, found.session.expiresAt);
   return found;
 }

@@ -10,8 +10,11 @@
  */
 
 import { MINUTE } from "../lib/clock.ts";
+import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
+import { getDefaultOrg } from "../store/orgs.ts";
 import { clearSignInFailures, countSignInFailures, recordSignInFailure } from "../store/sign-in-failures.ts";
+import { isDeactivated } from "../store/user-admin.ts";
 import { getUserByEmail, normalizeEmail, type User } from "../store/users.ts";
 import { dummyPasswordHash, PasswordHashingBusy, verifyPassword } from "./passwords.ts";
 
@@ -107,11 +110,15 @@ export async function checkCredentials(db: Db, rawEmail: string, password: strin
   }
   const user = email.length <= MAX_EMAIL ? await getUserByEmail(db, email) : null;
   const matches = await verifyPassword(password.slice(0, MAX_PASSWORD), user?.passwordHash ?? (await dummyPasswordHash()));
-  if (!user || !matches || password.length > MAX_PASSWORD) {
+  // A deactivated user's password still verifies (the same work), but the answer is the wrong-credentials one.
+  if (!user || !matches || password.length > MAX_PASSWORD || (await isDeactivated(db, user.id))) {
     await recordSignInFailure(db, email, now, SIGN_IN_WINDOW);
+    const orgId = user?.orgId ?? (await getDefaultOrg(db))?.id;
+    if (orgId) await recordAudit(db, orgId, "sign_in.failed", { kind: "system" }, now, email.slice(0, MAX_EMAIL));
     return { ok: false, reason: "invalid" };
   }
   await clearSignInFailures(db, email);
+  await recordAudit(db, user.orgId, "sign_in.succeeded", { kind: "user", userId: user.id }, now, user.email);
   const { passwordHash: _, ...plain } = user;
   return { ok: true, user: plain };
 }

@@ -24,7 +24,7 @@ interface Outcome {
 /** src/cli/index.ts has already checked that exactly one of the agent and --due is given. */
 export async function runAgentsFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   const agent = typeof flags.agent === "string" ? flags.agent : null;
-  const outcome = await withStore(env, (db, org, config) => runAgents({ db, org, config }, agent));
+  const outcome = await withStore(env, (db, org, config) => runAgents({ db, org, config }, agent), flags.org);
   if (flags.json) printJson(io, outcome.result);
   else io.out(outcome.text);
   return outcome.failed ? 1 : 0;

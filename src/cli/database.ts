@@ -22,15 +22,19 @@ export async function migrateFromCli(env: Env, io: CliIo): Promise<number> {
 }
 
 export async function seedFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
-  return withStore(env, async (db, org) => {
-    if (!flags.demo) {
-      io.out(`${org.name} and its 17 agents are in place (add --demo for demo content).\n`);
+  return withStore(
+    env,
+    async (db, org) => {
+      if (!flags.demo) {
+        io.out(`${org.name} and its 17 agents are in place (add --demo for demo content).\n`);
+        return 0;
+      }
+      const { seedDemo } = await import("../agents/demo.ts"); // the demo content is large: only for --demo
+      io.out(`${demoReport(await seedDemo(db, org, systemClock.now()), org)}\n`);
       return 0;
-    }
-    const { seedDemo } = await import("../agents/demo.ts"); // the demo content is large: only for --demo
-    io.out(`${demoReport(await seedDemo(db, org, systemClock.now()), org)}\n`);
-    return 0;
-  });
+    },
+    flags.org,
+  );
 }
 
 function demoReport(summary: DemoSummary, org: Organization): string {

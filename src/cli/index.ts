@@ -7,7 +7,8 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config.ts";
 import { KEY_SCOPES, PLANS } from "../domain.ts";
-import { type CliIo, CommandError, type Env, type Flags, UsageError } from "./support.ts";
+import { OPERATE_COMMANDS } from "./operate-commands.ts";
+import { type CliIo, type Command, CommandError, type Env, type Flags, jsonOption, orgOption, UsageError } from "./support.ts";
 
 export type { CliIo };
 
@@ -16,28 +17,6 @@ export type { CliIo };
 // webhooks.ts, agents.ts; shared helpers in support.ts) and loads only
 // when its command runs, as do the store, the app and the MCP server: `--help` and usage errors
 // answer without compiling the whole service.
-
-interface Option {
-  type: "string" | "boolean";
-  value?: string;
-  description: string;
-  required?: boolean;
-}
-
-interface Command {
-  name: string;
-  summary: string;
-  usage: string;
-  options: Record<string, Option>;
-  /** One positional argument, stored in the flags under `name` (e.g. `crew agents run <agent>`). */
-  positional?: { name: string; value: string; description: string };
-  examples: string[];
-  notes?: string;
-  /** Resolves to an exit code, or to "running" for commands that keep the process alive. */
-  run(flags: Flags, env: Env, io: CliIo): Promise<number | "running">;
-}
-
-const jsonOption: Option = { type: "boolean", description: "Print the result as JSON." };
 
 const COMMANDS: Command[] = [
   {
@@ -67,9 +46,10 @@ const COMMANDS: Command[] = [
   {
     name: "seed",
     summary: "Ensure the default organization and its 17 agents; with --demo, load demo content.",
-    usage: "crew seed [--demo]",
+    usage: "crew seed [--demo] [--org ORG]",
     options: {
-      demo: { type: "boolean", description: "Also load realistic demo content into the default organization." },
+      demo: { type: "boolean", description: "Also load realistic demo content into the organization." },
+      org: orgOption,
     },
     examples: ["npx crew seed", "npx crew seed --demo"],
     notes:
@@ -83,14 +63,15 @@ const COMMANDS: Command[] = [
   },
   {
     name: "user create",
-    summary: "Create a user in the default organization.",
-    usage: "crew user create --email E --password P [--name N] [--plan PLAN] [--role owner|member] [--json]",
+    summary: "Create a user in an organization (default: the default organization).",
+    usage: "crew user create --email E --password P [--name N] [--plan PLAN] [--role owner|member] [--org ORG] [--json]",
     options: {
       email: { type: "string", value: "E", description: "Email address (unique, case-insensitive).", required: true },
       password: { type: "string", value: "P", description: "Password, at least 8 characters.", required: true },
       name: { type: "string", value: "N", description: "Display name (default: the email's local part)." },
       plan: { type: "string", value: "PLAN", description: `One of ${PLANS.join(", ")} (default: lite).` },
       role: { type: "string", value: "ROLE", description: "owner (manages the organization in the web app) or member (default)." },
+      org: orgOption,
       json: jsonOption,
     },
     examples: ["npx crew user create --email ada@example.com --password 'long secret' --plan operator"],
@@ -138,7 +119,7 @@ const COMMANDS: Command[] = [
   {
     name: "webhook add",
     summary: "Subscribe a URL to events of the default organization; prints the signing secret once.",
-    usage: "crew webhook add --url U --events a,b [--description D] [--json]",
+    usage: "crew webhook add --url U --events a,b [--description D] [--org ORG] [--json]",
     options: {
       url: {
         type: "string",
@@ -153,6 +134,7 @@ const COMMANDS: Command[] = [
         required: true,
       },
       description: { type: "string", value: "D", description: "A note on what receives the events." },
+      org: orgOption,
       json: jsonOption,
     },
     examples: ["npx crew webhook add --url https://hooks.example.com/crew --events action.created,standup.ready"],
@@ -165,10 +147,11 @@ const COMMANDS: Command[] = [
   {
     name: "agents run",
     summary: "Run a built-in agent once now, or run every agent that is due (one scheduler pass).",
-    usage: "crew agents run <agent> | crew agents run --due [--json]",
+    usage: "crew agents run <agent> | crew agents run --due [--org ORG] [--json]",
     positional: { name: "agent", value: "<agent>", description: "The agent to run now (any but slack; model-backed ones need a model)." },
     options: {
       due: { type: "boolean", description: "Run every agent whose scheduled slot is due (what the server's scheduler does)." },
+      org: orgOption,
       json: jsonOption,
     },
     examples: ["npx crew agents run standup", "npx crew agents run --due"],
@@ -216,7 +199,9 @@ const COMMANDS: Command[] = [
   },
 ];
 
-const GROUPS = ["user", "key", "webhook", "agents", "model"];
+COMMANDS.push(...OPERATE_COMMANDS);
+
+const GROUPS = ["user", "key", "webhook", "agents", "model", "org"];
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -230,7 +215,7 @@ function topHelp(): string {
     "",
     "Run crew <command> --help for its options. Configuration comes from the environment",
     "(DATABASE_URL, PORT, …; see the README).",
-    "Exit codes: 0 success, 1 failure, 2 usage error.",
+    "crew --version prints the release. Exit codes: 0 success, 1 failure, 2 usage error.",
     "",
   ].join("\n");
 }
@@ -294,6 +279,11 @@ export async function runCli(argv: string[], env: Env, io: CliIo): Promise<numbe
   let command: Command | null = null;
   try {
     if (argv.length === 0) throw new UsageError("missing command");
+    if (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version") {
+      const { VERSION } = await import("../lib/version.ts");
+      io.out(`crew ${VERSION}\n`);
+      return 0;
+    }
     if (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
       io.out(topHelp());
       return 0;

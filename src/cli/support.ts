@@ -18,16 +18,45 @@ export interface CliIo {
   err(text: string): void;
 }
 
+export interface Option {
+  type: "string" | "boolean";
+  value?: string;
+  description: string;
+  required?: boolean;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  options: Record<string, Option>;
+  /** One positional argument, stored in the flags under `name` (e.g. `crew agents run <agent>`). */
+  positional?: { name: string; value: string; description: string };
+  examples: string[];
+  notes?: string;
+  /** Resolves to an exit code, or to "running" for commands that keep the process alive. */
+  run(flags: Flags, env: Env, io: CliIo): Promise<number | "running">;
+}
+
+export const jsonOption: Option = { type: "boolean", description: "Print the result as JSON." };
+
 /** A mistake in how the command was called: exit code 2. */
 export class UsageError extends Error {}
 /** The command was well-formed but cannot be carried out: exit code 1. */
 export class CommandError extends Error {}
 
-/** Opens the store from the environment (applying the schema), runs `work` on the default organization, closes it. */
-export async function withStore<T>(env: Env, work: (db: Db, org: Organization, config: Config) => Promise<T>): Promise<T> {
+/**
+ * Opens the store from the environment (applying the schema), runs `work` on one organization —
+ * `orgRef` (an `--org` value: id or name) or the default one — and closes it.
+ */
+export async function withStore<T>(
+  env: Env,
+  work: (db: Db, org: Organization, config: Config) => Promise<T>,
+  orgRef?: string | boolean,
+): Promise<T> {
   const loaded = loadConfig(env);
   // Loaded here, not above: the store drivers are the slow part of starting (see src/cli/index.ts).
-  const [{ prepareStore, ensureSecret }, { createLogger }, { getDefaultOrg }] = await Promise.all([
+  const [{ prepareStore, ensureSecret }, { createLogger }, { getDefaultOrg, findOrg }] = await Promise.all([
     import("../boot.ts"),
     import("../lib/log.ts"),
     import("../store/orgs.ts"),
@@ -36,8 +65,10 @@ export async function withStore<T>(env: Env, work: (db: Db, org: Organization, c
   // Commands seal secrets (webhooks) as the server would: the same CREW_SECRET or generated one.
   const config: Config = { ...loaded, secret: ensureSecret(loaded) };
   try {
-    const org = await getDefaultOrg(db);
-    if (!org) throw new CommandError("the default organization is missing");
+    const ref = typeof orgRef === "string" ? orgRef.trim() : "";
+    const org = ref ? await findOrg(db, ref) : await getDefaultOrg(db);
+    if (!org)
+      throw new CommandError(ref ? `no organization with id or name "${ref}" (see crew org list)` : "the default organization is missing");
     return await work(db, org, config);
   } finally {
     db.close();
@@ -56,6 +87,13 @@ export function parseTitle(flag: string, value: string, max: number): string {
   if (!result.success || [...result.output].length > max) throw new UsageError(`--${flag} must be 1–${max} characters`);
   return result.output;
 }
+
+/** The `--org` option of every command that acts on one organization. */
+export const orgOption = {
+  type: "string",
+  value: "ORG",
+  description: "The organization, by id or name (default: the default organization).",
+} as const;
 
 /** A `--json` record on stdout. */
 export function printJson(io: CliIo, value: unknown): void {

@@ -26,23 +26,29 @@ export async function createUserFromCli(flags: Flags, env: Env, io: CliIo): Prom
   const plan = parsePlan(typeof flags.plan === "string" ? flags.plan : "lite");
   const role = typeof flags.role === "string" ? flags.role : "member";
   if (role !== "owner" && role !== "member") throw new UsageError(`unknown role "${role}"; roles are owner, member`);
-  return withStore(env, async (db, org) => {
-    const [{ hashPassword }, { createUser, EmailTakenError }] = await Promise.all([
-      import("../auth/passwords.ts"),
-      import("../store/users.ts"),
-    ]);
-    const passwordHash = await hashPassword(password);
-    let user: Awaited<ReturnType<typeof createUser>>;
-    try {
-      user = await createUser(db, { orgId: org.id, email, name, passwordHash, plan, role }, systemClock.now());
-    } catch (error) {
-      if (error instanceof EmailTakenError) throw new CommandError(`a user with email ${email} already exists`);
-      throw error;
-    }
-    if (flags.json) printJson(io, { ...user, createdAt: iso(user.createdAt) });
-    else io.out(`Created user ${user.email} (${user.id}) on plan ${user.plan}, role ${user.role}, in ${org.name}.\n`);
-    return 0;
-  });
+  return withStore(
+    env,
+    async (db, org) => {
+      const [{ hashPassword }, { createUser, EmailTakenError }, { recordAudit }] = await Promise.all([
+        import("../auth/passwords.ts"),
+        import("../store/users.ts"),
+        import("../store/audit.ts"),
+      ]);
+      const passwordHash = await hashPassword(password);
+      let user: Awaited<ReturnType<typeof createUser>>;
+      try {
+        user = await createUser(db, { orgId: org.id, email, name, passwordHash, plan, role }, systemClock.now());
+      } catch (error) {
+        if (error instanceof EmailTakenError) throw new CommandError(`a user with email ${email} already exists`);
+        throw error;
+      }
+      await recordAudit(db, org.id, "user.created", { kind: "cli" }, systemClock.now(), user.email, { plan, role });
+      if (flags.json) printJson(io, { ...user, createdAt: iso(user.createdAt) });
+      else io.out(`Created user ${user.email} (${user.id}) on plan ${user.plan}, role ${user.role}, in ${org.name}.\n`);
+      return 0;
+    },
+    flags.org,
+  );
 }
 
 export async function setUserPlanFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
@@ -51,6 +57,17 @@ export async function setUserPlanFromCli(flags: Flags, env: Env, io: CliIo): Pro
   return withStore(env, async (db) => {
     const { setUserPlan } = await import("../store/users.ts");
     if (!(await setUserPlan(db, email, plan))) throw new CommandError(`no user with email ${email}`);
+    const user = await (await import("../store/users.ts")).getUserByEmail(db, email);
+    if (user)
+      await (await import("../store/audit.ts")).recordAudit(
+        db,
+        user.orgId,
+        "user.plan_changed",
+        { kind: "cli" },
+        systemClock.now(),
+        email,
+        { plan },
+      );
     io.out(`${email} is now on plan ${plan} (${planSummary(plan)}).\n`);
     return 0;
   });
@@ -91,9 +108,16 @@ export async function createKeyFromCli(flags: Flags, env: Env, io: CliIo): Promi
         `scope ${refused.join(", ")} is outside plan ${user.plan} (${planSummary(user.plan)}); it needs plan ${cheapestPlanFor("write")}`,
       );
     }
+    const { isDeactivated } = await import("../store/user-admin.ts");
+    if (await isDeactivated(db, user.id)) throw new CommandError(`${email} is deactivated and cannot have keys`);
     const now = systemClock.now();
     const { key, hash } = generateApiKey();
     await insertApiKey(db, { hash, userId: user.id, name, scopes: scopes as KeyScope[] }, now);
+    await (await import("../store/audit.ts")).recordAudit(db, user.orgId, "key.created", { kind: "cli" }, now, hash, {
+      user: user.email,
+      name,
+      scopes,
+    });
     if (flags.json) printJson(io, { key, hash, name, scopes, createdAt: iso(now), email: user.email });
     else {
       io.out(`${key}\n`);

@@ -15,7 +15,7 @@ import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, 
 const FLAG: Record<string, string> = { url: "--url", events: "--events", description: "--description" };
 
 export async function addWebhookFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
-  const w = await withStore(env, (db, org, config) => createFromFlags({ db, config, clock: systemClock }, org.id, flags));
+  const w = await withStore(env, (db, org, config) => createFromFlags({ db, config, clock: systemClock }, org.id, flags), flags.org);
   if (flags.json) printJson(io, w);
   else {
     io.out(`id      ${w.id}\nurl     ${w.url}\nevents  ${w.events.join(", ")}\nsecret  ${w.secret}\n`);

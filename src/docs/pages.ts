@@ -40,7 +40,7 @@ const resolverFor =
       .split("/")
       .reduce<any>((node, key) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
 
-function page(title: string, nav: unknown, body: unknown) {
+export function page(title: string, nav: unknown, body: unknown) {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -145,13 +145,19 @@ ${ok.map(
 </article>`;
 }
 
-function sideNav(groups: Map<string, DocOperation[]>, tools: Operation[]) {
+/** A guide of /docs/notes (src/docs/notes.ts), linked from the reference. */
+export interface GuideLink {
+  slug: string;
+  title: string;
+}
+
+function sideNav(groups: Map<string, DocOperation[]>, tools: Operation[], guides: GuideLink[]) {
   return html`<a class="brand" href="/docs">Crew API</a>
 <p class="version">Version 1.0.0 · <a href="/openapi.json">openapi.json</a></p>
 <h2>Guide</h2>
 <ul><li><a href="#overview">Overview</a></li><li><a href="/docs/errors">Errors</a></li>${
     tools.length > 0 ? html`<li><a href="#mcp-tools">MCP tools</a></li>` : ""
-  }</ul>
+  }${guides.map((g) => html`<li><a href="/docs/notes/${g.slug}">${g.title}</a></li>`)}</ul>
 ${[...groups].map(
   ([tag, ops]) =>
     html`<h2>${tag}</h2><ul>${ops.map(
@@ -175,7 +181,7 @@ function toolsSection(tools: Operation[]) {
 </table>`;
 }
 
-export function referencePage(doc: OpenApiDocument, ops: Operation[]) {
+export function referencePage(doc: OpenApiDocument, ops: Operation[], guides: GuideLink[] = []) {
   const resolve = resolverFor(doc);
   const groups = operationsByTag(doc);
   const tools = ops.filter((op) => op.mcp);
@@ -183,9 +189,10 @@ export function referencePage(doc: OpenApiDocument, ops: Operation[]) {
 <p class="lead">${doc.info.summary}</p>
 <ul class="links"><li><a href="/openapi.json">OpenAPI 3.1 document</a></li><li><a href="/docs/errors">Error codes</a></li><li><a href="/llms.txt">llms.txt</a></li><li><a href="/.well-known/mcp.json">MCP server card</a></li></ul>
 <section id="overview" aria-labelledby="overview-title"><h2 class="group" id="overview-title">Overview</h2>${raw(markdown(doc.info.description))}</section>
+${guides.length > 0 ? html`<section id="guides" aria-labelledby="guides-title"><h2 class="group" id="guides-title">Guides and decisions</h2><ul class="notes">${guides.map((g) => html`<li><a href="/docs/notes/${g.slug}">${g.title}</a></li>`)}</ul></section>` : ""}
 ${[...groups].map(([tag, list]) => html`<h2 class="group" id="tag-${tag.toLowerCase().replace(/[^a-z0-9]+/g, "-")}">${tag}</h2>${list.map((d) => operationArticle(doc, d, resolve))}`)}
 ${toolsSection(tools)}`;
-  return page("Crew API reference", sideNav(groups, tools), body);
+  return page("Crew API reference", sideNav(groups, tools, guides), body);
 }
 
 export function errorsPage() {

@@ -5,9 +5,11 @@
  */
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ApiError } from "../http/errors.ts";
 import { operations } from "../operations/index.ts";
 import type { Operation } from "../operations/registry.ts";
 import { llmsText, serverCard } from "./discovery.ts";
+import { notePage, notesIndexPage, notesOf } from "./notes.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { errorsPage, referencePage } from "./pages.ts";
 import { DOCS_CSS } from "./style.ts";
@@ -26,7 +28,8 @@ const PUBLIC = { "Access-Control-Allow-Origin": "*", "Cache-Control": "public, m
 export function docsRoutes(deps: AppDeps, ops: Operation[] = operations): Hono<AppEnv> {
   const settings = { baseUrl: deps.config.baseUrl, rateLimitPerHour: deps.config.rateLimitPerHour };
   const openapi = lazy(() => buildOpenApi(settings, ops));
-  const reference = lazy(async () => String(await referencePage(openapi(), ops)));
+  const notes = notesOf(deps.notes ?? []);
+  const reference = lazy(async () => String(await referencePage(openapi(), ops, notes)));
   const errors = lazy(async () => String(await errorsPage()));
   const card = lazy(() => serverCard(settings, ops));
   const llms = lazy(() => llmsText(settings, ops, false));
@@ -38,6 +41,12 @@ export function docsRoutes(deps: AppDeps, ops: Operation[] = operations): Hono<A
   router.get("/docs", async (c) => c.html(await reference()));
   router.get("/docs/", (c) => c.redirect("/docs", 301));
   router.get("/docs/errors", async (c) => c.html(await errors()));
+  router.get("/docs/notes", async (c) => c.html(await notesIndexPage(notes)));
+  router.get("/docs/notes/:slug", async (c) => {
+    const note = notes.find((n) => n.slug === c.req.param("slug"));
+    if (!note) throw new ApiError(404, "not_found", "No such page; /docs/notes lists them.");
+    return c.html(await notePage(note, notes));
+  });
   router.get("/docs/assets/docs.css", (c) =>
     c.body(DOCS_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=3600" }),
   );

@@ -85,7 +85,8 @@ export type IdPrefix =
   | "dlv"
   | "grt"
   | "req"
-  | "src";
+  | "src"
+  | "aud";
 
 /** `act_01JD…`: a type prefix and a ULID (time-ordered, so ids sort newest last). */
 export function newId(prefix: IdPrefix, nowMs: number): string {

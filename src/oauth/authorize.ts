@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import { readSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { newId, sha256Hex } from "../lib/random.ts";
+import { recordAudit } from "../store/audit.ts";
 import { insertCode } from "../store/oauth-codes.ts";
 import { insertGrant } from "../store/oauth-grants.ts";
 import { messagePage } from "../web/layout.ts";
@@ -100,6 +101,10 @@ export async function authorizePost(deps: AppDeps, c: Context<AppEnv>): Promise<
     },
     now,
   );
+  await recordAudit(db, found.user.orgId, "grant.approved", { kind: "user", userId: found.user.id }, now, grantId, {
+    client: request.client.id,
+    scopes,
+  });
   const code = newAuthorizationCode();
   await insertCode(
     db,

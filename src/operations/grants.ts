@@ -9,6 +9,7 @@ import { OAUTH_SCOPES } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { redirectHost } from "../oauth/redirect-uri.ts";
+import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import { listConnectedApps, revokeGrant } from "../store/oauth-grants.ts";
 import { defineOperation } from "./registry.ts";
@@ -55,6 +56,7 @@ export async function revokeGrantFor(deps: GrantDeps, principal: Principal, id: 
   if (!(await revokeGrant(deps.db, id, deps.clock.now(), principal.userId))) {
     throw new ApiError(404, "not_found", "No connected application of yours has this id.");
   }
+  await recordAudit(deps.db, principal.orgId, "grant.revoked", { kind: "user", userId: principal.userId }, deps.clock.now(), id);
   return { ok: true };
 }
 

@@ -11,6 +11,7 @@ import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, ty
 import { ApiError } from "../http/errors.ts";
 import { HOUR, iso, isoOrNull } from "../lib/clock.ts";
 import { insertApiKeyWithinLimit, listActiveApiKeys, oldestKeyCreatedSince, revokeApiKey } from "../store/api-keys.ts";
+import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, maxChars } from "./schemas.ts";
@@ -135,6 +136,10 @@ export async function createKeyFor(deps: KeyDeps, principal: Principal, input: C
       },
     });
   }
+  await recordAudit(deps.db, principal.orgId, "key.created", { kind: "user", userId: principal.userId }, now, hash, {
+    name: input.name,
+    scopes: input.scopes,
+  });
   return { key, hash, name: input.name, scopes: input.scopes, createdAt: iso(now) };
 }
 
@@ -143,6 +148,7 @@ export async function revokeKeyFor(deps: KeyDeps, principal: Principal, hash: st
   const revoked = await revokeApiKey(deps.db, principal.userId, hash, deps.clock.now());
   // Another user's key is "not found" too: its existence is not this user's business.
   if (!revoked) throw new ApiError(404, "not_found", "No active key of yours has this hash.");
+  await recordAudit(deps.db, principal.orgId, "key.revoked", { kind: "user", userId: principal.userId }, deps.clock.now(), hash);
   return { ok: true };
 }
 

@@ -11,6 +11,7 @@ import { WEBHOOK_EVENTS } from "../domain.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
+import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import { deleteWebhook, getWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRecord } from "../store/webhooks.ts";
 import { sealWebhookSecret } from "../webhooks/secret-at-rest.ts";
@@ -124,6 +125,11 @@ export async function createWebhookFor(
   };
   const sealed = await sealWebhookSecret(deps.config, created.id, created.secret);
   await insertWebhook(deps.db, { ...created, secret: sealed, orgId: owner.orgId, createdBy: owner.createdBy }, now);
+  const actor = owner.createdBy === "cli" ? ({ kind: "cli" } as const) : ({ kind: "user", userId: owner.createdBy } as const);
+  await recordAudit(deps.db, owner.orgId, "webhook.created", actor, now, created.id, {
+    url: withoutQuery(created.url),
+    events: input.events,
+  });
   return { ...created, createdAt: iso(now) };
 }
 
@@ -134,6 +140,7 @@ export async function listWebhooksFor(deps: WebhookDeps, principal: Principal) {
 /** Another organization's subscription is "not found" too. */
 export async function deleteWebhookFor(deps: WebhookDeps, principal: Principal, id: string): Promise<{ ok: true }> {
   if (!(await deleteWebhook(deps.db, principal.orgId, id))) throw notFound(`Webhook ${id}`);
+  await recordAudit(deps.db, principal.orgId, "webhook.deleted", { kind: "user", userId: principal.userId }, deps.clock.now(), id);
   return { ok: true };
 }
 
@@ -202,3 +209,9 @@ export const listWebhookDeliveries = defineOperation({
     };
   },
 });
+
+/** A receiver URL may carry a token in its query string: the audit log keeps origin and path only. */
+const withoutQuery = (url: string) => {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname}`;
+};

@@ -56,11 +56,17 @@ export function contactInsertStatement(c: ContactInsert): InStatement {
   };
 }
 
-/** Deletes the rows a previous demo run inserted, then forgets them. */
-export function forgetDemoStatements(): InStatement[] {
+/**
+ * Deletes the rows a previous demo run inserted into this organization, then forgets them (and
+ * only them: another organization's demo stays, issue 14).
+ */
+export function forgetDemoStatements(orgId: string): InStatement[] {
   return [
-    ...DEMO_TABLES.map((table) => `DELETE FROM ${table} WHERE id IN (SELECT row_id FROM demo_rows WHERE table_name = '${table}')`),
-    "DELETE FROM demo_rows",
+    ...DEMO_TABLES.map((table) => ({
+      sql: `DELETE FROM ${table} WHERE org_id = ? AND id IN (SELECT row_id FROM demo_rows WHERE table_name = '${table}')`,
+      args: [orgId],
+    })),
+    ...DEMO_TABLES.map((table) => `DELETE FROM demo_rows WHERE table_name = '${table}' AND row_id NOT IN (SELECT id FROM ${table})`),
   ];
 }
 
@@ -70,18 +76,30 @@ export function recordDemoRowsStatements(rows: Partial<Record<DemoTable, string[
   );
 }
 
-/** How many rows earlier demo runs left (all tables). */
-export async function countDemoRows(db: Db): Promise<number> {
-  const rows = await db.all<{ n: number }>("SELECT count(*) AS n FROM demo_rows");
-  return rows[0]?.n ?? 0;
+/** How many rows earlier demo runs left in this organization (all tables). */
+export async function countDemoRows(db: Db, orgId: string): Promise<number> {
+  let total = 0;
+  for (const table of DEMO_TABLES) {
+    const row = await db.one<{ n: number }>(
+      `SELECT count(*) AS n FROM ${table} WHERE org_id = ? AND id IN (SELECT row_id FROM demo_rows WHERE table_name = '${table}')`,
+      [orgId],
+    );
+    total += row?.n ?? 0;
+  }
+  return total;
 }
 
 /**
  * One transaction: the previous demo rows go, the new ones come in and are recorded. Either all
  * of it happens or none (a failure leaves the earlier demo content as it was).
  */
-export async function replaceDemoRows(db: Db, inserts: InStatement[], rows: Partial<Record<DemoTable, string[]>>): Promise<void> {
-  await db.batch([...forgetDemoStatements(), ...inserts, ...recordDemoRowsStatements(rows)], "write");
+export async function replaceDemoRows(
+  db: Db,
+  orgId: string,
+  inserts: InStatement[],
+  rows: Partial<Record<DemoTable, string[]>>,
+): Promise<void> {
+  await db.batch([...forgetDemoStatements(orgId), ...inserts, ...recordDemoRowsStatements(rows)], "write");
 }
 
 export async function recordDemoRows(db: Db, rows: Partial<Record<DemoTable, string[]>>): Promise<void> {

@@ -65,6 +65,20 @@ export const ISSUE10_SCHEMA: string[] = [
     ),
   ),
 ];
+/** Issue 14 (SPEC §14): audit log, password reset links, user deactivations (the block in schema.sql). */
+export const ISSUE14_SCHEMA: string[] = [
+  `CREATE TABLE IF NOT EXISTS audit_events (
+    id TEXT PRIMARY KEY, org_id TEXT NOT NULL, at INTEGER NOT NULL, event TEXT NOT NULL,
+    actor_kind TEXT NOT NULL, actor_id TEXT, subject TEXT, detail TEXT NOT NULL DEFAULT '{}'
+  ) STRICT`,
+  "CREATE INDEX IF NOT EXISTS audit_events_org ON audit_events (org_id, at, id)",
+  "CREATE UNIQUE INDEX IF NOT EXISTS organizations_name ON organizations (name)",
+  `CREATE TABLE IF NOT EXISTS password_resets (
+    token_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users (id), created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL, used_at INTEGER
+  ) STRICT`,
+  "CREATE TABLE IF NOT EXISTS user_deactivations (user_id TEXT PRIMARY KEY REFERENCES users (id), at INTEGER NOT NULL) STRICT",
+];
 
 /** Issue 12 (sources of the model-backed agents): the `sources` table, as in schema.sql. */
 export const ISSUE12_SOURCES_SCHEMA: string[] = [
@@ -124,9 +138,10 @@ export const migrations: Migration[] = [
   { version: 3, statements: ISSUE10_SCHEMA },
   { version: 4, statements: ISSUE12_SOURCES_SCHEMA },
   { version: 5, statements: ISSUE12_MODEL_SCHEMA },
+  { version: 6, statements: ISSUE14_SCHEMA },
 ];
 
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {
@@ -142,7 +157,22 @@ export function splitSql(sql: string): string[] {
     .filter(Boolean);
 }
 
-async function currentVersion(db: Db): Promise<number> {
+/**
+ * The database was written by a newer release: this one does not know its tables, so it stops
+ * rather than run on them (SPEC §14). The message is the one line a start-up prints.
+ */
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `the database is at schema version ${found}, newer than this release's ${known}: run the newer Crew release (or restore a backup made by this one)`,
+    );
+  }
+}
+
+export async function currentVersion(db: Db): Promise<number> {
   const table = await db.one<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'");
   if (!table) return 0;
   const row = await db.one<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'version'");
@@ -158,7 +188,10 @@ async function currentVersion(db: Db): Promise<number> {
  * connection of that process until the busy timeout.)
  */
 export async function migrate(db: Db, schemaSql: string, steps: Migration[] = migrations): Promise<number> {
-  if ((await currentVersion(db)) === 0) {
+  const found = await currentVersion(db);
+  const known = Math.max(SCHEMA_VERSION, ...steps.map((s) => s.version));
+  if (found > known) throw new SchemaTooNewError(found, known);
+  if (found === 0) {
     await db.batch(splitSql(schemaSql), "write");
   }
   for (const step of steps) {

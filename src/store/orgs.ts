@@ -51,3 +51,38 @@ export async function seedAgents(db: Db, orgId: string): Promise<void> {
     "write",
   );
 }
+
+/** Every organization, the default first. */
+export async function listOrgs(db: Db): Promise<(Organization & { isDefault: boolean; users: number })[]> {
+  const rows = await db.all<OrgRow & { is_default: number; users: number }>(
+    `SELECT o.id, o.name, o.time_zone, o.is_default, (SELECT count(*) FROM users u WHERE u.org_id = o.id) AS users
+       FROM organizations o ORDER BY o.is_default DESC, o.created_at, o.id`,
+  );
+  return rows.map((r) => ({ ...toOrg(r), isDefault: r.is_default === 1, users: r.users }));
+}
+
+/** An organization by id (`org_…`) or by exact name. */
+export async function findOrg(db: Db, ref: string): Promise<Organization | null> {
+  const row = await db.one<OrgRow>("SELECT id, name, time_zone FROM organizations WHERE id = ?1 OR name = ?1 ORDER BY id = ?1 DESC", [ref]);
+  return row ? toOrg(row) : null;
+}
+
+export class OrgNameTakenError extends Error {}
+
+/** Creates an organization with its 17 agents (SPEC §14); names are unique. */
+export async function createOrg(db: Db, name: string, timeZone: string, now: number): Promise<Organization> {
+  const id = newId("org", now);
+  try {
+    await db.run("INSERT INTO organizations (id, name, time_zone, is_default, created_at) VALUES (?, ?, ?, 0, ?)", [
+      id,
+      name,
+      timeZone,
+      now,
+    ]);
+  } catch (error) {
+    if (String(error).includes("UNIQUE constraint failed: organizations.name")) throw new OrgNameTakenError(name);
+    throw error;
+  }
+  await seedAgents(db, id);
+  return { id, name, timeZone };
+}

@@ -19,6 +19,8 @@ import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
 import { modelPageRoutes } from "./model-page.ts";
 import { reportPageRoutes } from "./report-pages.ts";
+import { resetPasswordRoutes } from "./reset-password.ts";
+import { settingsPageRoutes } from "./settings-pages.ts";
 import { setupRoutes } from "./setup.ts";
 import { sourcesPageRoutes } from "./sources-page.ts";
 import { suggestionsPageRoutes } from "./suggestions-page.ts";
@@ -33,6 +35,8 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", assetRoutes());
   router.route("/", authRoutes(deps));
   router.route("/", setupRoutes(deps));
+  router.route("/", resetPasswordRoutes(deps));
+  router.route("/", settingsPageRoutes(deps));
   router.route("/", dashboardRoutes(deps));
   router.route("/", keysPageRoutes(deps));
   router.route("/", calendarPageRoutes(deps));

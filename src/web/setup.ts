@@ -13,6 +13,7 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { Email } from "../operations/schemas.ts";
+import { recordAudit } from "../store/audit.ts";
 import { alertBox, messagePage, renderPage, seeOther } from "./layout.ts";
 import { readForm } from "./pages.ts";
 
@@ -88,6 +89,7 @@ export function setupRoutes(deps: AppDeps): Hono<AppEnv> {
     }
     const user = await createOwner(db, token, parsed.output, clock);
     if (!user) return usedLink(c);
+    await recordAudit(db, user.orgId, "user.created", { kind: "user", userId: user.id }, clock.now(), user.email, { via: "setup" });
     await startSession(deps, c, user.id);
     return seeOther(c, "/dashboard");
   });

@@ -158,7 +158,9 @@ export function webhookDeliveryTask(options: DelivererOptions & { intervalMs?: n
       let prunedAt = Number.NEGATIVE_INFINITY;
       const loop = startLoop(
         async (signal) => {
-          await deliverDue(deps, { ...options, signal });
+          const report = await deliverDue(deps, { ...options, signal });
+          // Background passes that did something are logged at info (SPEC §14).
+          if (report.delivered + report.retrying + report.failed > 0) deps.log.info("webhook delivery pass", { ...report });
           if (deps.clock.now() - prunedAt >= HOUR) {
             prunedAt = deps.clock.now();
             await pruneDeliveries(deps.db, prunedAt - RETENTION_MS);

@@ -85,7 +85,7 @@ describe("crew agents run", () => {
   it("has --help, listed in the top help and the group help", async () => {
     const help = await local("agents", "run", "--help");
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain("Usage: crew agents run <agent> | crew agents run --due [--json]");
+    expect(help.stdout).toContain("Usage: crew agents run <agent> | crew agents run --due [--org ORG] [--json]");
     expect(help.stdout).toMatch(/^ {2}<agent> +The agent to run now \(any but slack; model-backed ones need a model\)\.$/m);
     expect(help.stdout).toMatch(/^ {2}--due +Run every agent whose scheduled slot is due/m);
     expect((await local("agents", "--help")).stdout).toBe(help.stdout);

@@ -106,7 +106,10 @@ describe.concurrent("usage errors (exit 2)", () => {
     const cases: [string[], string][] = [
       [[], "crew: missing command (see crew --help)"],
       [["launch"], 'crew: unknown command "launch" (see crew --help)'],
-      [["user"], "crew: missing subcommand: user create | user set-plan (see crew --help)"],
+      [
+        ["user"],
+        "crew: missing subcommand: user create | user set-plan | user list | user reset-password | user deactivate (see crew --help)",
+      ],
       [["user", "delete"], 'crew: unknown command "user delete" (see crew --help)'],
       [["migrate", "--force"], "crew migrate: unknown option --force (see crew migrate --help)"],
       [["seed", "--demo=yes"], "crew seed: --demo takes no value (see crew seed --help)"],

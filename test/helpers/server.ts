@@ -10,7 +10,7 @@ import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
 import { hashPassword } from "../../src/auth/passwords.ts";
-import { readSchema } from "../../src/boot.ts";
+import { readNotes, readSchema } from "../../src/boot.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { type AppDeps, resolveDeps } from "../../src/deps.ts";
 import type { KeyScope, Plan, Role } from "../../src/domain.ts";
@@ -82,7 +82,14 @@ export async function startServer(options: { env?: Record<string, string>; clock
   });
   const { db, org } = await prepareDatabase(dbUrl, config, clock.now());
   // The server's own outbound policy (node:dns, pinned connector), as boot() gives it.
-  const deps = resolveDeps({ db, config, clock, log: options.log ?? silentLogger, outbound: outboundPolicy(config.allowPrivateTargets) });
+  const deps = resolveDeps({
+    db,
+    config,
+    clock,
+    log: options.log ?? silentLogger,
+    outbound: outboundPolicy(config.allowPrivateTargets),
+    notes: readNotes(),
+  });
   app = createApp(deps);
 
   const make = async (plan: Plan = "operator", email?: string, role: Role = "member") =>

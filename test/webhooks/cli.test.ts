@@ -97,7 +97,7 @@ describe("crew webhook add", () => {
   it("has --help, and refuses bad input with one line and exit code 2, a private URL with exit code 1", async () => {
     const help = await local(["webhook", "add", "--help"]);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: crew webhook add --url U --events a,b \[--description D\] \[--json\]/);
+    expect(help.stdout).toMatch(/^Usage: crew webhook add --url U --events a,b \[--description D\] \[--org ORG\] \[--json\]/);
     for (const flag of ["--url U", "--events a,b", "--description D", "--json", "--help"]) expect(help.stdout).toContain(flag);
     expect((await local(["--help"])).stdout).toMatch(/^ {2}webhook add +Subscribe/m);
     expect((await local(["webhook", "--help"])).stdout).toContain("Usage: crew webhook add");

@@ -1,0 +1,78 @@
+/**
+ * Scheduled backups (SPEC §14): with BACKUP_DIR set, one server — whoever takes the `backups`
+ * lease for the slot — writes `crew-<time>.db` on BACKUP_SCHEDULE (cron, in the default
+ * organization's time zone) and deletes the oldest beyond BACKUP_KEEP. The files are written by
+ * the store (VACUUM INTO); listing and deleting them is the runtime's, passed in by boot.
+ */
+import { Cron } from "croner";
+import type { AppDeps, BackgroundTask } from "../deps.ts";
+import { MINUTE } from "../lib/clock.ts";
+import { randomSecret } from "../lib/random.ts";
+import { recordAudit } from "../store/audit.ts";
+import { backupFileName, isBackupFileName, SECRET_NOTE, writeBackup } from "../store/backup.ts";
+import { getDefaultOrg } from "../store/orgs.ts";
+import { takeLease } from "../store/runs.ts";
+
+/** The file operations a backup pass needs (node:fs in boot.ts). */
+export interface BackupFiles {
+  /** Names and sizes of the files in `dir` (none when it does not exist). */
+  list(dir: string): Promise<{ name: string; bytes: number }[]>;
+  remove(path: string): Promise<void>;
+  makeDir(dir: string): Promise<void>;
+}
+
+export const BACKUP_LEASE = "backups";
+const LEASE_TTL = 10 * MINUTE;
+
+export interface BackupPass {
+  written: string | null;
+  removed: string[];
+}
+
+const joinPath = (dir: string, name: string) => `${dir.replace(/\/+$/, "")}/${name}`;
+
+/**
+ * One scheduled backup: take the lease (one writer across processes), write the file, rotate.
+ * Resolves to what it did; `written` is null when another process holds the lease.
+ */
+export async function runBackupPass(deps: AppDeps, files: BackupFiles, holder: string): Promise<BackupPass> {
+  const { db, config, clock, log } = deps;
+  const dir = config.backupDir;
+  if (!dir) return { written: null, removed: [] };
+  const now = clock.now();
+  if (!(await takeLease(db, BACKUP_LEASE, holder, now, now + LEASE_TTL))) return { written: null, removed: [] };
+  await files.makeDir(dir);
+  const file = joinPath(dir, backupFileName(now));
+  await writeBackup(db, file);
+  const listed = (await files.list(dir)).filter((f) => isBackupFileName(f.name)).sort((x, y) => x.name.localeCompare(y.name));
+  const bytes = listed.find((f) => joinPath(dir, f.name) === file)?.bytes ?? 0;
+  const stale = listed.slice(0, Math.max(0, listed.length - config.backupKeep)).map((f) => joinPath(dir, f.name));
+  for (const path of stale) await files.remove(path);
+  const org = await getDefaultOrg(db);
+  if (org) await recordAudit(db, org.id, "backup.written", { kind: "system" }, now, file, { bytes, removed: stale.length });
+  log.info("backup written", { file, bytes, removed: stale.length, note: SECRET_NOTE });
+  return { written: file, removed: stale };
+}
+
+/** The task: sleeps until the next slot of BACKUP_SCHEDULE, runs a pass, and again. */
+export function scheduledBackupsTask(files: BackupFiles): BackgroundTask {
+  return {
+    name: "backups",
+    start(deps) {
+      if (!deps.config.backupDir) return { async stop() {} };
+      const holder = `backups-${randomSecret(8)}`;
+      let running: Promise<unknown> = Promise.resolve();
+      const cron = new Cron(deps.config.backupSchedule, { timezone: deps.config.defaultTimeZone }, () => {
+        running = runBackupPass(deps, files, holder).catch((error) =>
+          deps.log.error("backup failed", { error: error instanceof Error ? error.message : String(error) }),
+        );
+      });
+      return {
+        async stop() {
+          cron.stop();
+          await running;
+        },
+      };
+    },
+  };
+}

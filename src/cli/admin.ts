@@ -1,0 +1,183 @@
+/**
+ * Administration commands (SPEC §14): organizations, user list / password reset / deactivation,
+ * key list / revoke, the audit log. Every change is written to the audit log with the actor
+ * "cli" (whoever can run `crew` on the server's database is an operator of the deployment).
+ */
+import { isValidTimeZone } from "../config.ts";
+import { HOUR, iso, isoOrNull, systemClock } from "../lib/clock.ts";
+import { randomSecret, sha256Hex } from "../lib/random.ts";
+import { type CliIo, CommandError, type Env, type Flags, parseEmail, parseTitle, printJson, UsageError, withStore } from "./support.ts";
+
+const CLI = { kind: "cli" } as const;
+export const RESET_LINK_LIFETIME = HOUR;
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
+  return `${rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n")}\n`;
+}
+
+export async function createOrgFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const name = parseTitle("name", String(flags.name), 100);
+  const zone = typeof flags["time-zone"] === "string" ? flags["time-zone"].trim() : undefined;
+  if (zone !== undefined && !isValidTimeZone(zone))
+    throw new UsageError(`--time-zone "${zone}" is not an IANA time zone such as Europe/Paris`);
+  return withStore(env, async (db, _default, config) => {
+    const { createOrg, OrgNameTakenError } = await import("../store/orgs.ts");
+    try {
+      const org = await createOrg(db, name, zone ?? config.defaultTimeZone, systemClock.now());
+      if (flags.json) printJson(io, org);
+      else io.out(`Created organization ${org.name} (${org.id}, time zone ${org.timeZone}) with its 17 agents.\n`);
+      return 0;
+    } catch (error) {
+      if (error instanceof OrgNameTakenError) throw new CommandError(`an organization named "${name}" already exists`);
+      throw error;
+    }
+  });
+}
+
+export async function listOrgsFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  return withStore(env, async (db) => {
+    const orgs = await (await import("../store/orgs.ts")).listOrgs(db);
+    if (flags.json) printJson(io, orgs);
+    else
+      io.out(
+        table([
+          ["ID", "NAME", "TIME ZONE", "USERS"],
+          ...orgs.map((o) => [o.id, `${o.name}${o.isDefault ? " (default)" : ""}`, o.timeZone, String(o.users)]),
+        ]),
+      );
+    return 0;
+  });
+}
+
+export async function listUsersFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  return withStore(
+    env,
+    async (db, org) => {
+      const users = await (await import("../store/user-admin.ts")).listUsers(db, org.id);
+      if (flags.json) {
+        printJson(
+          io,
+          users.map((u) => ({ ...u, createdAt: iso(u.createdAt), deactivatedAt: isoOrNull(u.deactivatedAt) })),
+        );
+      } else {
+        io.out(
+          table([
+            ["EMAIL", "NAME", "PLAN", "KEYS", "STATUS"],
+            ...users.map((u) => [u.email, u.name, u.plan, String(u.activeKeys), u.deactivatedAt ? "deactivated" : "active"]),
+          ]),
+        );
+      }
+      return 0;
+    },
+    flags.org,
+  );
+}
+
+async function userByEmail(db: Parameters<Parameters<typeof withStore>[1]>[0], email: string) {
+  const user = await (await import("../store/users.ts")).getUserByEmail(db, email);
+  if (!user) throw new CommandError(`no user with email ${email}`);
+  return user;
+}
+
+export async function resetPasswordFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const email = parseEmail(String(flags.email));
+  const password = typeof flags.password === "string" ? flags.password : undefined;
+  if (password !== undefined && (password.length < 8 || password.length > 1024))
+    throw new UsageError("--password must be 8–1024 characters");
+  return withStore(env, async (db, _org, config) => {
+    const user = await userByEmail(db, email);
+    const [admin, { recordAudit }] = await Promise.all([import("../store/user-admin.ts"), import("../store/audit.ts")]);
+    if (await admin.isDeactivated(db, user.id)) throw new CommandError(`${email} is deactivated`);
+    const now = systemClock.now();
+    if (password !== undefined) {
+      const { hashPassword } = await import("../auth/passwords.ts");
+      await admin.setPassword(db, user.id, await hashPassword(password));
+      await recordAudit(db, user.orgId, "user.password_reset", CLI, now, user.email, { via: "cli" });
+      io.out(`Set a new password for ${user.email}; their sessions were ended.\n`);
+      return 0;
+    }
+    const token = randomSecret(32);
+    await admin.insertPasswordReset(db, sha256Hex(token), user.id, now, now + RESET_LINK_LIFETIME);
+    io.out(`${config.baseUrl}/reset-password?token=${token}\n`);
+    io.err(`A one-time link for ${user.email}, valid for one hour: it lets them choose a new password and signs them in.\n`);
+    return 0;
+  });
+}
+
+export async function deactivateUserFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const email = parseEmail(String(flags.email));
+  return withStore(env, async (db) => {
+    const user = await userByEmail(db, email);
+    const { deactivateUser } = await import("../store/user-admin.ts");
+    if (!(await deactivateUser(db, user, CLI, systemClock.now()))) {
+      io.out(`${user.email} was deactivated already.\n`);
+      return 0;
+    }
+    io.out(`Deactivated ${user.email}: their sessions, API keys and OAuth grants no longer work, and they cannot sign in.\n`);
+    return 0;
+  });
+}
+
+export async function listKeysFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const email = parseEmail(String(flags.email));
+  return withStore(env, async (db) => {
+    const user = await userByEmail(db, email);
+    const keys = await (await import("../store/api-keys.ts")).listActiveApiKeys(db, user.id);
+    if (flags.json)
+      printJson(
+        io,
+        keys.map((k) => ({ ...k, createdAt: iso(k.createdAt), lastUsedAt: isoOrNull(k.lastUsedAt) })),
+      );
+    else if (keys.length === 0) io.out(`${user.email} has no active API keys.\n`);
+    else
+      io.out(
+        table([
+          ["HASH", "NAME", "SCOPES", "CREATED", "LAST USED"],
+          ...keys.map((k) => [k.hash, k.name, k.scopes.join(","), iso(k.createdAt), isoOrNull(k.lastUsedAt) ?? "never"]),
+        ]),
+      );
+    return 0;
+  });
+}
+
+export async function revokeKeyFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const hash = String(flags.hash).trim().toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new UsageError("--hash must be the key's SHA-256, 64 hex characters (see crew key list)");
+  return withStore(env, async (db) => {
+    const { findActiveKeyOwner, revokeApiKey } = await import("../store/api-keys.ts");
+    const owner = await findActiveKeyOwner(db, hash);
+    const now = systemClock.now();
+    if (!owner || !(await revokeApiKey(db, owner.userId, hash, now))) throw new CommandError("no active API key has this hash");
+    await (await import("../store/audit.ts")).recordAudit(db, owner.orgId, "key.revoked", CLI, now, hash, { user: owner.email });
+    io.out(`Revoked the key of ${owner.email}; requests with it now get 401.\n`);
+    return 0;
+  });
+}
+
+export async function auditFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const raw = typeof flags.limit === "string" ? flags.limit : "50";
+  const limit = Number(raw);
+  if (!/^\d+$/.test(raw) || limit < 1 || limit > 1000) throw new UsageError("--limit must be a whole number from 1 to 1000");
+  return withStore(
+    env,
+    async (db, org) => {
+      const entries = await (await import("../store/audit.ts")).listAudit(db, org.id, limit);
+      if (flags.json)
+        printJson(
+          io,
+          entries.map((e) => ({ ...e, at: iso(e.at) })),
+        );
+      else if (entries.length === 0) io.out(`No audit events in ${org.name} yet.\n`);
+      else
+        io.out(
+          table([
+            ["TIME", "EVENT", "ACTOR", "SUBJECT"],
+            ...entries.map((e) => [iso(e.at), e.event, e.actor.kind === "user" ? e.actor.userId : e.actor.kind, e.subject ?? ""]),
+          ]),
+        );
+      return 0;
+    },
+    flags.org,
+  );
+}

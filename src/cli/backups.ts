@@ -1,0 +1,115 @@
+/**
+ * `crew backup` and `crew restore` (SPEC §14). The backup is written through the running
+ * database (VACUUM INTO, src/store/backup.ts), so it is consistent while a server writes. The
+ * restore checks the file first, refuses while a server leads the scheduler on this database
+ * (unless --force), keeps the replaced database beside it, swaps the files, and opens the result
+ * once so older schemas are brought forward. Every message names the secret file.
+ */
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { LEASE_NAME } from "../agents/scheduler.ts";
+import { type Config, loadConfig } from "../config.ts";
+import { systemClock } from "../lib/clock.ts";
+import { activeLeader, BackupError, backupFileName, checkBackup, localPath, SECRET_NOTE, writeBackup } from "../store/backup.ts";
+import { openStore } from "../store/db.ts";
+import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
+
+/** BACKUP_DIR, else a `backups` folder beside the database file. */
+export function defaultBackupDir(config: Config, databasePath: string): string {
+  return config.backupDir ?? join(dirname(databasePath), "backups");
+}
+
+function localDatabase(config: Config): string {
+  const path = localPath(config.databaseUrl);
+  if (!path) {
+    throw new CommandError(
+      "backup and restore work on a local database file (DATABASE_URL=file:…); for a libSQL server use its own backups",
+    );
+  }
+  return path;
+}
+
+export async function backupFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const config = loadConfig(env);
+  const path = localDatabase(config);
+  const now = systemClock.now();
+  const file = resolve(
+    typeof flags.to === "string" && flags.to.trim() ? flags.to.trim() : join(defaultBackupDir(config, path), backupFileName(now)),
+  );
+  if (existsSync(file)) throw new CommandError(`${file} exists already; choose another --to`);
+  mkdirSync(dirname(file), { recursive: true });
+  return withStore(env, async (db, org) => {
+    try {
+      await writeBackup(db, file);
+    } catch (error) {
+      if (error instanceof BackupError) throw new CommandError(error.message);
+      throw error;
+    }
+    const bytes = statSync(file).size;
+    const { schemaVersion } = checkBackup(file);
+    const { recordAudit } = await import("../store/audit.ts");
+    await recordAudit(db, org.id, "backup.written", { kind: "cli" }, systemClock.now(), file, { bytes });
+    if (flags.json) printJson(io, { file, bytes, schemaVersion, secretNote: SECRET_NOTE });
+    else {
+      io.out(`${file}\n`);
+      io.err(`Wrote a backup of ${path} (${(bytes / 1024).toFixed(0)} KiB, schema version ${schemaVersion}); ${SECRET_NOTE}.\n`);
+    }
+    return 0;
+  });
+}
+
+export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  if (typeof flags.file !== "string" || flags.file.trim() === "") throw new UsageError("name the backup FILE to restore");
+  const config = loadConfig(env);
+  const path = resolve(localDatabase(config));
+  const file = resolve(flags.file);
+  if (!existsSync(file)) throw new CommandError(`${file} does not exist`);
+  if (file === path) throw new CommandError(`${file} is the database itself`);
+  let checked: ReturnType<typeof checkBackup>;
+  try {
+    checked = checkBackup(file);
+  } catch (error) {
+    if (error instanceof BackupError) throw new CommandError(`refused: ${error.message}`);
+    throw error;
+  }
+
+  const now = systemClock.now();
+  let kept: string | null = null;
+  if (existsSync(path)) {
+    const current = await openStore({ url: `file:${path}` });
+    try {
+      const leader = await activeLeader(current, LEASE_NAME, now).catch(() => null);
+      if (leader && !flags.force) {
+        throw new CommandError(`refused: a server leads the scheduler on this database (${leader}); stop it first, or add --force`);
+      }
+      // The database being replaced is kept, written the same consistent way as a backup.
+      kept = `${path}.before-restore-${backupFileName(now).slice("crew-".length, -".db".length)}`;
+      await writeBackup(current, kept);
+    } finally {
+      current.close();
+    }
+  }
+  // The new file goes in under a temporary name, then replaces the database in one rename; the
+  // old WAL and shared-memory files must go first (they belong to the old file).
+  const incoming = `${path}.restoring`;
+  mkdirSync(dirname(path), { recursive: true });
+  copyFileSync(file, incoming);
+  rmSync(`${path}-wal`, { force: true });
+  rmSync(`${path}-shm`, { force: true });
+  renameSync(incoming, path);
+
+  // Opening the store applies any migrations a backup from an older release needs.
+  return withStore(env, async (db, org) => {
+    const { recordAudit } = await import("../store/audit.ts");
+    await recordAudit(db, org.id, "backup.restored", { kind: "cli" }, systemClock.now(), file, {
+      schemaVersion: checked.schemaVersion,
+      forced: Boolean(flags.force),
+    });
+    io.out(
+      `Restored ${file} (schema version ${checked.schemaVersion}, ${checked.users} users) into ${path}` +
+        `${kept ? `; the replaced database is kept as ${kept}` : ""}.\n`,
+    );
+    io.err(`The restored database needs the crew-secret it was written with; ${SECRET_NOTE}.\n`);
+    return 0;
+  });
+}

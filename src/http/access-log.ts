@@ -1,0 +1,43 @@
+/**
+ * The access log (SPEC §14): one JSON line per request, written when the response is ready —
+ * time, request id, method, route pattern (`/api/mcp/actions/:id`, never the raw path, whose
+ * segments and query string may carry secrets), status, duration in ms, and the user id and
+ * credential kind when the request was authenticated. Never headers, cookies, query strings or
+ * bodies. A client that goes away early is logged at info like any other request.
+ */
+import type { MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { AppDeps, AppEnv } from "../deps.ts";
+
+/** The pattern of the route that answered, or "(no route)" for a 404 no route matched. */
+function routePattern(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
+  const routes = matchedRoutes(c);
+  const answered = routes[c.req.routeIndex];
+  if (answered && answered.method !== "ALL") return answered.path;
+  const handler = [...routes].reverse().find((r) => r.method !== "ALL");
+  return handler?.path ?? "(no route)";
+}
+
+export function accessLog(deps: AppDeps, now: () => number = () => performance.now()): MiddlewareHandler<AppEnv> {
+  return async function accessLogMiddleware(c, next) {
+    const started = now();
+    try {
+      await next();
+    } finally {
+      const principal = c.get("principal");
+      const sessionUser = c.get("sessionUserId");
+      deps.log.info("request", {
+        request_id: c.get("requestId"),
+        method: c.req.method,
+        route: routePattern(c),
+        status: c.res.status,
+        duration_ms: Math.round((now() - started) * 10) / 10,
+        ...(principal
+          ? { user_id: principal.userId, credential: principal.credential.type }
+          : sessionUser
+            ? { user_id: sessionUser, credential: "session" }
+            : {}),
+      });
+    }
+  };
+}

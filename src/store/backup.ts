@@ -1,0 +1,94 @@
+/**
+ * Backups and restore (SPEC §14). A backup is `VACUUM INTO` a new file: SQLite writes it from one
+ * read transaction, so it is a consistent snapshot that holds every commit made before it started
+ * (WAL included), while writers carry on. A plain copy of `crew.db` misses what still sits in
+ * `crew.db-wal`. A restore first checks the candidate file (a SQLite file, `integrity_check` ok,
+ * a Crew schema this release can run), then replaces the database file and drops its WAL.
+ */
+import Database from "libsql";
+import type { Db } from "./db.ts";
+import { SCHEMA_VERSION } from "./migrations.ts";
+
+/** Named in every backup message: without this file, stored integration credentials cannot be decrypted. */
+export const SECRET_NOTE =
+  "keep crew-secret (beside the database, or CREW_SECRET) with your backups: without it the stored integration credentials cannot be decrypted";
+
+/** A backup or restore that cannot be done; the message is one line for the CLI and the log. */
+export class BackupError extends Error {}
+
+/** The path of a local (`file:`) database, or null for a remote or in-memory one. */
+export function localPath(databaseUrl: string): string | null {
+  if (!databaseUrl.startsWith("file:")) return null;
+  let path = databaseUrl.slice("file:".length).split("?")[0] ?? "";
+  if (path.startsWith("//")) path = path.slice(2);
+  return path === "" || path.includes(":memory:") ? null : path;
+}
+
+/** Writes a consistent copy of the open database to `file` (which must not exist yet). */
+export async function writeBackup(db: Db, file: string): Promise<void> {
+  try {
+    await db.execute({ sql: "VACUUM INTO ?", args: [file] });
+  } catch (error) {
+    throw new BackupError(`cannot write the backup ${file}: ${firstLine(error)}`);
+  }
+}
+
+export interface CheckedBackup {
+  schemaVersion: number;
+  users: number;
+}
+
+/**
+ * Opens `file` read-only and checks it is a Crew database this release can run: readable as
+ * SQLite, `PRAGMA integrity_check` answers ok, a schema version no newer than this release's.
+ */
+export function checkBackup(file: string, knownVersion = SCHEMA_VERSION): CheckedBackup {
+  let conn: Database.Database;
+  try {
+    conn = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new BackupError(`${file} cannot be opened: ${firstLine(error)}`);
+  }
+  try {
+    let integrity: string;
+    try {
+      const rows = conn.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
+      integrity = rows.map((r) => r.integrity_check).join("; ");
+    } catch (error) {
+      throw new BackupError(`${file} is not a Crew database (${firstLine(error)})`);
+    }
+    if (integrity !== "ok") throw new BackupError(`${file} fails the integrity check: ${integrity.slice(0, 200)}`);
+    const meta = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'").get();
+    if (!meta) throw new BackupError(`${file} is not a Crew database (no schema_meta table)`);
+    const row = conn.prepare("SELECT value FROM schema_meta WHERE key = 'version'").get() as { value: string } | undefined;
+    const schemaVersion = Number(row?.value ?? 0);
+    if (!Number.isInteger(schemaVersion) || schemaVersion < 1) throw new BackupError(`${file} has no schema version`);
+    if (schemaVersion > knownVersion) {
+      throw new BackupError(
+        `${file} is at schema version ${schemaVersion}, newer than this release's ${knownVersion}: restore it with the newer Crew release`,
+      );
+    }
+    const users = (conn.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n;
+    return { schemaVersion, users };
+  } finally {
+    conn.close();
+  }
+}
+
+/** Who holds the scheduler lease now, if anyone: a running server leads it (src/agents/scheduler.ts). */
+export async function activeLeader(db: Db, leaseName: string, now: number): Promise<string | null> {
+  const row = await db.one<{ holder: string }>("SELECT holder FROM leases WHERE name = ? AND expires_at >= ?", [leaseName, now]);
+  return row?.holder ?? null;
+}
+
+/** Backup file names sort by time: `crew-20261124T030000Z.db`. */
+export function backupFileName(now: number): string {
+  return `crew-${new Date(now)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z")}.db`;
+}
+
+export const isBackupFileName = (name: string) => /^crew-\d{8}T\d{6}Z\.db$/.test(name);
+
+const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";

@@ -1,0 +1,83 @@
+/**
+ * Owner pages of SPEC §14 in the web app: the audit log (/settings/audit) and the backups
+ * (/settings/backups: written and restored, from the audit log, since the files live wherever
+ * BACKUP_DIR points). Self-contained pages; the main navigation links them for owners.
+ */
+import { type Context, Hono } from "hono";
+import { html } from "hono/html";
+import type { ValidSession } from "../auth/sessions.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
+import { type AuditEntry, isOrgOwner, listAudit, listBackupEvents } from "../store/audit.ts";
+import { ago, messagePage, renderPage } from "./layout.ts";
+import { accountOf, requirePageSession } from "./pages.ts";
+
+const PAGE_SIZE = 200;
+
+async function requireOwner(deps: AppDeps, c: Context<AppEnv>): Promise<ValidSession | Response> {
+  const found = await requirePageSession(deps, c);
+  if (found instanceof Response) return found;
+  if (await isOrgOwner(deps.db, found.user)) return found;
+  return messagePage(
+    c,
+    403,
+    "Owners only",
+    "This page is for the owner of the organization.",
+    { href: "/dashboard", label: "Back to the dashboard" },
+    accountOf(found),
+  );
+}
+
+const actorOf = (e: AuditEntry) => (e.actor.kind === "user" ? e.actor.userId : e.actor.kind);
+
+export function settingsPageRoutes(deps: AppDeps): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+
+  router.get("/settings/audit", async (c) => {
+    const found = await requireOwner(deps, c);
+    if (found instanceof Response) return found;
+    const { db, clock } = deps;
+    const entries = await listAudit(db, found.user.orgId, PAGE_SIZE);
+    const body = html`<h1>Audit log</h1>
+<p>Who did what in this organization, newest first (the latest ${PAGE_SIZE}; all of it with <code>crew audit</code>).</p>
+${
+  entries.length === 0
+    ? html`<p class="empty">Nothing recorded yet.</p>`
+    : html`<table class="table">
+<thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Actor</th><th scope="col">Subject</th></tr></thead>
+<tbody>${entries.map(
+        (e) =>
+          html`<tr><td>${ago(e.at, clock.now())}</td><td><code>${e.event}</code></td><td>${actorOf(e)}</td><td>${e.subject ?? ""}</td></tr>`,
+      )}</tbody>
+</table>`
+}`;
+    return renderPage(c, { title: "Audit log", body, account: accountOf(found), active: "/settings/audit" });
+  });
+
+  router.get("/settings/backups", async (c) => {
+    const found = await requireOwner(deps, c);
+    if (found instanceof Response) return found;
+    const { db, clock, config } = deps;
+    const events = await listBackupEvents(db, found.user.orgId, 100);
+    const body = html`<h1>Backups</h1>
+<p>${
+      config.backupDir
+        ? html`Scheduled backups go to <code>${config.backupDir}</code> on <code>${config.backupSchedule}</code>; the last ${config.backupKeep} are kept.`
+        : html`No scheduled backups: set <code>BACKUP_DIR</code> (and <code>BACKUP_SCHEDULE</code>, <code>BACKUP_KEEP</code>). <code>crew backup</code> writes one now.`
+    }</p>
+<p>Keep <code>crew-secret</code> (or your <code>CREW_SECRET</code>) with the backups: without it the stored integration credentials cannot be decrypted.</p>
+${
+  events.length === 0
+    ? html`<p class="empty">No backup written yet.</p>`
+    : html`<table class="table">
+<thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">File</th><th scope="col">Size</th></tr></thead>
+<tbody>${events.map((e) => {
+        const bytes = typeof e.detail.bytes === "number" ? `${Math.round(e.detail.bytes / 1024)} KiB` : "";
+        return html`<tr><td>${ago(e.at, clock.now())}</td><td>${e.event === "backup.written" ? "written" : "restored"} (${actorOf(e)})</td><td><code>${e.subject ?? ""}</code></td><td>${bytes}</td></tr>`;
+      })}</tbody>
+</table>`
+}`;
+    return renderPage(c, { title: "Backups", body, account: accountOf(found), active: "/settings/backups" });
+  });
+
+  return router;
+}

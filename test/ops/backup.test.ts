@@ -1,0 +1,161 @@
+/**
+ * Backups and restore (SPEC §14) against real processes and real files: a server in its own
+ * process takes writes over HTTP while `crew backup` runs; the backup is restored elsewhere and
+ * checked; garbage and newer-schema files are refused with one line; a server refuses to start
+ * on a database written by a newer release.
+ */
+import { copyFileSync, existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "libsql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
+import { type DatabaseFile, databaseFileWithKey, runCliInProcess, runCrew } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/server.ts";
+import { type SpawnedServer, spawnServer } from "../helpers/spawn.ts";
+
+const other = tempDir("crew-restore-");
+let file: DatabaseFile;
+let server: SpawnedServer;
+const backupFile = () => join(other.dir, "taken-during-writes.db");
+
+beforeAll(async () => {
+  file = await databaseFileWithKey("backup");
+  server = await spawnServer({
+    DATABASE_URL: file.dbUrl,
+    CREW_SECRET: "backup-test-secret-backup-test-secret-0",
+    RATE_LIMIT_PER_HOUR: "1000000",
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  file?.cleanup();
+  other.cleanup();
+});
+
+function sqlite(path: string) {
+  return new Database(path, { readonly: true });
+}
+
+describe("crew backup and crew restore", () => {
+  it("backs up during 20 concurrent writes; the restore holds every write acknowledged before the backup started", async () => {
+    const acknowledged: string[] = [];
+    let stop = false;
+    let failures = 0;
+    const writer = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        const res = await fetch(`${server.url}/api/mcp/actions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${file.key}`, "content-type": "application/json" },
+          body: JSON.stringify({ title: `writer ${w} write ${i}` }),
+        });
+        const body = (await res.json()) as { actionId?: string };
+        if (res.ok && body.actionId) acknowledged.push(body.actionId);
+        else {
+          failures += 1;
+          stop = true;
+        }
+      }
+    };
+    const writers = Array.from({ length: 20 }, (_, w) => writer(w));
+    while (acknowledged.length < 40 && !stop) await new Promise((resolve) => setTimeout(resolve, 5));
+    const before = [...acknowledged];
+    const env = { DATABASE_URL: file.dbUrl, CREW_SECRET: "backup-test-secret-backup-test-secret-0", LOG_LEVEL: "silent" };
+    const backup = await runCliInProcess(["backup", "--to", backupFile()], env);
+    const duringBackup = acknowledged.length;
+    stop = true;
+    await Promise.all(writers);
+    expect(failures).toBe(0);
+    expect(backup.code).toBe(0);
+    expect(backup.stdout).toBe(`${backupFile()}\n`);
+    expect(backup.stderr).toMatch(/^Wrote a backup of .* KiB, schema version \d+\); keep crew-secret .* cannot be decrypted\.\n$/);
+    expect(acknowledged.length).toBeGreaterThan(before.length);
+    console.log(`backup: ${before.length} writes acknowledged before it started, ${duringBackup} when it returned`);
+
+    // Restored into a fresh location, as on a new machine.
+    const restoredUrl = `file:${join(other.dir, "restored", "crew.db")}`;
+    const restore = await runCliInProcess(["restore", backupFile()], { ...env, DATABASE_URL: restoredUrl });
+    expect(restore.stderr).toMatch(/crew-secret/);
+    expect(restore.code).toBe(0);
+    expect(restore.stdout).toMatch(/^Restored .* \(schema version \d+, 1 users\) into /);
+    const restored = sqlite(join(other.dir, "restored", "crew.db"));
+    try {
+      expect(restored.prepare("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
+      const ids = new Set((restored.prepare("SELECT id FROM actions").all() as { id: string }[]).map((r) => r.id));
+      expect(before.filter((id) => !ids.has(id))).toEqual([]);
+      const events = restored.prepare("SELECT event FROM audit_events WHERE event LIKE 'backup.%' ORDER BY id").all();
+      // The restored file holds the database as it was (no record of its own backup), plus the restore.
+      expect(events).toEqual([{ event: "backup.restored" }]);
+    } finally {
+      restored.close();
+    }
+  }, 60_000);
+
+  it("refuses to restore over a database while a server leads its scheduler, unless --force", async () => {
+    const env = { DATABASE_URL: file.dbUrl, CREW_SECRET: "backup-test-secret-backup-test-secret-0", LOG_LEVEL: "silent" };
+    const refused = await runCliInProcess(["restore", backupFile()], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^crew restore: refused: a server leads the scheduler on this database \(.+\); stop it first, or add --force\n$/,
+    );
+  });
+
+  it("refuses a garbage file and a newer-schema file with one clear line, leaving the database as it was", async () => {
+    const target = join(other.dir, "target", "crew.db");
+    const env = { DATABASE_URL: `file:${target}`, LOG_LEVEL: "silent" };
+    expect((await runCliInProcess(["restore", backupFile()], env)).code).toBe(0);
+
+    const garbage = join(other.dir, "garbage.db");
+    writeFileSync(garbage, "this is not a database, just some text that someone saved with a .db name\n".repeat(100));
+    const noGarbage = await runCliInProcess(["restore", garbage], env);
+    expect(noGarbage.code).toBe(1);
+    expect(noGarbage.stderr).toMatch(/^crew restore: refused: .*garbage\.db is not a Crew database \(.+\)\n$/);
+
+    const newer = join(other.dir, "newer.db");
+    copyFileSync(backupFile(), newer);
+    const conn = new Database(newer);
+    conn.prepare("UPDATE schema_meta SET value = ? WHERE key = 'version'").run(String(SCHEMA_VERSION + 7));
+    conn.close();
+    const noNewer = await runCliInProcess(["restore", newer], env);
+    expect(noNewer.code).toBe(1);
+    expect(noNewer.stderr).toBe(
+      `crew restore: refused: ${newer} is at schema version ${SCHEMA_VERSION + 7}, newer than this release's ${SCHEMA_VERSION}: restore it with the newer Crew release\n`,
+    );
+    // Still the first restore's content, and only its backup-before-restore beside it.
+    const db = sqlite(target);
+    expect((db.prepare("SELECT value FROM schema_meta WHERE key = 'version'").get() as { value: string }).value).toBe(
+      String(SCHEMA_VERSION),
+    );
+    db.close();
+    expect(existsSync(`${target}.restoring`)).toBe(false);
+  });
+
+  it("a server refuses to start on a database written by a newer release, in one line naming both versions", async () => {
+    const path = join(other.dir, "from-the-future.db");
+    copyFileSync(backupFile(), path);
+    const conn = new Database(path);
+    conn.prepare("UPDATE schema_meta SET value = ? WHERE key = 'version'").run(String(SCHEMA_VERSION + 1));
+    conn.close();
+    const started = await runCrew(["serve"], { DATABASE_URL: `file:${path}`, PORT: "0" });
+    expect(started.code).toBe(1);
+    expect(started.stderr).toBe(
+      `crew serve: the database is at schema version ${SCHEMA_VERSION + 1}, newer than this release's ${SCHEMA_VERSION}: run the newer Crew release (or restore a backup made by this one)\n`,
+    );
+  }, 30_000);
+});
+
+describe("schema step of issue 14", () => {
+  it("brings a real version-1 database forward in place: audit, reset and deactivation tables appear, data stays", async () => {
+    const { openVersion1Store } = await import("../helpers/schema-v1.ts");
+    const { migrate, ISSUE14_SCHEMA } = await import("../../src/store/migrations.ts");
+    const { readSchema } = await import("../../src/boot.ts");
+    const db = await openVersion1Store(join(other.dir, "version-1.db"));
+    await db.run("INSERT INTO organizations (id, name, time_zone, is_default, created_at) VALUES ('org_kept', 'Kept', 'UTC', 0, 1)");
+    expect(ISSUE14_SCHEMA.length).toBeGreaterThan(3);
+    expect(await migrate(db, readSchema())).toBe(SCHEMA_VERSION);
+    const tables = (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((t) => t.name);
+    expect(tables).toEqual(expect.arrayContaining(["audit_events", "password_resets", "user_deactivations"]));
+    expect(await db.one("SELECT name FROM organizations WHERE id = 'org_kept'")).toEqual({ name: "Kept" });
+    db.close();
+  });
+});
