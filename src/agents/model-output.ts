@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { ACTION_TYPES, AGENT_IDS, PRIORITIES } from "../domain.ts";
+import type { SourceItem } from "../integrations/sources.ts";
 import { PIPELINE_STAGES } from "../operations/reports.ts";
 import { INSIGHT_TYPES, RELATIONSHIPS } from "../operations/writes.ts";
 import type { AgentJob } from "./jobs.ts";
@@ -154,4 +155,21 @@ export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds:
     ...(profile && { profile }),
     handoffs: claimedHandoffIds.map((id) => ({ id, status: "done" as const })),
   };
+}
+
+/**
+ * The inbox agent's correspondents become contacts whatever the model answered (SPEC §13: inbox
+ * writes "contacts upserted from correspondents"): one per sender address of the mail it read,
+ * unless the model already named that address (its entry, with company or notes, wins).
+ */
+export function withCorrespondents(completion: Completion, mail: SourceItem[]): Completion {
+  const named = new Set((completion.contacts ?? []).flatMap((c) => (c.email ? [c.email.trim().toLowerCase()] : [])));
+  const added: NonNullable<Completion["contacts"]> = [];
+  for (const item of mail) {
+    const email = item.from?.email?.trim().toLowerCase();
+    if (!email || named.has(email)) continue;
+    named.add(email);
+    added.push({ name: item.from?.name?.trim() || email.split("@")[0] || email, email });
+  }
+  return added.length ? { ...completion, contacts: [...(completion.contacts ?? []), ...added] } : completion;
 }

@@ -33,7 +33,7 @@ import { latestProfile } from "../store/reports.ts";
 import type { ProfileBody } from "./compose-profile.ts";
 import type { Events } from "./events.ts";
 import { type AgentJob, JOBS, jobOf } from "./jobs.ts";
-import { outputSchema, toCompletion } from "./model-output.ts";
+import { outputSchema, toCompletion, withCorrespondents } from "./model-output.ts";
 import { completeAgentRun, startAgentRun } from "./run-api.ts";
 import type { RunDeps } from "./runners.ts";
 
@@ -295,9 +295,12 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         messages.push({ role: "assistant", content: result.text || "(empty)" }, { role: "user", content: retryPrompt(issues) });
         continue;
       }
-      const completion = toCompletion(
-        result.value,
-        started.handoffs.map((h) => h.id),
+      const completion = withCorrespondents(
+        toCompletion(
+          result.value,
+          started.handoffs.map((h) => h.id),
+        ),
+        job.reads.source === "mail" ? (source?.items ?? []) : [],
       );
       const at = deps.clock.now();
       try {
