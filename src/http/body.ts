@@ -26,12 +26,13 @@ const bodyInvalid = (message: string) => new ApiError(400, "invalid_request", me
 export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  if (!request.body) return "";
   if (Number.isFinite(declared)) {
     // Length known and within the limit: one read. On Node, @hono/node-server reads arrayBuffer()
-    // straight off the socket, without building the web Request a stream reader needs.
-    return decodeUtf8(new Uint8Array(await request.arrayBuffer()));
+    // straight off the socket, without building the web Request a stream reader needs — so
+    // `request.body` (which builds it, ≈30 µs and garbage per request) is not touched first.
+    return declared === 0 ? "" : decodeUtf8(new Uint8Array(await request.arrayBuffer()));
   }
+  if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -30,7 +30,7 @@ import { listInsightsSince } from "../store/feed.ts";
 import { hasIntegration } from "../store/integrations.ts";
 import { latestProfile, listStandupsSince, profileAt } from "../store/reports.ts";
 import { JSON_MIME, principalOf } from "./resources.ts";
-import type { McpSession } from "./session.ts";
+import type { SessionOf } from "./session.ts";
 
 type PromptContext = Omit<OperationContext, "via">;
 
@@ -255,11 +255,14 @@ export async function getPrompt(
 export function registerPrompts(
   server: Server,
   prompts: readonly CrewPrompt[],
-  session: McpSession,
+  sessionOf: SessionOf,
   context: () => Omit<OperationContext, "via" | "principal" | "requestId">,
 ): void {
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: listPrompts(prompts, await principalOf(session)) }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+  server.setRequestHandler(ListPromptsRequestSchema, async (_r, extra) => ({
+    prompts: listPrompts(prompts, await principalOf(sessionOf(extra))),
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    const session = sessionOf(extra);
     const principal = await principalOf(session);
     return getPrompt(prompts, request.params.name, request.params.arguments ?? {}, {
       ...context(),

@@ -19,7 +19,7 @@ import { denial, type Principal } from "../auth/access.ts";
 import { ApiError } from "../http/errors.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { Operation, OperationContext, ResourceProjection } from "../operations/registry.ts";
-import type { McpSession } from "./session.ts";
+import type { McpSession, SessionOf } from "./session.ts";
 
 /** MCP's code for an unknown resource (spec, server/resources "Error Handling"). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -144,14 +144,17 @@ export async function principalOf(session: McpSession): Promise<Principal> {
 export function registerResources(
   server: Server,
   catalog: McpResource[],
-  session: McpSession,
+  sessionOf: SessionOf,
   context: () => Omit<OperationContext, "via" | "principal" | "requestId">,
 ): void {
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: listResources(catalog, await principalOf(session)) }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: listResourceTemplates(catalog, await principalOf(session)),
+  server.setRequestHandler(ListResourcesRequestSchema, async (_r, extra) => ({
+    resources: listResources(catalog, await principalOf(sessionOf(extra))),
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_r, extra) => ({
+    resourceTemplates: listResourceTemplates(catalog, await principalOf(sessionOf(extra))),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const session = sessionOf(extra);
     const principal = await principalOf(session);
     return readResource(catalog, request.params.uri, { ...context(), principal, requestId: session.requestId() });
   });

@@ -1,6 +1,7 @@
 /**
- * `{base}/mcp`: Streamable HTTP on the SDK's web-standard transport, stateless (a new server and
- * transport per request, JSON responses unless the client accepts only SSE, no session id). Guards in the order they apply:
+ * `{base}/mcp`: Streamable HTTP on the SDK's web-standard transport, stateless (a transport per
+ * request feeding one shared server, see shared-transport.ts; JSON responses unless the client
+ * accepts only SSE, no session id). Guards in the order they apply:
  *
  *   CORS (every response; preflight answered here) → Origin (403, DNS rebinding) → method (405)
  *   → credential (401) → quota (429) → Accept (406) → MCP-Protocol-Version (400, see negotiate.ts)
@@ -23,6 +24,7 @@ import { operations } from "../operations/index.ts";
 import { iconRoutes } from "./icons.ts";
 import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
 import { buildMcpServer, PROTOCOL_VERSIONS } from "./server.ts";
+import { SharedServerTransport } from "./shared-transport.ts";
 import { buildToolCatalog } from "./tools.ts";
 
 /** Both spellings answer the same: a redirect between them breaks clients (FIELD-NOTES). */
@@ -101,6 +103,9 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   const catalog = buildToolCatalog(operations, deps.config.baseUrl);
   const gate = protect(deps);
+  const shared = new SharedServerTransport();
+  const server = buildMcpServer(deps, catalog, (extra) => shared.sessionOf(extra.requestId));
+  const connected = server.connect(shared);
 
   router.route("/", iconRoutes());
   for (const path of PATHS) {
@@ -133,16 +138,15 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       }
       const principal = c.get("principal");
       const requestId = c.get("requestId");
-      const server = buildMcpServer(deps, catalog, { principal: async () => principal, requestId: () => requestId });
+      await connected;
       const transport = new WebStandardStreamableHTTPServerTransport({
         enableJsonResponse: mode === "json",
         maxRequestBodySize: MAX_BODY_BYTES,
       });
-      await server.connect(transport);
+      shared.attach(transport, { principal: async () => principal, requestId: () => requestId });
       // No close(): once the responses are written nothing stays open (a JSON body, or an SSE stream
-      // the transport ends after the last response, no keep-alive timer), and closing would abort the
-      // request's bookkeeping still settling after the response (measurably slower); server and
-      // transport are garbage once the response is sent.
+      // the transport ends after the last response, no keep-alive timer); the shared transport
+      // forgets each request as its response is sent, and this transport is garbage after that.
       return transport.handleRequest(request, body ? { parsedBody } : undefined);
     });
     // GET would open an SSE stream that never ends, DELETE ends a session that stateless mode never has.

@@ -1,6 +1,6 @@
 /**
- * The MCP server shared by the HTTP endpoint (a fresh one per request: the transport is stateless)
- * and `crew mcp` over stdio (one per process). Who the caller is comes from a `McpSession`, so each
+ * The MCP server behind the HTTP endpoint (one for all requests, see shared-transport.ts) and
+ * `crew mcp` over stdio (one per process). Who the caller is comes from a `McpSession`, so each
  * transport decides how the principal is resolved and counted against the quota.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -22,7 +22,7 @@ import { icons } from "./icons.ts";
 import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { PROMPTS, registerPrompts } from "./prompts.ts";
 import { buildResourceCatalog, principalOf, registerResources } from "./resources.ts";
-import type { McpSession } from "./session.ts";
+import type { SessionOf } from "./session.ts";
 import { callTool, type McpTool, toolError, visibleTools } from "./tools.ts";
 
 /** SPEC §7. The SDK also speaks 2024 versions; Crew does not, so they are refused or negotiated up. */
@@ -57,9 +57,14 @@ const resourceCatalog = buildResourceCatalog(operations);
  */
 const sharedValidator = new AjvJsonSchemaValidator();
 
-export type { McpSession } from "./session.ts";
+export type { McpSession, SessionOf } from "./session.ts";
 
-export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, session: McpSession): Server {
+/**
+ * `sessionOf` finds the caller of one request from the handler's `extra` (its JSON-RPC id): stdio
+ * has one caller per process, HTTP one per request through a single shared server
+ * (src/mcp/shared-transport.ts), so nothing here may hold a caller between requests.
+ */
+export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, sessionOf: SessionOf): Server {
   const serverInfo = { ...SERVER_INFO, icons: icons(deps.config.baseUrl, "crew") };
   const server = new Server(serverInfo, {
     capabilities: CAPABILITIES,
@@ -68,7 +73,8 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
   });
 
   // Same answer as the SDK's own handler, but negotiating only the versions Crew supports.
-  server.setRequestHandler(InitializeRequestSchema, async (request) => {
+  server.setRequestHandler(InitializeRequestSchema, async (request, extra) => {
+    const session = sessionOf(extra);
     const asked = request.params.protocolVersion;
     let instructions = INSTRUCTIONS;
     try {
@@ -84,8 +90,8 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
     };
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const principal = await principalOf(session);
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const principal = await principalOf(sessionOf(extra));
     const tools = visibleTools(catalog, principal);
     // An empty list cannot say why by itself; `_meta` carries the reason for clients and people who look.
     return tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } };
@@ -93,11 +99,12 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
 
   const { db, clock, config, log, events, outbound } = deps;
   const context = () => ({ db, clock, config, log, events, outbound });
-  registerResources(server, resourceCatalog, session, context);
-  registerPrompts(server, PROMPTS, session, context);
+  registerResources(server, resourceCatalog, sessionOf, context);
+  registerPrompts(server, PROMPTS, sessionOf, context);
   registerCompletions(server, PROMPTS, resourceCatalog);
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const session = sessionOf(extra);
     const tool = catalog.get(request.params.name);
     if (!tool)
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list for the tools available.`);

@@ -1,4 +1,5 @@
 /** Who an MCP request acts for: each transport (HTTP per request, stdio per process) decides how. */
+import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../auth/access.ts";
 
 export interface McpSession {
@@ -8,3 +9,6 @@ export interface McpSession {
   peek?(): Promise<Principal>;
   requestId(): string;
 }
+
+/** The caller of one request, found from what the SDK hands every handler (its JSON-RPC id). */
+export type SessionOf = (extra: { requestId: RequestId }) => McpSession;

@@ -54,7 +54,7 @@ export async function runStdioServer(
     requestId: () => newId("req", clock.now()),
   };
 
-  const server = buildMcpServer(booted.deps, buildToolCatalog(operations, config.baseUrl), session);
+  const server = buildMcpServer(booted.deps, buildToolCatalog(operations, config.baseUrl), () => session);
   // The stdio transport is Node's by nature (the SDK's, over process.stdin/stdout by default).
   const stdin = io.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, io.stdout ?? process.stdout);

@@ -1,0 +1,84 @@
+/**
+ * src/mcp/shared-transport.ts with the SDK's real Server behind it: each request's answer goes to
+ * the transport it came from under the client's own id, the caller is found per request, every
+ * answered request is forgotten, and a cancellation (which names a client's id, meaningless across
+ * stateless requests) never reaches another request. The request transports here record what they
+ * are sent; in production they are the SDK's web-standard transport, one per HTTP request.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import type { Principal } from "../../src/auth/access.ts";
+import type { McpSession } from "../../src/mcp/session.ts";
+import { SharedServerTransport } from "../../src/mcp/shared-transport.ts";
+
+function recorder() {
+  const sent: JSONRPCMessage[] = [];
+  const transport = {
+    onmessage: undefined as ((message: JSONRPCMessage) => void) | undefined,
+    async send(message: JSONRPCMessage) {
+      sent.push(message);
+    },
+  };
+  return { transport, sent, deliver: (message: unknown) => transport.onmessage?.(message as JSONRPCMessage) };
+}
+
+const session = (name: string): McpSession => ({
+  principal: async () => ({ email: name }) as unknown as Principal,
+  requestId: () => `req_${name}`,
+});
+
+async function sharedServer() {
+  const shared = new SharedServerTransport();
+  const release: Array<() => void> = [];
+  const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const caller = shared.sessionOf(extra.requestId);
+    await new Promise<void>((resolve) => release.push(resolve));
+    return { tools: [{ name: caller.requestId(), inputSchema: { type: "object" as const } }] };
+  });
+  await server.connect(shared);
+  return { shared, release };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("SharedServerTransport", () => {
+  it("answers two clients using the same id each under that id, with their own caller, then forgets both", async () => {
+    const { shared, release } = await sharedServer();
+    const a = recorder();
+    const b = recorder();
+    shared.attach(a.transport, session("a"));
+    shared.attach(b.transport, session("b"));
+    a.deliver({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    b.deliver({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    await settle();
+    expect(shared.pending).toBe(2);
+    for (const go of release) go();
+    await settle();
+    expect(a.sent).toEqual([{ jsonrpc: "2.0", id: 1, result: { tools: [{ name: "req_a", inputSchema: { type: "object" } }] } }]);
+    expect(b.sent).toEqual([{ jsonrpc: "2.0", id: 1, result: { tools: [{ name: "req_b", inputSchema: { type: "object" } }] } }]);
+    expect(shared.pending).toBe(0);
+  });
+
+  it("does not let one client's cancellation reach another client's request in flight", async () => {
+    const { shared, release } = await sharedServer();
+    const a = recorder();
+    const b = recorder();
+    shared.attach(a.transport, session("a"));
+    shared.attach(b.transport, session("b"));
+    a.deliver({ jsonrpc: "2.0", id: 5, method: "tools/list" });
+    await settle();
+    // Whatever id b names — its own earlier one, a's, or the internal one — nothing is cancelled.
+    for (const requestId of [5, "crew:1", 1]) {
+      b.deliver({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } });
+    }
+    await settle();
+    for (const go of release) go();
+    await settle();
+    expect(a.sent).toHaveLength(1);
+    expect(a.sent[0]).toMatchObject({ id: 5, result: { tools: [{ name: "req_a" }] } });
+    expect(b.sent).toEqual([]);
+  });
+});
