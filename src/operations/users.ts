@@ -6,12 +6,12 @@
 import * as v from "valibot";
 import { hashPassword } from "../auth/passwords.ts";
 import { isOwner } from "../auth/roles.ts";
+import { createSignInLink } from "../auth/sign-in-links.ts";
 import { PLANS, ROLES } from "../domain.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { DAY, iso, isoOrNull } from "../lib/clock.ts";
-import { randomSecret, sha256Hex } from "../lib/random.ts";
-import { insertSignInLink } from "../store/sign-in-links.ts";
-import { createUser, deactivateOrgUser, EmailTakenError, listOrgUsers, updateOrgUser } from "../store/users.ts";
+import { randomSecret } from "../lib/random.ts";
+import { createUser, deactivateUser, EmailTakenError, listOrgUsers, updateOrgUser } from "../store/users.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime, Email, Title } from "./schemas.ts";
 
@@ -83,10 +83,8 @@ export const createUserOp = defineOperation({
       }
       throw error;
     }
-    const token = randomSecret(32);
-    const expiresAt = now + SIGN_IN_LINK_LIFETIME;
-    await insertSignInLink(ctx.db, sha256Hex(token), userId, now, expiresAt);
-    return { userId, link: `${ctx.config.baseUrl}/welcome?token=${token}`, expiresAt: iso(expiresAt) };
+    const token = await createSignInLink(ctx.db, userId, "welcome", now, SIGN_IN_LINK_LIFETIME);
+    return { userId, link: `${ctx.config.baseUrl}/welcome?token=${token}`, expiresAt: iso(now + SIGN_IN_LINK_LIFETIME) };
   },
 });
 
@@ -134,7 +132,8 @@ export const deactivateUserOp = defineOperation({
       });
     }
     await assertNotLastOwner(ctx, input.id, "id");
-    if (!(await deactivateOrgUser(ctx.db, ctx.principal.orgId, input.id, ctx.clock.now()))) throw notFound(`Active user ${input.id}`);
+    if (!(await deactivateUser(ctx.db, ctx.principal.orgId, input.id, { kind: "user", userId: ctx.principal.userId }, ctx.clock.now())))
+      throw notFound(`Active user ${input.id}`);
     return { ok: true as const };
   },
 });
