@@ -55,6 +55,8 @@ export const NAV: NavEntry[] = [
   { href: "/settings/users", label: "Users", group: "settings", ownerOnly: true },
   { href: "/settings/sources", label: "Sources", group: "settings" },
   { href: "/settings/model", label: "Model", group: "settings", ownerOnly: true },
+  { href: "/settings/audit", label: "Audit log", group: "settings", ownerOnly: true },
+  { href: "/settings/backups", label: "Backups", group: "settings", ownerOnly: true },
 ];
 
 /** CSP: only same-origin resources, no inline script or style, no framing, forms post only to Crew. */
