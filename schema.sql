@@ -1,4 +1,4 @@
--- Crew schema, version 6 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 7 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -34,13 +34,16 @@ CREATE TABLE IF NOT EXISTS users (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS users_org ON users (org_id);
 
--- issue 13: one-time sign-in links an owner makes for a new user (only the SHA-256 is stored).
+-- issue 13: one-time links (only the SHA-256 is stored) where a user chooses a password and is signed in:
+-- 'welcome' when an owner creates them (/welcome), 'reset' from `crew user reset-password` (/reset-password).
+-- Step 7 folded issue 14's password_resets into this table.
 CREATE TABLE IF NOT EXISTS sign_in_links (
   token_hash TEXT PRIMARY KEY,
   user_id    TEXT NOT NULL REFERENCES users (id),
   created_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
-  used_at    INTEGER
+  used_at    INTEGER,
+  purpose    TEXT NOT NULL DEFAULT 'welcome' CHECK (purpose IN ('welcome', 'reset'))
 ) STRICT;
 
 CREATE TABLE IF NOT EXISTS api_keys (
@@ -351,7 +354,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '6');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '7');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
@@ -465,17 +468,4 @@ CREATE TABLE IF NOT EXISTS audit_events (
 CREATE INDEX IF NOT EXISTS audit_events_org ON audit_events (org_id, at, id);
 -- Organizations are named on the command line (`--org NAME`): names are unique.
 CREATE UNIQUE INDEX IF NOT EXISTS organizations_name ON organizations (name);
--- One-time password reset links (`crew user reset-password`): only the SHA-256 is stored.
-CREATE TABLE IF NOT EXISTS password_resets (
-  token_hash TEXT PRIMARY KEY,
-  user_id    TEXT NOT NULL REFERENCES users (id),
-  created_at INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL,
-  used_at    INTEGER
-) STRICT;
--- Deactivated users (`crew user deactivate`): they cannot sign in; their sessions, keys and grants
--- were ended when the row was written.
-CREATE TABLE IF NOT EXISTS user_deactivations (
-  user_id TEXT PRIMARY KEY REFERENCES users (id),
-  at      INTEGER NOT NULL
-) STRICT;
+-- Password reset links are sign_in_links with purpose 'reset'; deactivation is users.deactivated_at (step 7).

@@ -1,29 +1,44 @@
 /**
- * One-time sign-in links (SPEC §12), the decisions behind /welcome (web/users-page.ts): an owner's
- * new user opens the link, chooses a password and is signed in; the link works once, before it
- * expires. Only the token's SHA-256 is stored.
+ * One-time sign-in links (SPEC §12, §14), the decisions behind /welcome (web/users-page.ts) and
+ * /reset-password (web/reset-password.ts): the holder opens the link, chooses a password and is
+ * signed in; the link works once, before it expires, and only for its purpose. Only the token's
+ * SHA-256 is stored.
  */
-import { sha256Hex } from "../lib/random.ts";
+import { randomSecret, sha256Hex } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
-import { claimSignInLink, signInLinkUser } from "../store/sign-in-links.ts";
-import { getUserById, setUserPassword, type User } from "../store/users.ts";
+import { claimSignInLink, insertSignInLink, type LinkPurpose, signInLinkUser } from "../store/sign-in-links.ts";
+import { getUserById, type User } from "../store/users.ts";
 import { hashPassword } from "./passwords.ts";
 
-/** The active user a usable link is for, or null (unknown, used, expired, or the user deactivated). */
-export async function signInLinkHolder(db: Db, token: string, now: number): Promise<User | null> {
+export type { LinkPurpose };
+
+/** Makes a link for the user; the token goes into the URL, its hash into the store. */
+export async function createSignInLink(db: Db, userId: string, purpose: LinkPurpose, now: number, lifetime: number): Promise<string> {
+  const token = randomSecret(32);
+  await insertSignInLink(db, sha256Hex(token), userId, purpose, now, now + lifetime);
+  return token;
+}
+
+/** The active user a usable link is for, or null (unknown, used, expired, other purpose, or the user deactivated). */
+export async function signInLinkHolder(db: Db, token: string, purpose: LinkPurpose, now: number): Promise<User | null> {
   if (!token) return null;
-  const userId = await signInLinkUser(db, sha256Hex(token), now);
+  const userId = await signInLinkUser(db, sha256Hex(token), purpose, now);
   const user = userId ? await getUserById(db, userId) : null;
   return user && user.deactivatedAt === null ? user : null;
 }
 
-/** Sets the holder's password and uses the link up; null when the link was used meanwhile. */
-export async function useSignInLink(db: Db, token: string, password: string, clock: { now(): number }): Promise<User | null> {
-  const user = await signInLinkHolder(db, token, clock.now());
+/** Sets the holder's password, ends their sessions and uses the link up; null when the link was used meanwhile. */
+export async function useSignInLink(
+  db: Db,
+  token: string,
+  purpose: LinkPurpose,
+  password: string,
+  clock: { now(): number },
+): Promise<User | null> {
+  const user = await signInLinkHolder(db, token, purpose, clock.now());
   if (!user) return null;
   const passwordHash = await hashPassword(password);
-  // Claimed after the slow hash: a double-submitted form cannot set two passwords.
-  if ((await claimSignInLink(db, sha256Hex(token), clock.now())) !== user.id) return null;
-  await setUserPassword(db, user.id, passwordHash);
+  // Claimed after the slow hash, in the batch that sets it: a double-submitted form cannot set two passwords.
+  if ((await claimSignInLink(db, sha256Hex(token), purpose, passwordHash, clock.now())) !== user.id) return null;
   return user;
 }

@@ -5,7 +5,6 @@
  */
 import { isValidTimeZone } from "../config.ts";
 import { HOUR, iso, isoOrNull, systemClock } from "../lib/clock.ts";
-import { randomSecret, sha256Hex } from "../lib/random.ts";
 import { type CliIo, CommandError, type Env, type Flags, parseEmail, parseTitle, printJson, UsageError, withStore } from "./support.ts";
 
 const CLI = { kind: "cli" } as const;
@@ -97,8 +96,8 @@ export async function resetPasswordFromCli(flags: Flags, env: Env, io: CliIo): P
       io.out(`Set a new password for ${user.email}; their sessions were ended.\n`);
       return 0;
     }
-    const token = randomSecret(32);
-    await admin.insertPasswordReset(db, sha256Hex(token), user.id, now, now + RESET_LINK_LIFETIME);
+    const { createSignInLink } = await import("../auth/sign-in-links.ts");
+    const token = await createSignInLink(db, user.id, "reset", now, RESET_LINK_LIFETIME);
     io.out(`${config.baseUrl}/reset-password?token=${token}\n`);
     io.err(`A one-time link for ${user.email}, valid for one hour: it lets them choose a new password and signs them in.\n`);
     return 0;
@@ -109,8 +108,8 @@ export async function deactivateUserFromCli(flags: Flags, env: Env, io: CliIo): 
   const email = parseEmail(String(flags.email));
   return withStore(env, async (db) => {
     const user = await userByEmail(db, email);
-    const { deactivateUser } = await import("../store/user-admin.ts");
-    if (!(await deactivateUser(db, user, CLI, systemClock.now()))) {
+    const { deactivateUser } = await import("../store/users.ts");
+    if (!(await deactivateUser(db, user.orgId, user.id, CLI, systemClock.now()))) {
       io.out(`${user.email} was deactivated already.\n`);
       return 0;
     }

@@ -116,7 +116,12 @@ export const saveModelIntegration = defineOperation({
   output: Status,
   rest: { method: "POST", path: "/api/integrations/model", access: writeAccess(), from: "body", tags },
   handler: async (ctx, input) => {
-    await saveModel(ctx, ctx.principal.orgId, { ...input, baseUrl: input.baseUrl || undefined });
+    await saveModel(
+      ctx,
+      ctx.principal.orgId,
+      { kind: "user", userId: ctx.principal.userId },
+      { ...input, baseUrl: input.baseUrl || undefined },
+    );
     return toWire(await modelStatus(ctx, ctx.principal.orgId));
   },
 });
@@ -129,7 +134,8 @@ export const deleteModelIntegration = defineOperation({
   output: v.object({ ok: v.literal(true) }),
   rest: { method: "DELETE", path: "/api/integrations/model", access: writeAccess(), from: "none", tags },
   handler: async (ctx) => {
-    if (!(await forgetModel(ctx, ctx.principal.orgId))) throw new ApiError(404, "not_found", "No model settings are saved.");
+    if (!(await forgetModel(ctx, ctx.principal.orgId, { kind: "user", userId: ctx.principal.userId })))
+      throw new ApiError(404, "not_found", "No model settings are saved.");
     return { ok: true as const };
   },
 });

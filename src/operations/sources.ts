@@ -23,6 +23,7 @@ import {
 } from "../integrations/sources.ts";
 import { iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
+import { type AuditActor, auditStatement } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import {
   deleteSourceStatement,
@@ -191,7 +192,7 @@ export async function listSourcesFor(deps: SourceAdminDeps, orgId: string): Prom
   return { sources };
 }
 
-export async function addSourceFor(deps: SourceAdminDeps, orgId: string, input: AddSourceInput): Promise<SourceView> {
+export async function addSourceFor(deps: SourceAdminDeps, orgId: string, actor: AuditActor, input: AddSourceInput): Promise<SourceView> {
   const now = deps.clock.now();
   const id = newId("src", now);
   if (input.kind === "imap") {
@@ -203,8 +204,16 @@ export async function addSourceFor(deps: SourceAdminDeps, orgId: string, input: 
       password: await seal(secretOf(deps.config), input.password, mailboxPurpose(orgId)),
       folder: input.folder,
     };
+    // One mailbox per organization: adding one replaces the saved one (a change, for the audit log).
+    const replaced = (await listSources(deps.db, orgId)).some((s) => s.kind === "imap");
     // An open `imap` alert stays until the next read works: nothing here proves the new settings do.
-    await deps.db.execute(saveSourceStatement({ id, orgId, kind: "imap", config: JSON.stringify(stored), agents: [MAILBOX_AGENT] }, now));
+    await deps.db.batch(
+      [
+        saveSourceStatement({ id, orgId, kind: "imap", config: JSON.stringify(stored), agents: [MAILBOX_AGENT] }, now),
+        auditStatement(orgId, replaced ? "source.changed" : "source.created", actor, now, id, { kind: "imap", host: stored.host }),
+      ],
+      "write",
+    );
   } else {
     const url = new URL(input.url).href;
     if ((await listSources(deps.db, orgId)).some((s) => s.kind === "feed" && jsonOr(StoredFeed, s.config, null)?.url === url)) {
@@ -212,7 +221,13 @@ export async function addSourceFor(deps: SourceAdminDeps, orgId: string, input: 
         issues: [{ path: "url", message: "This feed was added already." }],
       });
     }
-    await deps.db.execute(saveSourceStatement({ id, orgId, kind: "feed", config: JSON.stringify({ url }), agents: input.agents }, now));
+    await deps.db.batch(
+      [
+        saveSourceStatement({ id, orgId, kind: "feed", config: JSON.stringify({ url }), agents: input.agents }, now),
+        auditStatement(orgId, "source.created", actor, now, id, { kind: "feed", url: withoutQuery(url) }),
+      ],
+      "write",
+    );
   }
   const added = (await listSourcesFor(deps, orgId)).sources.find((s) => s.id === id);
   if (!added) throw new Error("the source just saved was not found");
@@ -220,12 +235,16 @@ export async function addSourceFor(deps: SourceAdminDeps, orgId: string, input: 
 }
 
 /** Another organization's source is "not found" too. Its alert goes with it. */
-export async function deleteSourceFor(deps: SourceAdminDeps, orgId: string, id: string): Promise<{ ok: true }> {
+export async function deleteSourceFor(deps: SourceAdminDeps, orgId: string, actor: AuditActor, id: string): Promise<{ ok: true }> {
   const row = await getSource(deps.db, orgId, id);
   if (!row) throw notFound(`Source ${id}`);
   const now = deps.clock.now();
   await deps.db.batch(
-    [deleteSourceStatement(orgId, id), ...(row.kind === "imap" ? [resolveOrgAlertStatement(orgId, "imap", now)] : [])],
+    [
+      deleteSourceStatement(orgId, id),
+      auditStatement(orgId, "source.deleted", actor, now, id, { kind: row.kind }),
+      ...(row.kind === "imap" ? [resolveOrgAlertStatement(orgId, "imap", now)] : []),
+    ],
     "write",
   );
   if (row.kind === "feed") await refreshFeedsAlert(deps, orgId);
@@ -235,6 +254,9 @@ export async function deleteSourceFor(deps: SourceAdminDeps, orgId: string, id: 
 const SourceId = v.pipe(v.string("Must be a string."), maxChars(100, "Not a source id."), v.description("The source id (src_…)."));
 
 const ownerOrg = (p: Principal) => p.orgId;
+const actorOf = (p: Principal): AuditActor => ({ kind: "user", userId: p.userId });
+/** Audit rows never carry a URL's query string (it may hold a token). */
+const withoutQuery = (url: string) => url.replace(/[?#].*$/, "");
 
 export const addSourceOp = defineOperation({
   id: "addSource",
@@ -245,7 +267,7 @@ export const addSourceOp = defineOperation({
   inputFor: addSourceSchemaFor,
   output: SourceView,
   rest: { method: "POST", path: "/api/integrations/sources", access: writeAccess(), from: "body", tags: ["Integrations"] },
-  handler: (ctx, input) => addSourceFor(ctx, ownerOrg(ctx.principal), input),
+  handler: (ctx, input) => addSourceFor(ctx, ownerOrg(ctx.principal), actorOf(ctx.principal), input),
 });
 
 export const listSourcesOp = defineOperation({
@@ -267,5 +289,5 @@ export const deleteSourceOp = defineOperation({
   input: v.strictObject({ id: SourceId }),
   output: v.object({ ok: v.literal(true) }),
   rest: { method: "DELETE", path: "/api/integrations/sources/{id}", access: writeAccess(), from: "none", tags: ["Integrations"] },
-  handler: (ctx, input) => deleteSourceFor(ctx, ownerOrg(ctx.principal), input.id),
+  handler: (ctx, input) => deleteSourceFor(ctx, ownerOrg(ctx.principal), actorOf(ctx.principal), input.id),
 });

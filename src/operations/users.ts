@@ -6,12 +6,13 @@
 import * as v from "valibot";
 import { hashPassword } from "../auth/passwords.ts";
 import { isOwner } from "../auth/roles.ts";
+import { createSignInLink } from "../auth/sign-in-links.ts";
 import { PLANS, ROLES } from "../domain.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { DAY, iso, isoOrNull } from "../lib/clock.ts";
-import { randomSecret, sha256Hex } from "../lib/random.ts";
-import { insertSignInLink } from "../store/sign-in-links.ts";
-import { createUser, deactivateOrgUser, EmailTakenError, listOrgUsers, updateOrgUser } from "../store/users.ts";
+import { randomSecret } from "../lib/random.ts";
+import { type AuditActor, recordAudit } from "../store/audit.ts";
+import { createUser, deactivateUser, EmailTakenError, getUserById, listOrgUsers, updateOrgUser } from "../store/users.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime, Email, Title } from "./schemas.ts";
 
@@ -83,12 +84,13 @@ export const createUserOp = defineOperation({
       }
       throw error;
     }
-    const token = randomSecret(32);
-    const expiresAt = now + SIGN_IN_LINK_LIFETIME;
-    await insertSignInLink(ctx.db, sha256Hex(token), userId, now, expiresAt);
-    return { userId, link: `${ctx.config.baseUrl}/welcome?token=${token}`, expiresAt: iso(expiresAt) };
+    await recordAudit(ctx.db, ctx.principal.orgId, "user.created", actorOf(ctx), now, input.email, { plan: input.plan, role: input.role });
+    const token = await createSignInLink(ctx.db, userId, "welcome", now, SIGN_IN_LINK_LIFETIME);
+    return { userId, link: `${ctx.config.baseUrl}/welcome?token=${token}`, expiresAt: iso(now + SIGN_IN_LINK_LIFETIME) };
   },
 });
+
+const actorOf = (ctx: OperationContext): AuditActor => ({ kind: "user", userId: ctx.principal.userId });
 
 /** The organization keeps at least one active owner. */
 async function assertNotLastOwner(ctx: OperationContext, userId: string, path: string): Promise<void> {
@@ -113,8 +115,22 @@ export const updateUserOp = defineOperation({
   handler: async (ctx, input) => {
     assertOwner(ctx);
     if (input.role === "member") await assertNotLastOwner(ctx, input.id, "role");
+    const before = await getUserById(ctx.db, input.id);
+    if (!before || before.orgId !== ctx.principal.orgId) throw notFound(`User ${input.id}`);
     if (!(await updateOrgUser(ctx.db, ctx.principal.orgId, input.id, { role: input.role, plan: input.plan })))
       throw notFound(`User ${input.id}`);
+    // One row per real change: saving the form with the same values records nothing.
+    const now = ctx.clock.now();
+    if (input.role && input.role !== before.role)
+      await recordAudit(ctx.db, ctx.principal.orgId, "user.role_changed", actorOf(ctx), now, before.email, {
+        role: input.role,
+        from: before.role,
+      });
+    if (input.plan && input.plan !== before.plan)
+      await recordAudit(ctx.db, ctx.principal.orgId, "user.plan_changed", actorOf(ctx), now, before.email, {
+        plan: input.plan,
+        from: before.plan,
+      });
     return { ok: true as const };
   },
 });
@@ -134,7 +150,8 @@ export const deactivateUserOp = defineOperation({
       });
     }
     await assertNotLastOwner(ctx, input.id, "id");
-    if (!(await deactivateOrgUser(ctx.db, ctx.principal.orgId, input.id, ctx.clock.now()))) throw notFound(`Active user ${input.id}`);
+    if (!(await deactivateUser(ctx.db, ctx.principal.orgId, input.id, actorOf(ctx), ctx.clock.now())))
+      throw notFound(`Active user ${input.id}`);
     return { ok: true as const };
   },
 });

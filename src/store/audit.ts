@@ -72,6 +72,15 @@ export function auditStatement(
   };
 }
 
+/**
+ * The same row, written only when the statement just before it in the batch changed exactly one row
+ * (SQLite's changes()): a write that turned out to be a no-op leaves no audit row.
+ */
+export function auditStatementIfChanged(...event: Parameters<typeof auditStatement>): ReturnType<typeof auditStatement> {
+  const { sql, args } = auditStatement(...event);
+  return { sql: sql.replace(/VALUES \((.*)\)$/, "SELECT $1 WHERE changes() = 1"), args };
+}
+
 export async function recordAudit(
   db: Db,
   orgId: string,

@@ -132,6 +132,22 @@ export const ISSUE12_MODEL_SCHEMA: string[] = [
    WHERE schedule IS NULL AND id IN ('inbox', 'calendar', 'compliance', 'corpdev', 'research', 'growth', 'content', 'bdr', 'revenue', 'sales', 'finance', 'product')`,
 ];
 
+/**
+ * Follow-up to the merges of issues 13 and 14, which each stored deactivation and one-time links:
+ * deactivation is `users.deactivated_at` alone (a deactivated user's password becomes unusable, as
+ * issue 13 does it), and reset links become `sign_in_links` rows with purpose 'reset'.
+ */
+export const FOLD_USER_ADMIN_SCHEMA: string[] = [
+  `UPDATE users SET password_hash = '!deactivated',
+     deactivated_at = coalesce(deactivated_at, (SELECT d.at FROM user_deactivations d WHERE d.user_id = users.id))
+   WHERE id IN (SELECT user_id FROM user_deactivations)`,
+  "ALTER TABLE sign_in_links ADD COLUMN purpose TEXT NOT NULL DEFAULT 'welcome' CHECK (purpose IN ('welcome', 'reset'))",
+  `INSERT OR IGNORE INTO sign_in_links (token_hash, user_id, created_at, expires_at, used_at, purpose)
+     SELECT token_hash, user_id, created_at, expires_at, used_at, 'reset' FROM password_resets`,
+  "DROP TABLE IF EXISTS password_resets",
+  "DROP TABLE IF EXISTS user_deactivations",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, statements: ISSUE13_SCHEMA },
@@ -139,9 +155,10 @@ export const migrations: Migration[] = [
   { version: 4, statements: ISSUE12_SOURCES_SCHEMA },
   { version: 5, statements: ISSUE12_MODEL_SCHEMA },
   { version: 6, statements: ISSUE14_SCHEMA },
+  { version: 7, statements: FOLD_USER_ADMIN_SCHEMA },
 ];
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {

@@ -1,5 +1,6 @@
 import type { Plan, Role } from "../domain.ts";
 import { newId } from "../lib/random.ts";
+import { type AuditActor, auditStatementIfChanged } from "./audit.ts";
 import type { Db } from "./db.ts";
 
 export interface User {
@@ -118,11 +119,18 @@ export async function setUserPassword(db: Db, userId: string, passwordHash: stri
 }
 
 /**
- * Deactivates a user of the organization in one transaction: the password becomes unusable (sign-in
- * gives the wrong-password answer), and their sessions, API keys, OAuth grants and sign-in links
- * stop working at once. Their stored work stays. False when no active user of that id is there.
+ * Deactivates a user of the organization in one transaction (the web users page, the REST/MCP
+ * operation and `crew user deactivate` all come here): the password becomes unusable (sign-in gives
+ * the wrong-password answer), their sessions, API keys, OAuth grants and tokens and unused sign-in
+ * links stop working at once, and the audit log records it. Their stored work stays. False when no
+ * active user of that id is in the organization (unknown, or deactivated already).
  */
-export async function deactivateOrgUser(db: Db, orgId: string, userId: string, now: number): Promise<boolean> {
+export async function deactivateUser(db: Db, orgId: string, userId: string, actor: AuditActor, now: number): Promise<boolean> {
+  const user = await db.one<{ email: string }>("SELECT email FROM users WHERE id = ? AND org_id = ? AND deactivated_at IS NULL", [
+    userId,
+    orgId,
+  ]);
+  if (!user) return false;
   const ofOrg = "user_id IN (SELECT id FROM users WHERE id = ? AND org_id = ?)";
   const [updated] = await db.batch(
     [
@@ -130,8 +138,15 @@ export async function deactivateOrgUser(db: Db, orgId: string, userId: string, n
         sql: "UPDATE users SET deactivated_at = ?, password_hash = '!deactivated' WHERE id = ? AND org_id = ? AND deactivated_at IS NULL",
         args: [now, userId, orgId],
       },
+      // Right after the update: written only when this call deactivated them (not a concurrent one).
+      auditStatementIfChanged(orgId, "user.deactivated", actor, now, user.email),
       { sql: `DELETE FROM sessions WHERE ${ofOrg}`, args: [userId, orgId] },
       { sql: `UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND ${ofOrg}`, args: [now, userId, orgId] },
+      {
+        sql: `UPDATE oauth_tokens SET revoked_at = ? WHERE revoked_at IS NULL
+                AND grant_id IN (SELECT id FROM oauth_grants WHERE ${ofOrg})`,
+        args: [now, userId, orgId],
+      },
       { sql: `UPDATE oauth_grants SET revoked_at = ? WHERE revoked_at IS NULL AND ${ofOrg}`, args: [now, userId, orgId] },
       { sql: `UPDATE sign_in_links SET used_at = ? WHERE used_at IS NULL AND ${ofOrg}`, args: [now, userId, orgId] },
     ],

@@ -51,10 +51,12 @@ export const NAV: NavEntry[] = [
   { href: "/dashboard/keys", label: "API keys", group: "settings" },
   { href: "/connected-apps", label: "Connected apps", group: "settings" },
   { href: "/dashboard/calendar", label: "Calendar", group: "settings" },
-  { href: "/dashboard/webhooks", label: "Webhooks", group: "settings" },
+  { href: "/dashboard/webhooks", label: "Webhooks", group: "settings", ownerOnly: true },
   { href: "/settings/users", label: "Users", group: "settings", ownerOnly: true },
   { href: "/settings/sources", label: "Sources", group: "settings" },
   { href: "/settings/model", label: "Model", group: "settings", ownerOnly: true },
+  { href: "/settings/audit", label: "Audit log", group: "settings", ownerOnly: true },
+  { href: "/settings/backups", label: "Backups", group: "settings", ownerOnly: true },
 ];
 
 /** CSP: only same-origin resources, no inline script or style, no framing, forms post only to Crew. */

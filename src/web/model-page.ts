@@ -203,7 +203,12 @@ export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
       for (const issue of toFieldIssues(parsed.issues)) fieldErrors[issue.path as Field] ??= issue.message;
       return modelPage(deps, c, found, { error: "The settings were not saved: correct the form below.", fieldErrors, typed }, 400);
     }
-    await saveModel(deps, found.user.orgId, { ...parsed.output, baseUrl: parsed.output.baseUrl || undefined });
+    await saveModel(
+      deps,
+      found.user.orgId,
+      { kind: "user", userId: found.user.id },
+      { ...parsed.output, baseUrl: parsed.output.baseUrl || undefined },
+    );
     return seeOther(c, `${PATH}?done=saved`);
   });
 

@@ -6,13 +6,11 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import { hashPassword } from "../auth/passwords.ts";
 import { startSession } from "../auth/sessions.ts";
+import { signInLinkHolder, useSignInLink } from "../auth/sign-in-links.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { crossSiteReason } from "../http/csrf.ts";
-import { sha256Hex } from "../lib/random.ts";
 import { recordAudit } from "../store/audit.ts";
-import { consumePasswordReset, usablePasswordReset } from "../store/user-admin.ts";
 import { alertBox, messagePage, renderPage, seeOther } from "./layout.ts";
 import { readForm } from "./pages.ts";
 import { MIN_PASSWORD } from "./setup.ts";
@@ -45,7 +43,7 @@ export function resetPasswordRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get("/reset-password", async (c) => {
     const { db, clock } = deps;
     const token = c.req.query("token") ?? "";
-    if (!token || !(await usablePasswordReset(db, sha256Hex(token), clock.now()))) return unusable(c);
+    if (!(await signInLinkHolder(db, token, "reset", clock.now()))) return unusable(c);
     return resetPage(c, token);
   });
 
@@ -55,18 +53,17 @@ export function resetPasswordRoutes(deps: AppDeps): Hono<AppEnv> {
     if (crossSite) return messagePage(c, 403, "Reset refused", crossSite, { href: "/sign-in", label: "Go to sign-in" });
     const form = await readForm(c);
     const token = form.get("token") ?? "";
-    const tokenHash = sha256Hex(token);
-    if (!token || !(await usablePasswordReset(db, tokenHash, clock.now()))) return unusable(c);
+    if (!(await signInLinkHolder(db, token, "reset", clock.now()))) return unusable(c);
     const password = form.get("password") ?? "";
     if (password.length < MIN_PASSWORD || password.length > 1024) {
       return resetPage(c, token, `Use ${MIN_PASSWORD} to 1024 characters.`, 400);
     }
-    const used = await consumePasswordReset(db, tokenHash, await hashPassword(password), clock.now());
+    const used = await useSignInLink(db, token, "reset", password, clock);
     if (!used) return unusable(c);
-    await recordAudit(db, used.orgId, "user.password_reset", { kind: "user", userId: used.userId }, clock.now(), used.email, {
+    await recordAudit(db, used.orgId, "user.password_reset", { kind: "user", userId: used.id }, clock.now(), used.email, {
       via: "link",
     });
-    await startSession(deps, c, used.userId);
+    await startSession(deps, c, used.id);
     return seeOther(c, "/dashboard");
   });
 

@@ -221,7 +221,12 @@ export function sourcesPageRoutes(deps: AppDeps): Hono<AppEnv> {
     if (!parsed.success)
       return sourcesPage(deps, c, found, { form: kind, typed, fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues)) }, 400);
     try {
-      await addSourceFor(deps, found.user.orgId, parsed.output as Parameters<typeof addSourceFor>[2]);
+      await addSourceFor(
+        deps,
+        found.user.orgId,
+        { kind: "user", userId: found.user.id },
+        parsed.output as Parameters<typeof addSourceFor>[3],
+      );
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return sourcesPage(
@@ -240,7 +245,7 @@ export function sourcesPageRoutes(deps: AppDeps): Hono<AppEnv> {
     if (signed instanceof Response) return signed;
     if (!planIncludes(signed.found.user.plan, "write")) return sourcesPage(deps, c, signed.found, {}, 403);
     try {
-      await deleteSourceFor(deps, signed.found.user.orgId, signed.form.get("id") ?? "");
+      await deleteSourceFor(deps, signed.found.user.orgId, { kind: "user", userId: signed.found.user.id }, signed.form.get("id") ?? "");
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return sourcesPage(deps, c, signed.found, { error: "That source was not found: it may have been deleted already." }, 404);

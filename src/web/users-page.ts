@@ -162,7 +162,7 @@ export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.get("/welcome", async (c) => {
     const token = c.req.query("token") ?? "";
-    const user = await signInLinkHolder(deps.db, token, deps.clock.now());
+    const user = await signInLinkHolder(deps.db, token, "welcome", deps.clock.now());
     return user ? welcomePage(c, token, user.email) : unusableLink(c);
   });
   router.post("/welcome", async (c) => {
@@ -170,11 +170,11 @@ export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
     if (crossSite) return messagePage(c, 403, "Form refused", crossSite, { href: "/sign-in", label: "Go to sign-in" });
     const form = await readForm(c);
     const token = form.get("token") ?? "";
-    const holder = await signInLinkHolder(deps.db, token, deps.clock.now());
+    const holder = await signInLinkHolder(deps.db, token, "welcome", deps.clock.now());
     if (!holder) return unusableLink(c);
     const parsed = v.safeParse(PasswordForm, form.get("password") ?? "");
     if (!parsed.success) return welcomePage(c, token, holder.email, parsed.issues[0]?.message);
-    const user = await useSignInLink(deps.db, token, parsed.output, deps.clock);
+    const user = await useSignInLink(deps.db, token, "welcome", parsed.output, deps.clock);
     if (!user) return unusableLink(c);
     await startSession(deps, c, user.id);
     return seeOther(c, "/dashboard");

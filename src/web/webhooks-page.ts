@@ -2,23 +2,26 @@
  * The webhooks page (SPEC §9, §12): subscribe a URL to events (the signing secret shown once, with
  * a copy button), list the organization's subscriptions with their last delivery attempt, delete
  * with a confirmation step. Plain forms that work without JavaScript; they call the same functions
- * as the /api/webhooks operations (src/operations/webhooks.ts). Managing webhooks takes a plan with
- * write access, as over the API.
+ * as the /api/webhooks operations (src/operations/webhooks.ts). In the web app the organization's
+ * owners manage webhooks, on any plan (SPEC §12: plans cap MCP/REST, not the web app); members get
+ * the owners-only page.
  */
 
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
+import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { planIncludes, WEBHOOK_EVENTS } from "../domain.ts";
+import { WEBHOOK_EVENTS } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CreatedWebhook, CreateWebhookInput, createWebhookFor, deleteWebhookFor, listWebhooksFor } from "../operations/webhooks.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
 import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
+import { ownersOnly, requireOwner } from "./owner.ts";
+import { accountOf, readSignedInForm } from "./pages.ts";
 
 const EVENT_HELP: Record<string, string> = {
   "action.created": "A task was added to the action queue (API, MCP or an agent).",
@@ -127,12 +130,6 @@ function fieldErrorsOf(issues: FieldIssue[], url: string): FieldErrors {
 async function webhooksPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, view: WebhooksView, status = 200): Promise<Response> {
   const account = accountOf(found);
   const title = "Webhooks";
-  if (!planIncludes(found.user.plan, "write")) {
-    const body = html`<h1>Webhooks</h1>
-<p>Your plan (<strong>${found.user.plan}</strong>) does not include managing webhooks; the <strong>operator</strong> and <strong>team_enterprise</strong> plans do.</p>
-<p class="muted small">The administrator of this Crew can change your plan (<code>npx crew user set-plan</code>).</p>`;
-    return renderPage(c, { title, body, account, active: "/dashboard/webhooks" }, status === 200 ? 200 : 403);
-  }
   const { webhooks } = await listWebhooksFor(deps, sessionPrincipalOf(found));
   const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
   const body = html`<h1>Webhooks</h1>
@@ -157,7 +154,7 @@ export function webhooksPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get("/dashboard/webhooks", async (c) => {
-    const found = await requirePageSession(deps, c);
+    const found = await requireOwner(deps, c);
     if (found instanceof Response) return found;
     return webhooksPage(deps, c, found, { notice: c.req.query("deleted") === "1" ? "Webhook deleted." : undefined });
   });
@@ -166,7 +163,7 @@ export function webhooksPageRoutes(deps: AppDeps): Hono<AppEnv> {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
-    if (!planIncludes(found.user.plan, "write")) return webhooksPage(deps, c, found, {}, 403);
+    if (!isOwner(found.user)) return ownersOnly(c, found);
     const description = (form.get("description") ?? "").trim();
     const raw = { url: form.get("url") ?? "", events: form.getAll("events"), ...(description ? { description } : {}) };
     const view = { url: raw.url, events: raw.events, description };
@@ -191,7 +188,7 @@ export function webhooksPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.post("/dashboard/webhooks/delete", async (c) => {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
-    if (!planIncludes(signed.found.user.plan, "write")) return webhooksPage(deps, c, signed.found, {}, 403);
+    if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
     try {
       await deleteWebhookFor(deps, sessionPrincipalOf(signed.found), signed.form.get("id") ?? "");
     } catch (error) {

@@ -145,7 +145,7 @@ describe("crew backup and crew restore", () => {
 });
 
 describe("schema step of issue 14", () => {
-  it("brings a real version-1 database forward in place: audit, reset and deactivation tables appear, data stays", async () => {
+  it("brings a real version-1 database forward in place: the audit table appears, reset links and deactivation fold into issue 13's, data stays", async () => {
     const { openVersion1Store } = await import("../helpers/schema-v1.ts");
     const { migrate, ISSUE14_SCHEMA } = await import("../../src/store/migrations.ts");
     const { readSchema } = await import("../../src/boot.ts");
@@ -154,7 +154,9 @@ describe("schema step of issue 14", () => {
     expect(ISSUE14_SCHEMA.length).toBeGreaterThan(3);
     expect(await migrate(db, readSchema())).toBe(SCHEMA_VERSION);
     const tables = (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((t) => t.name);
-    expect(tables).toEqual(expect.arrayContaining(["audit_events", "password_resets", "user_deactivations"]));
+    expect(tables).toEqual(expect.arrayContaining(["audit_events", "sign_in_links"]));
+    expect(tables).not.toEqual(expect.arrayContaining(["password_resets"]));
+    expect(tables).not.toEqual(expect.arrayContaining(["user_deactivations"]));
     expect(await db.one("SELECT name FROM organizations WHERE id = 'org_kept'")).toEqual({ name: "Kept" });
     db.close();
   });

@@ -41,7 +41,7 @@ describe("scheduled backups", () => {
     for (const name of kept) expect(checkBackup(join(dir.dir, name)).schemaVersion).toBeGreaterThan(0);
   });
 
-  it("owners see the backups and the audit log in the web app; other members get 403", async () => {
+  it("owners see the backups and the audit log in the web app and its Settings menu; other members get 403 and no menu entry", async () => {
     const tab = new Browserish(s.url);
     await tab.signIn(owner.email);
     const backups = await tab.request("/settings/backups");
@@ -53,12 +53,19 @@ describe("scheduled backups", () => {
     expect(audit.status).toBe(200);
     expect(audit.text).toContain("<code>backup.written</code>");
     expect(audit.text).toContain("<code>sign_in.succeeded</code>");
+    // Both are in an owner's Settings menu, the current one marked.
+    expect(audit.text).toContain('<a href="/settings/audit" aria-current="page">Audit log</a>');
+    expect(audit.text).toContain('<a href="/settings/backups">Backups</a>');
 
     const member = await s.createUser("operator");
     const other = new Browserish(s.url);
     await other.signIn(member.email);
     expect((await other.request("/settings/audit")).status).toBe(403);
     expect((await other.request("/settings/backups")).status).toBe(403);
+    const memberMenu = (await other.request("/dashboard")).text;
+    expect(memberMenu).toContain('href="/settings/sources"');
+    expect(memberMenu).not.toContain('href="/settings/audit"');
+    expect(memberMenu).not.toContain('href="/settings/backups"');
     expect((await new Browserish(s.url).request("/settings/audit")).status).toBe(303);
   });
 });

@@ -31,7 +31,7 @@ const noHorizontalScroll = (page: Page) => page.evaluate(() => document.document
 
 describe("webhooks page in the browser", () => {
   it("adds a webhook, copies its secret, receives a signed event, and deletes it", async () => {
-    const user = await s.createUser("operator");
+    const user = await s.createUser("operator", undefined, "owner");
     const page = await browser.newPage();
     page.setDefaultTimeout(8000);
     const scriptErrors: string[] = [];

@@ -1,7 +1,7 @@
 /**
- * The webhooks page of the dashboard (SPEC §9, §12): the signed-in owner lists, creates (the
- * secret shown once) and deletes subscriptions with plain forms, CSRF-checked like the keys page;
- * plans without write access get an explanation instead.
+ * The webhooks page of the dashboard (SPEC §9, §12): the organization's owners, on any plan, list,
+ * create (the secret shown once) and delete subscriptions with plain forms, CSRF-checked like the
+ * keys page; members get the owners-only page and their forms are refused.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openWebhookSecret } from "../../src/webhooks/secret-at-rest.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { Browserish, signedIn } from "../web/client.ts";
+
+/** An owner of the organization, signed in (webhooks are owners' business in the web app). */
+async function signedInOwner(t: TestServer, plan: Parameters<TestServer["createUser"]>[0] = "operator") {
+  const user = await t.createUser(plan, undefined, "owner");
+  const tab = new Browserish(t.url);
+  await tab.signIn(user.email);
+  return { user, tab };
+}
 
 let s: TestServer;
 beforeAll(async () => {
@@ -26,7 +34,7 @@ describe("/dashboard/webhooks", () => {
   });
 
   it("creates a webhook showing its secret once, lists it, and deletes it after confirmation", async () => {
-    const { tab, user } = await signedIn(s, "operator");
+    const { tab, user } = await signedInOwner(s);
     const empty = await tab.request("/dashboard/webhooks");
     expect(empty.status).toBe(200);
     expect(empty.text).toContain('<a href="/dashboard/webhooks" aria-current="page">Webhooks</a>');
@@ -65,7 +73,7 @@ describe("/dashboard/webhooks", () => {
   });
 
   it("explains what is wrong with each field and keeps what was typed", async () => {
-    const { tab } = await signedIn(s, "operator");
+    const { tab } = await signedInOwner(s);
     const csrf = await tab.csrfToken("/dashboard/webhooks");
     const missing = await tab.request("/dashboard/webhooks", { form: { csrf, url: "", description: "kept" } });
     expect(missing.status).toBe(400);
@@ -81,7 +89,7 @@ describe("/dashboard/webhooks", () => {
   });
 
   it("refuses forms without this session's token or from another origin", async () => {
-    const { tab } = await signedIn(s, "operator");
+    const { tab } = await signedInOwner(s);
     const form = { url: "https://forged.example.com/", events: "action.created" };
     expect((await tab.request("/dashboard/webhooks", { form })).status).toBe(403);
     const csrf = await tab.csrfToken("/dashboard/webhooks");
@@ -89,15 +97,36 @@ describe("/dashboard/webhooks", () => {
     expect(await s.db.all("SELECT id FROM webhooks WHERE url = ?", ["https://forged.example.com/"])).toEqual([]);
   });
 
-  it("tells a plan without write access that it cannot manage webhooks", async () => {
-    const { tab } = await signedIn(s, "pro");
+  it("lets an owner on any plan manage webhooks (plans cap MCP/REST, not the web app)", async () => {
+    const { tab } = await signedInOwner(s, "lite");
+    const csrf = await tab.csrfToken("/dashboard/webhooks");
+    const made = await tab.request("/dashboard/webhooks", {
+      form: { csrf, url: "https://lite-owner.example.com/", events: "action.created" },
+    });
+    expect(made.status).toBe(200);
+    expect(secretOn(made.text)).toMatch(/^whsec_/);
+    expect(await s.db.all("SELECT url FROM webhooks WHERE url = ?", ["https://lite-owner.example.com/"])).toHaveLength(1);
+  });
+
+  it("shows a member, whatever their plan, the owners-only page and refuses their forms with nothing stored", async () => {
+    const { tab: ownerTab } = await signedInOwner(s);
+    const ownerCsrf = await ownerTab.csrfToken("/dashboard/webhooks");
+    const kept = { csrf: ownerCsrf, url: "https://kept.example.com/", events: "action.created" };
+    expect((await ownerTab.request("/dashboard/webhooks", { form: kept })).status).toBe(200);
+    const [hook] = await s.db.all<{ id: string }>("SELECT id FROM webhooks WHERE url = ?", [kept.url]);
+    const { tab } = await signedIn(s, "team_enterprise");
     const page = await tab.request("/dashboard/webhooks");
-    expect(page.status).toBe(200);
-    expect(page.text).toContain("does not include managing webhooks");
+    expect(page.status).toBe(403);
+    expect(page.text).toContain("<h1>Owners only</h1>");
     expect(page.text).not.toContain('action="/dashboard/webhooks"');
+    expect(page.text).not.toContain('href="/dashboard/webhooks"'); // not in a member's menu
     const csrf = await tab.csrfToken("/dashboard");
-    const refused = await tab.request("/dashboard/webhooks", { form: { csrf, url: "https://pro.example.com/", events: "action.created" } });
+    const refused = await tab.request("/dashboard/webhooks", {
+      form: { csrf, url: "https://member.example.com/", events: "action.created" },
+    });
     expect(refused.status).toBe(403);
-    expect(await s.db.all("SELECT id FROM webhooks WHERE url = ?", ["https://pro.example.com/"])).toEqual([]);
+    expect(await s.db.all("SELECT id FROM webhooks WHERE url = ?", ["https://member.example.com/"])).toEqual([]);
+    expect((await tab.request("/dashboard/webhooks/delete", { form: { csrf, id: hook?.id ?? "" } })).status).toBe(403);
+    expect(await s.db.all("SELECT id FROM webhooks WHERE url = ?", [kept.url])).toEqual([{ id: hook?.id }]);
   });
 });

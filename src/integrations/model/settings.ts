@@ -7,6 +7,7 @@
 import * as v from "valibot";
 import type { Config, ModelProvider } from "../../config.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { type AuditActor, recordAudit } from "../../store/audit.ts";
 import type { Db } from "../../store/db.ts";
 import { deleteModelSettings, getModelSettings, saveModelSettings, tokensSince } from "../../store/model.ts";
 import { open, SecretBoxError, seal } from "../secret-box.ts";
@@ -105,7 +106,8 @@ export interface ModelSettingsInput {
   dailyTokens?: number | null;
 }
 
-export async function saveModel(deps: ModelDeps, orgId: string, input: ModelSettingsInput): Promise<void> {
+/** Saves the organization's settings and records it in the audit log (provider, model, base URL — never the key). */
+export async function saveModel(deps: ModelDeps, orgId: string, actor: AuditActor, input: ModelSettingsInput): Promise<void> {
   const previous = await getModelSettings(deps.db, orgId);
   let apiKey: string | null;
   if (input.apiKey === undefined) apiKey = previous?.apiKey ?? null;
@@ -119,9 +121,21 @@ export async function saveModel(deps: ModelDeps, orgId: string, input: ModelSett
     dailyTokens: input.dailyTokens ?? null,
     updatedAt: deps.clock.now(),
   });
+  await recordAudit(deps.db, orgId, "model_settings.changed", actor, deps.clock.now(), null, {
+    action: "saved",
+    provider: input.provider,
+    model: input.model,
+    baseUrl: input.baseUrl?.replace(/[?#].*$/, "") ?? null,
+    apiKey: input.apiKey === undefined ? "kept" : input.apiKey === "" ? "removed" : "replaced",
+  });
 }
 
-export const forgetModel = (deps: ModelDeps, orgId: string) => deleteModelSettings(deps.db, orgId);
+/** Deletes the saved settings (audited); false when none were saved. */
+export async function forgetModel(deps: ModelDeps, orgId: string, actor: AuditActor): Promise<boolean> {
+  if (!(await deleteModelSettings(deps.db, orgId))) return false;
+  await recordAudit(deps.db, orgId, "model_settings.changed", actor, deps.clock.now(), null, { action: "deleted" });
+  return true;
+}
 
 export type TestOutcome = { ok: true; answer: string; model: string; tokensIn: number; tokensOut: number } | { ok: false; error: string };
 
