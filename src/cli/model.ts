@@ -5,7 +5,8 @@ import { type CliIo, type Env, type Flags, printJson, withStore } from "./suppor
 
 export async function testModelFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   const outcome = await withStore(env, async (db, org, config) => {
-    const model = await resolveModel({ db, config, clock: systemClock }, org.id);
+    const { outboundPolicy } = await import("../outbound-connector.ts");
+    const model = await resolveModel({ db, config, clock: systemClock, outbound: outboundPolicy(config.allowPrivateTargets) }, org.id);
     return { model, result: await testModel(model) };
   });
   if (flags.json) printJson(io, outcome.result);

@@ -34,6 +34,25 @@ async function signedInOwner(t: TestServer) {
 }
 const pong = () => ({ object: { answer: "pong" } });
 
+describe("an owner's saved model address goes through the outbound policy (SPEC §16; scripted model server)", () => {
+  it("refuses a loopback base URL saved in the settings unless ALLOW_PRIVATE_TARGETS is on, without a request reaching it", async () => {
+    model = await startScriptedModel(pong);
+    s = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: "false", ALLOW_PRIVATE_TARGETS: "false" } });
+    const { call } = await client(s, "operator", ["admin"]);
+    const saved = await call("/api/integrations/model", {
+      body: { provider: "openai-compatible", baseUrl: model.baseUrl, model: "owner-model", apiKey: OWNER_KEY },
+    });
+    expect(saved.status).toBe(200);
+    const test = await call("/api/integrations/model/test", { method: "POST" });
+    expect(test.json.ok).toBe(false);
+    expect(test.json.error).toContain("could not be reached");
+    expect(test.text).not.toContain(OWNER_KEY);
+    expect(model.requests).toHaveLength(0);
+    expect((await runModelAgent(s.deps, s.org, "growth")).status).toBe("error");
+    expect(model.requests).toHaveLength(0);
+  });
+});
+
 describe("model settings over REST (scripted model server)", () => {
   it("saves the settings with the key sealed, never returns it, and runs with them", async () => {
     model = await startScriptedModel(pong);

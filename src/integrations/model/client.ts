@@ -26,6 +26,11 @@ export interface ModelConnection {
   baseUrl: string | null;
   model: string;
   apiKey: string | null;
+  /**
+   * How requests reach the endpoint. Unset for the operator's environment settings (trusted, SPEC
+   * §16); an owner's saved base URL is user-supplied and goes through the outbound policy.
+   */
+  fetch?: typeof globalThis.fetch;
 }
 
 export const MAX_CONCURRENT_CALLS = 2;
@@ -40,13 +45,14 @@ export const callsInFlight = () => limiter.active();
 export function languageModel(c: ModelConnection): LanguageModel {
   const apiKey = c.apiKey ?? undefined;
   const baseURL = c.baseUrl ?? undefined;
+  const fetch = c.fetch;
   switch (c.provider) {
     case "anthropic":
-      return createAnthropic({ apiKey: apiKey ?? "none", baseURL })(c.model);
+      return createAnthropic({ apiKey: apiKey ?? "none", baseURL, fetch })(c.model);
     case "openai":
-      return createOpenAI({ apiKey: apiKey ?? "none", baseURL }).chat(c.model);
+      return createOpenAI({ apiKey: apiKey ?? "none", baseURL, fetch }).chat(c.model);
     default:
-      return createOpenAICompatible({ name: "crew-model", baseURL: baseURL ?? "", apiKey }).chatModel(c.model);
+      return createOpenAICompatible({ name: "crew-model", baseURL: baseURL ?? "", apiKey, fetch }).chatModel(c.model);
   }
 }
 

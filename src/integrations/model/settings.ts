@@ -10,8 +10,9 @@ import type { Clock } from "../../lib/clock.ts";
 import { type AuditActor, recordAudit } from "../../store/audit.ts";
 import type { Db } from "../../store/db.ts";
 import { deleteModelSettings, getModelSettings, saveModelSettings, tokensSince } from "../../store/model.ts";
+import { OutboundFailed, type OutboundPolicy, OutboundRefused, outboundFetch } from "../outbound.ts";
 import { open, SecretBoxError, seal } from "../secret-box.ts";
-import { callForObject, type ModelConnection } from "./client.ts";
+import { CALL_TIMEOUT_MS, callForObject, type ModelConnection } from "./client.ts";
 
 /** Tokens per organization per day when neither the environment nor the setting says. */
 export const DEFAULT_DAILY_TOKENS = 1_000_000;
@@ -20,6 +21,29 @@ export interface ModelDeps {
   db: Db;
   config: Config;
   clock: Clock;
+  /** The outbound policy for an owner's saved base URL; without one, only literal addresses can pass. */
+  outbound?: OutboundPolicy;
+}
+
+/** A model answer can be long: well above outboundFetch's default cap, still bounded. */
+const MODEL_RESPONSE_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * fetch for an owner-saved endpoint (SPEC §16: user-supplied addresses go through the policy;
+ * only the operator's environment is trusted). Refused and unreachable read the same to users.
+ */
+function policyFetch(policy: OutboundPolicy): typeof globalThis.fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    try {
+      return await outboundFetch(policy, url, { ...init, timeoutMs: CALL_TIMEOUT_MS, maxBytes: MODEL_RESPONSE_MAX_BYTES });
+    } catch (error) {
+      if (error instanceof OutboundRefused || error instanceof OutboundFailed) {
+        throw new Error(`${new URL(url).origin} could not be reached`, { cause: error });
+      }
+      throw error;
+    }
+  }) as typeof globalThis.fetch;
 }
 
 export interface ResolvedModel extends ModelConnection {
@@ -59,6 +83,7 @@ export async function resolveModel(deps: ModelDeps, orgId: string): Promise<Reso
     apiKey,
     source: "settings",
     dailyTokens: stored.dailyTokens ?? DEFAULT_DAILY_TOKENS,
+    fetch: policyFetch(deps.outbound ?? { allowPrivate: deps.config.allowPrivateTargets, resolve: async () => [] }),
   };
 }
 
