@@ -1,4 +1,4 @@
--- Crew schema, version 7 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 8 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -354,7 +354,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '7');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '8');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
@@ -469,3 +469,12 @@ CREATE INDEX IF NOT EXISTS audit_events_org ON audit_events (org_id, at, id);
 -- Organizations are named on the command line (`--org NAME`): names are unique.
 CREATE UNIQUE INDEX IF NOT EXISTS organizations_name ON organizations (name);
 -- Password reset links are sign_in_links with purpose 'reset'; deactivation is users.deactivated_at (step 7).
+
+-- Lists in the order they read them (migration step 8): contacts by name (web, GET
+-- /api/mcp/contacts) and most recently updated (model inputs), the feed newest first, handoffs
+-- by priority, the audit log newest first.
+CREATE INDEX IF NOT EXISTS contacts_by_name ON contacts (org_id, name_key, id);
+CREATE INDEX IF NOT EXISTS contacts_recent ON contacts (org_id, updated_at, id);
+CREATE INDEX IF NOT EXISTS insights_newest ON insights (org_id, id);
+CREATE INDEX IF NOT EXISTS handoffs_by_rank ON handoffs (org_id, priority_rank, id DESC);
+CREATE INDEX IF NOT EXISTS audit_events_newest ON audit_events (org_id, id);

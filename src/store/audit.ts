@@ -95,11 +95,19 @@ export async function recordAudit(
 }
 
 /** The organization's audit log, newest first. */
-export async function listAudit(db: Db, orgId: string, limit: number, before?: string): Promise<AuditEntry[]> {
+export async function listAudit(
+  db: Db,
+  orgId: string,
+  limit: number,
+  before?: string,
+  events?: readonly AuditEventName[],
+): Promise<AuditEntry[]> {
+  // Filtered in SQL, so older events of a kind are not lost behind a window of newer others.
+  const only = events?.length ? ` AND event IN (${events.map(() => "?").join(", ")})` : "";
   const rows = await db.all<AuditRow>(
     `SELECT id, org_id, at, event, actor_kind, actor_id, subject, detail FROM audit_events
-      WHERE org_id = ? AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?`,
-    [orgId, before ?? null, before ?? null, limit],
+      WHERE org_id = ? AND (? IS NULL OR id < ?)${only} ORDER BY id DESC LIMIT ?`,
+    [orgId, before ?? null, before ?? null, ...(events ?? []), limit],
   );
   return rows.map((r) => ({
     id: r.id,
@@ -115,12 +123,5 @@ export async function listAudit(db: Db, orgId: string, limit: number, before?: s
 
 /** Backups written on this deployment (they are recorded in the default organization's log), newest first. */
 export async function listBackupEvents(db: Db, orgId: string, limit: number): Promise<AuditEntry[]> {
-  const rows = await listAudit(db, orgId, 1000);
-  return rows.filter((e) => e.event === "backup.written" || e.event === "backup.restored").slice(0, limit);
-}
-
-/** Whether the user administers their organization (role owner, issue 13). */
-export async function isOrgOwner(db: Db, user: { id: string; orgId: string }): Promise<boolean> {
-  const row = await db.one<{ role: string }>("SELECT role FROM users WHERE id = ? AND org_id = ?", [user.id, user.orgId]);
-  return row?.role === "owner";
+  return listAudit(db, orgId, limit, undefined, ["backup.written", "backup.restored"]);
 }

@@ -43,8 +43,9 @@ export async function listContacts(
     args.push(pattern, pattern, pattern);
   }
   if (after) {
-    where.push("(name_key > ? OR (name_key = ? AND id > ?))");
-    args.push(after.nameKey, after.nameKey, after.id);
+    // A row value seeks on contacts_by_name; the equivalent OR form walks from the first row.
+    where.push("(name_key, id) > (?, ?)");
+    args.push(after.nameKey, after.id);
   }
   const rows = await db.all<{
     id: string;

@@ -133,6 +133,19 @@ export const ISSUE12_MODEL_SCHEMA: string[] = [
 ];
 
 /**
+ * Indexes in the order the lists added since version 1 read (issue 10's rule, applied to the web
+ * app's contacts, feed and handoffs, GET /api/mcp/contacts, the model's recent contacts and the
+ * audit log): each answers from an index instead of sorting the organization's whole table.
+ */
+export const LIST_ORDER_SCHEMA: string[] = [
+  "CREATE INDEX IF NOT EXISTS contacts_by_name ON contacts (org_id, name_key, id)",
+  "CREATE INDEX IF NOT EXISTS contacts_recent ON contacts (org_id, updated_at, id)",
+  "CREATE INDEX IF NOT EXISTS insights_newest ON insights (org_id, id)",
+  "CREATE INDEX IF NOT EXISTS handoffs_by_rank ON handoffs (org_id, priority_rank, id DESC)",
+  "CREATE INDEX IF NOT EXISTS audit_events_newest ON audit_events (org_id, id)",
+];
+
+/**
  * Follow-up to the merges of issues 13 and 14, which each stored deactivation and one-time links:
  * deactivation is `users.deactivated_at` alone (a deactivated user's password becomes unusable, as
  * issue 13 does it), and reset links become `sign_in_links` rows with purpose 'reset'.
@@ -156,9 +169,10 @@ export const migrations: Migration[] = [
   { version: 5, statements: ISSUE12_MODEL_SCHEMA },
   { version: 6, statements: ISSUE14_SCHEMA },
   { version: 7, statements: FOLD_USER_ADMIN_SCHEMA },
+  { version: 8, statements: LIST_ORDER_SCHEMA },
 ];
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {

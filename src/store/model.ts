@@ -6,6 +6,7 @@
 import type { InStatement } from "@libsql/client";
 import type { ModelProvider } from "../domain.ts";
 import type { Db } from "./db.ts";
+import type { ContactRecord } from "./listings.ts";
 
 export interface StoredModelSettings {
   provider: ModelProvider;
@@ -152,15 +153,8 @@ export function resolveModelAlertStatement(orgId: string, now: number): InStatem
   };
 }
 
-export interface ContactInput {
-  id: string;
-  name: string;
-  email: string | null;
-  company: string | null;
-  role: string | null;
-  relationship: string;
-  notes: string | null;
-}
+/** A contact as the model reads it: the stored record without its timestamps. */
+export type ContactInput = Omit<ContactRecord, "createdAt" | "updatedAt">;
 
 /** The organization's most recently touched contacts, what a model-backed run reads. */
 export async function recentContacts(db: Db, orgId: string, limit: number): Promise<ContactInput[]> {

@@ -3,29 +3,15 @@
  * (/settings/backups: written and restored, from the audit log, since the files live wherever
  * BACKUP_DIR points). Self-contained pages; the main navigation links them for owners.
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { html } from "hono/html";
-import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { type AuditEntry, isOrgOwner, listAudit, listBackupEvents } from "../store/audit.ts";
-import { ago, messagePage, renderPage } from "./layout.ts";
-import { accountOf, requirePageSession } from "./pages.ts";
+import { type AuditEntry, listAudit, listBackupEvents } from "../store/audit.ts";
+import { ago, renderPage } from "./layout.ts";
+import { requireOwner } from "./owner.ts";
+import { accountOf } from "./pages.ts";
 
 const PAGE_SIZE = 200;
-
-async function requireOwner(deps: AppDeps, c: Context<AppEnv>): Promise<ValidSession | Response> {
-  const found = await requirePageSession(deps, c);
-  if (found instanceof Response) return found;
-  if (await isOrgOwner(deps.db, found.user)) return found;
-  return messagePage(
-    c,
-    403,
-    "Owners only",
-    "This page is for the owner of the organization.",
-    { href: "/dashboard", label: "Back to the dashboard" },
-    accountOf(found),
-  );
-}
 
 const actorOf = (e: AuditEntry) => (e.actor.kind === "user" ? e.actor.userId : e.actor.kind);
 

@@ -9,6 +9,9 @@
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR } from "../../src/lib/clock.ts";
+import { listAudit, listBackupEvents } from "../../src/store/audit.ts";
+import { listHandoffs, listRecentInsights } from "../../src/store/listings.ts";
+import { recentContacts } from "../../src/store/model.ts";
 import { runRetention } from "../../src/store/retention.ts";
 import { type AgentsFixture, agentsServer } from "../helpers/agents.ts";
 import { connectHttp } from "../helpers/mcp.ts";
@@ -111,6 +114,22 @@ describe("query plans", () => {
     ]) {
       expect([200, 404], path).toContain((await call(path)).status);
     }
+    // The contacts list (REST twin of the web page): first page, a search, a cursor page.
+    await ok(call("/api/mcp/contacts", { body: { name: "Grace", email: "grace@example.com" } }));
+    const contacts = await ok(call("/api/mcp/contacts?limit=1"));
+    expect(contacts.json.nextCursor).toEqual(expect.any(String));
+    await ok(call(`/api/mcp/contacts?limit=1&cursor=${encodeURIComponent(contacts.json.nextCursor)}`));
+    await ok(call("/api/mcp/contacts?q=acme"));
+    // The web app's other lists and the model's inputs read the same store functions.
+    const insights = await listRecentInsights(s.db, s.org.id, 1, null);
+    await listRecentInsights(s.db, s.org.id, 1, insights.next);
+    for (const filter of [{}, { status: "queued" as const }, { status: "done" as const }, { to: "finance" }]) {
+      await listHandoffs(s.db, s.org.id, filter, 10);
+    }
+    await recentContacts(s.db, s.org.id, 10);
+    const audit = await listAudit(s.db, s.org.id, 1);
+    await listAudit(s.db, s.org.id, 1, audit[0]?.id ?? "aud_");
+    await listBackupEvents(s.db, s.org.id, 5);
     await ok(call(`/api/mcp/actions/${created[0].actionId}`, { method: "PATCH", body: { status: "done" } }));
     const run = await ok(call("/api/agents/finance/runs", { method: "POST" }));
     await ok(call(`/api/agents/finance/runs/${run.json.runId}/complete`, { body: { status: "ok", summary: "done" } }));
