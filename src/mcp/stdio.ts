@@ -52,6 +52,8 @@ export async function runStdioServer(
     },
     peek: () => authenticateBearer(db, config, header, clock.now()),
     requestId: () => newId("req", clock.now()),
+    // One client per process: what it declared at initialize holds for the whole session.
+    clientCapabilities: () => server.getClientCapabilities(),
   };
 
   const server = buildMcpServer(booted.deps, buildToolCatalog(operations, config.baseUrl), () => session);
