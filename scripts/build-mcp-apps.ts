@@ -8,8 +8,9 @@
  * Each document gets a Content-Security-Policy allowing only its own script and style (by hash):
  * no host of any kind, whatever the host's sandbox adds.
  */
-import { createHash } from "node:crypto";
+
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
