@@ -77,6 +77,7 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
   server.setRequestHandler(InitializeRequestSchema, async (request, extra) => {
     const session = sessionOf(extra);
     const asked = request.params.protocolVersion;
+    session.initialized?.(request.params.capabilities);
     let instructions = INSTRUCTIONS;
     try {
       instructions = instructionsFor(await (session.peek ? session.peek() : session.principal()));

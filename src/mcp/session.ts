@@ -13,6 +13,8 @@ export interface McpSession {
    * process). Absent on stateless HTTP, where a request after `initialize` carries none.
    */
   clientCapabilities?(): ClientCapabilities | undefined;
+  /** Told what the client declared at `initialize`, for transports that keep it. */
+  initialized?(capabilities: ClientCapabilities): void;
 }
 
 /** The caller of one request, found from what the SDK hands every handler (its JSON-RPC id). */
