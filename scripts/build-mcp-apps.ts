@@ -50,8 +50,8 @@ async function document(name: string, style: string): Promise<string> {
   // Functions as replacements: `$` in the code is never read as a replacement pattern.
   return readFileSync(join(VIEW, `${name}.html`), "utf8")
     .replace(`content="default-src 'none'"`, () => `content="${csp}"`)
-    .replace("/* crew:style */", () => style)
-    .replace("/* crew:script */", () => code);
+    .replace("<style></style>", () => `<style>${style}</style>`)
+    .replace("<script></script>", () => `<script>${code}</script>`);
 }
 
 /** The documents as built from the sources now (compared, as values, with the generated module by the tests). */

@@ -5,6 +5,7 @@
  * no change at all for a stdio client without the extension. The browser side is
  * test/mcp/apps-browser.test.ts.
  */
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -79,6 +80,9 @@ describe("MCP Apps over HTTP", () => {
       // The document's own policy: nothing but its inline script and style, by hash.
       const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? "";
       expect(csp).toMatch(/^default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+';/);
+      const script = /<script>([\s\S]+?)<\/script>/.exec(html)?.[1] ?? "";
+      expect(script.length).toBeGreaterThan(1000);
+      expect(csp).toContain(`script-src 'sha256-${createHash("sha256").update(script).digest("base64")}'`);
       expect(featuresOf(html)).toEqual({ updateAction: true, snooze: false, updateSuggestion: false, suggestions: true });
     }
 
