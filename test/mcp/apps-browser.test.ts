@@ -100,7 +100,8 @@ const mount = async (uri: string, tool: string, hostContext: Record<string, unkn
     hostContext,
   });
 
-describe("MCP Apps in Chromium through the ext-apps host bridge", () => {
+// A browser and three processes on a loaded machine: more time than the default per test.
+describe("MCP Apps in Chromium through the ext-apps host bridge", { timeout: 90_000 }, () => {
   it("briefing app: the text renders, a title stays text, Done finishes the action (seen over REST)", async () => {
     const briefing = (await callTool(admin, "crew_briefing")).structuredContent as { briefing: string };
     const frame = await mount("ui://crew/briefing", "crew_briefing");
