@@ -18,7 +18,7 @@ import type { WordsFor } from "./model-words.ts";
 export interface BriefingBody {
   briefing: string;
   recommendations: string[];
-  pendingActions: { title: string; priority: string; source: string }[];
+  pendingActions: { id: string; title: string; priority: string; source: string }[];
 }
 
 export async function composeBriefing(db: Db, orgId: string, userName: string, since: number, now: number): Promise<BriefingBody> {
@@ -27,7 +27,7 @@ export async function composeBriefing(db: Db, orgId: string, userName: string, s
     listInsightsSince(db, orgId, since, 20),
     listOpenSuggestions(db, orgId, undefined, 10),
   ]);
-  const pendingActions = actions.map((a) => ({ title: a.title, priority: a.priority, source: a.source }));
+  const pendingActions = actions.map((a) => ({ id: a.id, title: a.title, priority: a.priority, source: a.source }));
   const recommendations = suggestions.map((s) => s.title);
 
   const lines: string[] = [`Good morning${userName ? `, ${userName}` : ""}. Here is your briefing for ${iso(now).slice(0, 10)}.`];

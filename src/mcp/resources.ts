@@ -12,6 +12,7 @@ import {
   ListResourceTemplatesRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -140,22 +141,34 @@ export async function principalOf(session: McpSession): Promise<Principal> {
   }
 }
 
+/** Resources beside the registry's (the MCP Apps documents, src/mcp/apps/), as offered to one session. */
+export interface ExtraResources {
+  list(principal: Principal): Resource[];
+  /** The resource, or null when the URI is not one of these. */
+  read(uri: string, principal: Principal): ReadResourceResult | null;
+}
+
 /** Registers resources/list, resources/templates/list and resources/read on a server declaring `resources`. */
 export function registerResources(
   server: Server,
   catalog: McpResource[],
   sessionOf: SessionOf,
   context: () => Omit<OperationContext, "via" | "principal" | "requestId">,
+  extraFor: (session: McpSession) => ExtraResources | null = () => null,
 ): void {
-  server.setRequestHandler(ListResourcesRequestSchema, async (_r, extra) => ({
-    resources: listResources(catalog, await principalOf(sessionOf(extra))),
-  }));
+  server.setRequestHandler(ListResourcesRequestSchema, async (_r, extra) => {
+    const session = sessionOf(extra);
+    const principal = await principalOf(session);
+    return { resources: [...listResources(catalog, principal), ...(extraFor(session)?.list(principal) ?? [])] };
+  });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_r, extra) => ({
     resourceTemplates: listResourceTemplates(catalog, await principalOf(sessionOf(extra))),
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const session = sessionOf(extra);
     const principal = await principalOf(session);
+    const found = extraFor(session)?.read(request.params.uri, principal);
+    if (found) return found;
     return readResource(catalog, request.params.uri, { ...context(), principal, requestId: session.requestId() });
   });
 }

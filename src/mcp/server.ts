@@ -17,6 +17,7 @@ import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../http/errors.ts";
 import { API_VERSION } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
+import { appsOffered, mcpApps, withAppMeta } from "./apps/documents.ts";
 import { registerCompletions } from "./completions.ts";
 import { icons } from "./icons.ts";
 import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
@@ -76,6 +77,7 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
   server.setRequestHandler(InitializeRequestSchema, async (request, extra) => {
     const session = sessionOf(extra);
     const asked = request.params.protocolVersion;
+    session.initialized?.(request.params.capabilities);
     let instructions = INSTRUCTIONS;
     try {
       instructions = instructionsFor(await (session.peek ? session.peek() : session.principal()));
@@ -91,15 +93,19 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    const principal = await principalOf(sessionOf(extra));
-    const tools = visibleTools(catalog, principal);
+    const session = sessionOf(extra);
+    const principal = await principalOf(session);
+    const visible = visibleTools(catalog, principal);
+    const tools = appsOffered(session.clientCapabilities?.()) ? withAppMeta(visible) : visible;
     // An empty list cannot say why by itself; `_meta` carries the reason for clients and people who look.
     return tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } };
   });
 
   const { db, clock, config, log, events, outbound } = deps;
   const context = () => ({ db, clock, config, log, events, outbound });
-  registerResources(server, resourceCatalog, sessionOf, context);
+  // MCP Apps (src/mcp/apps/): only to clients that may have the extension.
+  const apps = mcpApps(catalog);
+  registerResources(server, resourceCatalog, sessionOf, context, (session) => (appsOffered(session.clientCapabilities?.()) ? apps : null));
   registerPrompts(server, PROMPTS, sessionOf, context);
   registerCompletions(server, PROMPTS, resourceCatalog);
 

@@ -1,5 +1,5 @@
 /** Who an MCP request acts for: each transport (HTTP per request, stdio per process) decides how. */
-import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../auth/access.ts";
 
 export interface McpSession {
@@ -8,6 +8,13 @@ export interface McpSession {
   /** The caller without counting a request, for `initialize`'s instructions; defaults to principal(). */
   peek?(): Promise<Principal>;
   requestId(): string;
+  /**
+   * What the client declared at `initialize`, where the transport keeps it (stdio: one client per
+   * process). Absent on stateless HTTP, where a request after `initialize` carries none.
+   */
+  clientCapabilities?(): ClientCapabilities | undefined;
+  /** Told what the client declared at `initialize`, for transports that keep it. */
+  initialized?(capabilities: ClientCapabilities): void;
 }
 
 /** The caller of one request, found from what the SDK hands every handler (its JSON-RPC id). */

@@ -5,6 +5,7 @@
  * only; logs go to stderr.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../auth/access.ts";
 import { admit } from "../auth/admit.ts";
 import { authenticateBearer } from "../auth/bearer.ts";
@@ -46,12 +47,18 @@ export async function runStdioServer(
     log.warn("this user's plan includes no MCP tools; tools/list will be empty", { plan: principal.plan });
   }
 
+  let declared: ClientCapabilities | undefined;
   const session: McpSession = {
     async principal() {
       return (await admit(booted.deps, header)).principal;
     },
     peek: () => authenticateBearer(db, config, header, clock.now()),
     requestId: () => newId("req", clock.now()),
+    // One client per process: what it declared at initialize holds for the whole session.
+    initialized: (capabilities) => {
+      declared = capabilities;
+    },
+    clientCapabilities: () => declared,
   };
 
   const server = buildMcpServer(booted.deps, buildToolCatalog(operations, config.baseUrl), () => session);

@@ -66,7 +66,15 @@ export const Briefing = v.object({
   id: v.string(),
   briefing: v.string(),
   recommendations: v.pipe(v.array(v.string()), v.description("Open suggestions' titles, highest priority first.")),
-  pendingActions: v.array(v.object({ title: v.string(), priority: Priority, source: v.string() })),
+  pendingActions: v.array(
+    v.object({
+      // Absent only in briefings stored before actions carried it.
+      id: v.optional(v.pipe(v.string(), v.description("The action's id (act_…), for crew_update_action."))),
+      title: v.string(),
+      priority: Priority,
+      source: v.string(),
+    }),
+  ),
   generatedAt: DateTime,
 });
 

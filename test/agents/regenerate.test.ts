@@ -30,7 +30,12 @@ describe("regeneration", () => {
 
     const briefing = (await f.call("/api/mcp/briefing")).json;
     expect(briefing.generatedAt).toBe(new Date(f.s.clock.now()).toISOString());
-    expect(briefing.pendingActions[0]).toEqual({ title: "Payment provider is down", priority: "critical", source: "api" });
+    expect(briefing.pendingActions[0]).toEqual({
+      id: expect.stringMatching(/^act_/),
+      title: "Payment provider is down",
+      priority: "critical",
+      source: "api",
+    });
     expect(briefing.briefing).toContain("Critical: Payment provider is down.");
     const forSecond = await rows(f.s.db, "SELECT body FROM briefings WHERE user_id = ? ORDER BY generated_at DESC LIMIT 1", [second.id]);
     expect(JSON.parse(forSecond[0]?.body as string).pendingActions[0].title).toBe("Payment provider is down");

@@ -1228,6 +1228,8 @@ export interface operations {
                         /** @description Open suggestions' titles, highest priority first. */
                         recommendations: string[];
                         pendingActions: {
+                            /** @description The action's id (act_…), for crew_update_action. */
+                            id?: string;
                             title: string;
                             /** @enum {string} */
                             priority: "critical" | "high" | "medium" | "low";

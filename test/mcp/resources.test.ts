@@ -82,7 +82,8 @@ afterAll(async () => {
 
 describe("resources", () => {
   it("lists the fixed resources and the templates, JSON, with titles and descriptions", async () => {
-    const { resources } = await admin.listResources();
+    // Beside these, the MCP Apps documents (ui://, test/mcp/apps.test.ts).
+    const resources = (await admin.listResources()).resources.filter((r) => r.uri.startsWith("crew://"));
     expect(resources.map((r) => r.uri).sort()).toEqual(["crew://agents", "crew://briefing", "crew://profile"]);
     for (const r of resources)
       expect(r).toMatchObject({ mimeType: "application/json", name: expect.any(String), description: expect.any(String) });
@@ -218,7 +219,7 @@ describe("what each plan sees", () => {
   it("a pro key sees the read-tier resources and prompts only", async () => {
     const { key } = await s.userWithKey("pro", ["read"]);
     const pro = await client(key);
-    expect((await pro.listResources()).resources).toHaveLength(3);
+    expect((await pro.listResources()).resources.filter((r) => r.uri.startsWith("crew://"))).toHaveLength(3);
     expect((await pro.listResourceTemplates()).resourceTemplates).toHaveLength(3);
     expect((await pro.listPrompts()).prompts.map((p) => p.name)).toEqual(["plan_my_day", "review_queue", "weekly_review"]);
     await expect(pro.getPrompt({ name: "hand_off", arguments: { to: "sales", title: "x" } })).rejects.toMatchObject({

@@ -277,7 +277,12 @@ describe("GET /api/mcp/briefing", () => {
     expect(first.json.id).toMatch(/^brf_[0-9A-Z]{26}$/);
     expect(first.json.generatedAt).toBe(iso(s.clock.now()));
     const titles = first.json.pendingActions.map((a: any) => a.title);
-    expect(first.json.pendingActions[0]).toEqual({ title: "Sign the Acme renewal", priority: "critical", source: "api" });
+    expect(first.json.pendingActions[0]).toEqual({
+      id: expect.stringMatching(/^act_/),
+      title: "Sign the Acme renewal",
+      priority: "critical",
+      source: "api",
+    });
     expect(titles).not.toContain("Already done");
     expect(titles.indexOf("Prepare board deck")).toBeLessThan(titles.indexOf("Tidy the CRM"));
     expect(first.json.briefing).toMatch(/Critical: Sign the Acme renewal/);
