@@ -143,7 +143,9 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
         enableJsonResponse: mode === "json",
         maxRequestBodySize: MAX_BODY_BYTES,
       });
-      shared.attach(transport, { principal: async () => principal, requestId: () => requestId });
+      // Without the header a client speaks 2025-03-26 (MCP 2025-06-18, "Protocol Version Header").
+      const protocolVersion = c.req.header("mcp-protocol-version") ?? "2025-03-26";
+      shared.attach(transport, { principal: async () => principal, requestId: () => requestId, protocolVersion: () => protocolVersion });
       // No close(): once the responses are written nothing stays open (a JSON body, or an SSE stream
       // the transport ends after the last response, no keep-alive timer); the shared transport
       // forgets each request as its response is sent, and this transport is garbage after that.

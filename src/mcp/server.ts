@@ -23,7 +23,7 @@ import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { PROMPTS, registerPrompts } from "./prompts.ts";
 import { buildResourceCatalog, principalOf, registerResources } from "./resources.ts";
 import type { SessionOf } from "./session.ts";
-import { callTool, type McpTool, toolError, visibleTools } from "./tools.ts";
+import { callTool, type McpTool, resultFeatures, toolError, visibleTools } from "./tools.ts";
 
 /** SPEC §7. The SDK also speaks 2024 versions; Crew does not, so they are refused or negotiated up. */
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
@@ -82,8 +82,10 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
     }
+    const protocolVersion = isSupportedProtocolVersion(asked) ? asked : LATEST_PROTOCOL_VERSION;
+    session.negotiated?.(protocolVersion);
     return {
-      protocolVersion: isSupportedProtocolVersion(asked) ? asked : LATEST_PROTOCOL_VERSION,
+      protocolVersion,
       capabilities: CAPABILITIES,
       serverInfo,
       instructions,
@@ -117,7 +119,8 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
       if (error instanceof ApiError) return toolError(error.code, error.message, { request_id: requestId });
       throw error;
     }
-    return callTool(tool, request.params.arguments, { db, clock, config, log, events, outbound, principal, requestId });
+    const ctx = { db, clock, config, log, events, outbound, principal, requestId };
+    return callTool(tool, request.params.arguments, ctx, resultFeatures(session.protocolVersion()));
   });
 
   return server;

@@ -8,6 +8,13 @@ export interface McpSession {
   /** The caller without counting a request, for `initialize`'s instructions; defaults to principal(). */
   peek?(): Promise<Principal>;
   requestId(): string;
+  /**
+   * The protocol version this request speaks, which decides what its results may contain
+   * (2025-03-26 has no `resource_link`). HTTP reads it per request; stdio keeps what initialize negotiated.
+   */
+  protocolVersion(): string;
+  /** Called by initialize with the version it negotiated (stdio remembers it; HTTP has it per request). */
+  negotiated?(version: string): void;
 }
 
 /** The caller of one request, found from what the SDK hands every handler (its JSON-RPC id). */

@@ -46,12 +46,18 @@ export async function runStdioServer(
     log.warn("this user's plan includes no MCP tools; tools/list will be empty", { plan: principal.plan });
   }
 
+  // Until initialize says otherwise, what the oldest version Crew speaks allows.
+  let protocolVersion = "2025-03-26";
   const session: McpSession = {
     async principal() {
       return (await admit(booted.deps, header)).principal;
     },
     peek: () => authenticateBearer(db, config, header, clock.now()),
     requestId: () => newId("req", clock.now()),
+    protocolVersion: () => protocolVersion,
+    negotiated(version) {
+      protocolVersion = version;
+    },
   };
 
   const server = buildMcpServer(booted.deps, buildToolCatalog(operations, config.baseUrl), () => session);

@@ -27,6 +27,7 @@ function recorder() {
 const session = (name: string): McpSession => ({
   principal: async () => ({ email: name }) as unknown as Principal,
   requestId: () => `req_${name}`,
+  protocolVersion: () => "2025-11-25",
 });
 
 async function sharedServer() {
