@@ -4,7 +4,8 @@
  * accepts only SSE, no session id). Guards in the order they apply:
  *
  *   CORS (every response; preflight answered here) → Origin (403, DNS rebinding) → method (405)
- *   → credential (401) → quota (429) → Accept (406) → MCP-Protocol-Version (400, see negotiate.ts)
+ *   → credential (401) → quota (429; a batch's further requests, see batch-quota.ts) → Accept (406)
+ *   → MCP-Protocol-Version (400, see negotiate.ts)
  *   → transport (415/413/…) → tools.
  *
  * CORS and the Origin check combine as follows: a preflight is answered for any origin (it grants
@@ -21,6 +22,7 @@ import { isJsonMediaType, readBodyText } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
+import { chargeBatch } from "./batch-quota.ts";
 import { iconRoutes } from "./icons.ts";
 import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
 import { buildMcpServer, PROTOCOL_VERSIONS } from "./server.ts";
@@ -119,6 +121,8 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       const body = await readMessage(c.req.raw);
       if (body && !body.ok) return body.response;
       const parsedBody = body?.parsed;
+      const principal = c.get("principal");
+      const batchHeaders = await chargeBatch(deps, principal, parsedBody);
       const version = checkProtocolVersion(c.req.raw, parsedBody);
       if (version.kind === "unsupported") {
         return jsonRpcError(
@@ -136,7 +140,6 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
         // The body was read above (or is not JSON and is refused by the transport before it is read).
         request = body ? new Request(request.url, { method: "POST", headers }) : new Request(request, { headers });
       }
-      const principal = c.get("principal");
       const requestId = c.get("requestId");
       await connected;
       const transport = new WebStandardStreamableHTTPServerTransport({
@@ -149,7 +152,9 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       // No close(): once the responses are written nothing stays open (a JSON body, or an SSE stream
       // the transport ends after the last response, no keep-alive timer); the shared transport
       // forgets each request as its response is sent, and this transport is garbage after that.
-      return transport.handleRequest(request, body ? { parsedBody } : undefined);
+      const response = await transport.handleRequest(request, body ? { parsedBody } : undefined);
+      if (batchHeaders) for (const [name, value] of Object.entries(batchHeaders)) response.headers.set(name, value);
+      return response;
     });
     // GET would open an SSE stream that never ends, DELETE ends a session that stateless mode never has.
     router.all(path, methodNotAllowed(["POST", "OPTIONS"]));
