@@ -14,7 +14,9 @@
  * Browser clients such as MCP Inspector (http://localhost:6274) therefore work once their origin is
  * listed in ALLOWED_ORIGINS; server-side clients send no Origin and are not affected.
  */
+
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { protect } from "../auth/protect.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
@@ -24,6 +26,7 @@ import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
 import { chargeBatch } from "./batch-quota.ts";
 import { iconRoutes } from "./icons.ts";
+import { modernAuthInfo, modernHandler } from "./modern.ts";
 import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
 import { buildMcpServer, PROTOCOL_VERSIONS } from "./server.ts";
 import { SharedServerTransport } from "./shared-transport.ts";
@@ -45,7 +48,8 @@ const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
   // GET and DELETE are allowed through the preflight so a browser client sees our 405, not a CORS failure.
   "Access-Control-Allow-Methods": "POST, GET, DELETE, OPTIONS",
-  "Access-Control-Allow-Headers": "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+  "Access-Control-Allow-Headers":
+    "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID",
   "Access-Control-Max-Age": "86400",
 };
 
@@ -108,6 +112,7 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const shared = new SharedServerTransport();
   const server = buildMcpServer(deps, catalog, (extra) => shared.sessionOf(extra.requestId));
   const connected = server.connect(shared);
+  const modern = modernHandler(deps, catalog);
 
   router.route("/", iconRoutes());
   for (const path of PATHS) {
@@ -123,6 +128,16 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       const parsedBody = body?.parsed;
       const principal = c.get("principal");
       const batchHeaders = await chargeBatch(deps, principal, parsedBody);
+      if (body && !(await isLegacyRequest(c.req.raw, parsedBody))) {
+        const caller = { principal, requestId: c.get("requestId") };
+        const headers = new Headers(c.req.raw.headers);
+        if (!hasTransportAccept(accept)) headers.set("accept", TRANSPORT_ACCEPT);
+        const request = new Request(c.req.raw.url, { method: "POST", headers });
+        const token = (c.req.header("authorization") ?? "").replace(/^Bearer\s+/i, "");
+        const response = await modern.fetch(request, { parsedBody, authInfo: modernAuthInfo(caller, token) });
+        if (batchHeaders) for (const [name, value] of Object.entries(batchHeaders)) response.headers.set(name, value);
+        return response;
+      }
       const version = checkProtocolVersion(c.req.raw, parsedBody);
       if (version.kind === "unsupported") {
         return jsonRpcError(

@@ -30,7 +30,7 @@ export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as c
 export const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
 export const isSupportedProtocolVersion = (v: string): boolean => (PROTOCOL_VERSIONS as readonly string[]).includes(v);
 
-const SERVER_INFO = { name: "crew", title: "Crew", version: API_VERSION };
+export const SERVER_INFO = { name: "crew", title: "Crew", version: API_VERSION };
 
 /**
  * `logging` costs nothing (the SDK answers logging/setLevel) and lets clients set a level without an
