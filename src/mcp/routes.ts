@@ -163,7 +163,11 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       });
       // Without the header a client speaks 2025-03-26 (MCP 2025-06-18, "Protocol Version Header").
       const protocolVersion = c.req.header("mcp-protocol-version") ?? "2025-03-26";
-      shared.attach(transport, { principal: async () => principal, requestId: () => requestId, protocolVersion: () => protocolVersion });
+      shared.attach(
+        transport,
+        { principal: async () => principal, requestId: () => requestId, protocolVersion: () => protocolVersion },
+        `${principal.credential.type}:${principal.credential.id}`,
+      );
       // No close(): once the responses are written nothing stays open (a JSON body, or an SSE stream
       // the transport ends after the last response, no keep-alive timer); the shared transport
       // forgets each request as its response is sent, and this transport is garbage after that.

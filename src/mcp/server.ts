@@ -9,7 +9,9 @@ import {
   ErrorCode,
   InitializeRequestSchema,
   ListToolsRequestSchema,
+  LoggingLevelSchema,
   McpError,
+  SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Principal } from "../auth/access.ts";
@@ -92,6 +94,14 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
     };
   });
 
+  // The SDK keeps the level per session id, and a stateless request has none: every caller would
+  // share one level. Crew sends no log messages, so a valid level is acknowledged and kept nowhere.
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    if (!LoggingLevelSchema.safeParse(request.params.level).success)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown logging level: ${request.params.level}.`);
+    return {};
+  });
+
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     const principal = await principalOf(sessionOf(extra));
     const tools = visibleTools(catalog, principal);
@@ -119,6 +129,9 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
       if (error instanceof ApiError) return toolError(error.code, error.message, { request_id: requestId });
       throw error;
     }
+    // Cancelled while waiting for its caller (shared-transport.ts): not started, so not performed.
+    if (extra.signal.aborted)
+      return toolError("cancelled", "The client cancelled this request; nothing was done.", { request_id: requestId });
     const ctx = { db, clock, config, log, events, outbound, principal, requestId };
     return callTool(tool, request.params.arguments, ctx, resultFeatures(session.protocolVersion()));
   });
