@@ -17,13 +17,14 @@ import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { getPrompt, listPrompts, PROMPTS } from "./prompts.ts";
 import { buildResourceCatalog, listResources, listResourceTemplates, readResource } from "./resources.ts";
 import { SERVER_INFO } from "./server.ts";
+import type { OrgSubscriptions } from "./subscriptions.ts";
 import { callTool, type McpTool, resultFeatures, visibleTools } from "./tools.ts";
 
 /** The revision this leg speaks. */
 export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 
 /** Logging is deprecated in 2026-07-28 and not offered to that era; list changes arrive through subscriptions. */
-const CAPABILITIES = { tools: {}, resources: {}, prompts: {}, completions: {} };
+const CAPABILITIES = { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {} };
 
 /**
  * Every list depends on the credential (plan ∩ scopes), so no shared cache may keep it. A minute
@@ -60,7 +61,7 @@ export const modernAuthInfo = (caller: ModernCaller, token: string): AuthInfo =>
   extra: { crew: caller },
 });
 
-export function modernHandler(deps: AppDeps, catalog: Map<string, McpTool>): McpHttpHandler {
+export function modernHandler(deps: AppDeps, catalog: Map<string, McpTool>, bus: OrgSubscriptions): McpHttpHandler {
   const serverInfo = { ...SERVER_INFO, icons: icons(deps.config.baseUrl, "crew") };
   const resources = buildResourceCatalog(operations);
   const { db, clock, config, log, events, outbound } = deps;
@@ -98,7 +99,7 @@ export function modernHandler(deps: AppDeps, catalog: Map<string, McpTool>): Mcp
       );
       return server;
     },
-    { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024 },
+    { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024, bus },
   );
 }
 

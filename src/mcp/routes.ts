@@ -30,6 +30,7 @@ import { modernAuthInfo, modernHandler } from "./modern.ts";
 import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
 import { buildMcpServer, PROTOCOL_VERSIONS } from "./server.ts";
 import { SharedServerTransport } from "./shared-transport.ts";
+import { callers, MAX_STREAMS_PER_USER, OrgSubscriptions } from "./subscriptions.ts";
 import { buildToolCatalog } from "./tools.ts";
 
 /** Both spellings answer the same: a redirect between them breaks clients (FIELD-NOTES). */
@@ -83,6 +84,9 @@ const jsonRpcError = (status: number, message: string, code = -32000) =>
     headers: { "Content-Type": "application/json" },
   });
 
+const isListen = (body: unknown) =>
+  typeof body === "object" && body !== null && (body as { method?: unknown }).method === "subscriptions/listen";
+
 type BodyRead = { ok: true; parsed: unknown } | { ok: false; response: Response } | null;
 
 /**
@@ -112,7 +116,8 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const shared = new SharedServerTransport();
   const server = buildMcpServer(deps, catalog, (extra) => shared.sessionOf(extra.requestId));
   const connected = server.connect(shared);
-  const modern = modernHandler(deps, catalog);
+  const subscriptions = new OrgSubscriptions(deps.db, (error) => deps.log.error("subscription poll failed", { error: String(error) }));
+  const modern = modernHandler(deps, catalog, subscriptions);
 
   router.route("/", iconRoutes());
   for (const path of PATHS) {
@@ -130,11 +135,17 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       const batchHeaders = await chargeBatch(deps, principal, parsedBody);
       if (body && !(await isLegacyRequest(c.req.raw, parsedBody))) {
         const caller = { principal, requestId: c.get("requestId") };
+        if (isListen(parsedBody) && subscriptions.streamsOf(principal.userId) >= MAX_STREAMS_PER_USER) {
+          return jsonRpcError(429, `At most ${MAX_STREAMS_PER_USER} subscription streams per user are open at once; close one first.`);
+        }
         const headers = new Headers(c.req.raw.headers);
         if (!hasTransportAccept(accept)) headers.set("accept", TRANSPORT_ACCEPT);
-        const request = new Request(c.req.raw.url, { method: "POST", headers });
+        // The client's signal, so a stream ends when the client goes away.
+        const request = new Request(c.req.raw.url, { method: "POST", headers, signal: c.req.raw.signal });
         const token = (c.req.header("authorization") ?? "").replace(/^Bearer\s+/i, "");
-        const response = await modern.fetch(request, { parsedBody, authInfo: modernAuthInfo(caller, token) });
+        const response = await callers.run({ principal }, () =>
+          modern.fetch(request, { parsedBody, authInfo: modernAuthInfo(caller, token) }),
+        );
         if (batchHeaders) for (const [name, value] of Object.entries(batchHeaders)) response.headers.set(name, value);
         return response;
       }
