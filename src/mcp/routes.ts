@@ -16,7 +16,7 @@
  */
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isLegacyRequest } from "@modelcontextprotocol/server";
+import { isLegacyRequest, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { protect } from "../auth/protect.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
@@ -28,7 +28,7 @@ import { chargeBatch } from "./batch-quota.ts";
 import { iconRoutes } from "./icons.ts";
 import { modernAuthInfo, modernHandler } from "./modern.ts";
 import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
-import { buildMcpServer, PROTOCOL_VERSIONS } from "./server.ts";
+import { buildMcpServer, isSupportedProtocolVersion, PROTOCOL_VERSIONS } from "./server.ts";
 import { SharedServerTransport } from "./shared-transport.ts";
 import { callers, MAX_STREAMS_PER_USER, OrgSubscriptions } from "./subscriptions.ts";
 import { buildToolCatalog } from "./tools.ts";
@@ -84,6 +84,17 @@ const jsonRpcError = (status: number, message: string, code = -32000) =>
     headers: { "Content-Type": "application/json" },
   });
 
+/**
+ * Whether the SDK's classification could call this request modern: only a body with the
+ * per-request `_meta` envelope, a batch, or a 2026-era header can be. The common 2025 request skips
+ * the classifier (its cost is per request), the rest get its exact verdict.
+ */
+function mayBeModern(header: string | undefined, body: unknown): boolean {
+  if (Array.isArray(body) || (header !== undefined && !isSupportedProtocolVersion(header))) return true;
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+}
+
 const isListen = (body: unknown) =>
   typeof body === "object" && body !== null && (body as { method?: unknown }).method === "subscriptions/listen";
 
@@ -133,7 +144,7 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       const parsedBody = body?.parsed;
       const principal = c.get("principal");
       const batchHeaders = await chargeBatch(deps, principal, parsedBody);
-      if (body && !(await isLegacyRequest(c.req.raw, parsedBody))) {
+      if (body && mayBeModern(c.req.header("mcp-protocol-version"), parsedBody) && !(await isLegacyRequest(c.req.raw, parsedBody))) {
         const caller = { principal, requestId: c.get("requestId") };
         if (isListen(parsedBody) && subscriptions.streamsOf(principal.userId) >= MAX_STREAMS_PER_USER) {
           return jsonRpcError(429, `At most ${MAX_STREAMS_PER_USER} subscription streams per user are open at once; close one first.`);
