@@ -12,6 +12,7 @@ import type { Principal } from "../auth/access.ts";
 import type { AppDeps } from "../deps.ts";
 import { operations } from "../operations/index.ts";
 import { complete } from "./completions.ts";
+import { confirmationFor } from "./confirmations.ts";
 import { icons } from "./icons.ts";
 import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { getPrompt, listPrompts, PROMPTS } from "./prompts.ts";
@@ -80,9 +81,18 @@ export function modernHandler(deps: AppDeps, catalog: Map<string, McpTool>, bus:
         // v1 and v2 type the same JSON differently; the values are the 2025 server's.
         return (tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } }) as never;
       });
-      server.setRequestHandler("tools/call", async (request) => {
+      server.setRequestHandler("tools/call", async (request, sctx) => {
         const tool = catalog.get(request.params.name);
         if (!tool) throw unknownTool(request.params.name);
+        const args = request.params.arguments ?? {};
+        const asked = await confirmationFor(tool, args, {
+          db,
+          baseUrl: config.baseUrl,
+          principal,
+          elicitation: server.getClientCapabilities()?.elicitation,
+          inputResponses: sctx.mcpReq.inputResponses,
+        });
+        if (asked) return asked as never;
         return (await callTool(tool, request.params.arguments, ctx, resultFeatures(MODERN_PROTOCOL_VERSION))) as never;
       });
       server.setRequestHandler("resources/list", async () => ({ resources: listResources(resources, principal) }));
