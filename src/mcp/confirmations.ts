@@ -6,12 +6,14 @@
  *
  * - `crew_calendar_create` asks to confirm title, start and end; decline or cancel create nothing
  *   and say so.
+ * - `crew_update_action` asks before dismissing a critical action; decline or cancel leave it.
  * - With no calendar connected, a client that takes URL elicitations is sent to
  *   `{base}/settings/calendar`; after it, the call runs (and says how to connect if still none).
  */
 import { type CallToolResult, inputRequired, inputResponse } from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import type { Principal } from "../auth/access.ts";
+import { findAction } from "../store/actions.ts";
 import type { Db } from "../store/db.ts";
 import { hasIntegration } from "../store/integrations.ts";
 import type { McpTool } from "./tools.ts";
@@ -32,11 +34,36 @@ export interface ConfirmationContext {
   inputResponses: Record<string, unknown> | undefined;
 }
 
-const CONFIRM_SCHEMA = {
+const confirmSchema = (title: string) => ({
   type: "object" as const,
-  properties: { confirm: { type: "boolean" as const, title: "Create this event", default: true } },
+  properties: { confirm: { type: "boolean" as const, title, default: true } },
   required: ["confirm"],
-};
+});
+const CONFIRM_SCHEMA = confirmSchema("Create this event");
+
+/** Dismissing a critical action is asked first; any other update runs as sent. */
+async function confirmDismissal(args: Record<string, unknown>, ctx: ConfirmationContext) {
+  if (args.status !== "dismissed" || typeof args.id !== "string") return null;
+  const action = await findAction(ctx.db, ctx.principal.orgId, args.id);
+  if (action?.priority !== "critical" || action.status === "dismissed") return null; // the tool answers as usual
+  const answer = inputResponse(ctx.inputResponses, "confirm");
+  if (answer.kind === "missing") {
+    return inputRequired({
+      inputRequests: {
+        confirm: inputRequired.elicit({
+          message: `Dismiss the critical action "${action.title}"?`,
+          requestedSchema: confirmSchema("Dismiss this critical action"),
+        }),
+      },
+    });
+  }
+  if (answer.kind !== "elicit") return null;
+  if (answer.action === "accept" && answer.content?.confirm === true) return null;
+  const how = answer.action === "cancel" ? "cancelled" : "declined";
+  return {
+    content: [{ type: "text", text: `You ${how} dismissing "${action.title}". Nothing was changed; it is still ${action.status}.` }],
+  };
+}
 
 const nothingDone = (why: string): CallToolResult => ({
   content: [{ type: "text", text: `${why} Nothing was created or changed.` }],
@@ -47,7 +74,9 @@ const nothingDone = (why: string): CallToolResult => ({
  * one; null when the tool runs now.
  */
 export async function confirmationFor(tool: McpTool, args: Record<string, unknown>, ctx: ConfirmationContext) {
-  if (tool.mcp.name !== "crew_calendar_create" || !ctx.elicitation) return null;
+  if (!ctx.elicitation) return null;
+  if (tool.mcp.name === "crew_update_action") return confirmDismissal(args, ctx);
+  if (tool.mcp.name !== "crew_calendar_create") return null;
   const formCapable = ctx.elicitation.form !== undefined || ctx.elicitation.url === undefined; // `{}` means form
   const urlCapable = ctx.elicitation.url !== undefined;
 

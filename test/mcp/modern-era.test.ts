@@ -53,6 +53,40 @@ describe("the SDK v2 client at 2026-07-28", () => {
   });
 });
 
+describe("issue 23 item 3: dismissing a critical action is confirmed first", () => {
+  it("asks an elicitation-capable client; decline leaves the action, accept dismisses it", async () => {
+    const asked: string[] = [];
+    let action: "accept" | "decline" = "decline";
+    const client = new Client(
+      { name: "v2-elicit", version: "2.4.0" },
+      { capabilities: { elicitation: { form: {} } } as never, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    client.setRequestHandler("elicitation/create", async (request: any) => {
+      asked.push(request.params.message);
+      return (action === "accept" ? { action, content: { confirm: true } } : { action }) as never;
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
+    );
+    clients.push(client);
+    const added = await client.callTool({ name: "crew_add_action", arguments: { title: "Renew the certificate", priority: "critical" } });
+    const id = (added.structuredContent as { actionId: string }).actionId;
+
+    const declined = await client.callTool({ name: "crew_update_action", arguments: { id, status: "dismissed" } });
+    expect(asked).toEqual(['Dismiss the critical action "Renew the certificate"?']);
+    expect(JSON.stringify(declined.content)).toContain("Nothing was changed");
+    const still = await client.readResource({ uri: `crew://actions/${id}` });
+    expect(JSON.parse(String((still.contents[0] as { text: string }).text)).status).toBe("pending");
+
+    action = "accept";
+    const dismissed = await client.callTool({ name: "crew_update_action", arguments: { id, status: "dismissed" } });
+    expect(dismissed.structuredContent).toMatchObject({ id, status: "dismissed" });
+    // A non-critical update is not asked about.
+    await client.callTool({ name: "crew_update_action", arguments: { id, priority: "low" } });
+    expect(asked).toHaveLength(2);
+  });
+});
+
 const meta = (method: string) => ({
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
