@@ -24,8 +24,8 @@ import { callTool, type McpTool, resultFeatures, visibleTools } from "./tools.ts
 /** The revision this leg speaks. */
 export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 
-/** Logging is deprecated in 2026-07-28 and not offered to that era; list changes arrive through subscriptions. */
-const CAPABILITIES = { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {} };
+/** Logging is deprecated in 2026-07-28 and not offered to that era; changes arrive through subscriptions (subscriptions.ts). */
+const CAPABILITIES = { tools: { listChanged: true }, resources: { subscribe: true }, prompts: {}, completions: {} };
 
 /**
  * Every list depends on the credential (plan ∩ scopes), so no shared cache may keep it. A minute

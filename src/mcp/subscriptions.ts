@@ -1,6 +1,6 @@
 /**
  * `subscriptions/listen` (MCP 2026-07-28) for `crew://briefing`, `crew://standup/{mode}` and
- * `crew://agents`. The SDK's listen router owns the stream (acknowledgement, filtering, keep-alive
+ * `crew://agents`, and tool-list changes when the user's plan changes (read each poll). The SDK's listen router owns the stream (acknowledgement, filtering, keep-alive
  * comments every 15 s, teardown); this file sources its events, per organization:
  *
  * - The bus knows which caller opened each stream (the request runs inside `callers.run`), so an
@@ -43,6 +43,8 @@ export class OrgSubscriptions implements ServerEventBus {
   private timer: ReturnType<typeof setInterval> | undefined;
   private version: string | undefined;
   private readonly fingerprints = new Map<string, string>();
+  /** The plan each watched user had at the last poll. */
+  private readonly plans = new Map<string, string>();
 
   constructor(
     private readonly db: Db,
@@ -63,6 +65,7 @@ export class OrgSubscriptions implements ServerEventBus {
     if (!principal) return () => {}; // a stream opened outside a request of ours gets nothing
     const listener = { deliver, orgId: principal.orgId, userId: principal.userId };
     this.listeners.add(listener);
+    if (!this.plans.has(principal.userId)) this.plans.set(principal.userId, principal.plan);
     void this.watch(principal.orgId);
     return () => {
       this.listeners.delete(listener);
@@ -93,9 +96,11 @@ export class OrgSubscriptions implements ServerEventBus {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.fingerprints.clear();
+    this.plans.clear();
   }
 
   private async poll(): Promise<void> {
+    await this.pollPlans();
     const version = await this.readVersion();
     if (version === this.version) return;
     this.version = version;
@@ -105,6 +110,22 @@ export class OrgSubscriptions implements ServerEventBus {
       if (this.fingerprints.get(orgId) === now) continue;
       this.fingerprints.set(orgId, now);
       for (const uri of WATCHED_URIS) this.publishTo(orgId, { kind: "resource_updated", uri });
+    }
+  }
+
+  /** A plan change changes the tools a user may call: their streams are told the list changed. */
+  private async pollPlans(): Promise<void> {
+    const users = [...new Set([...this.listeners].map((l) => l.userId))];
+    if (users.length === 0) return;
+    const rows = await this.db.all<{ id: string; plan: string }>(
+      `SELECT id, plan FROM users WHERE id IN (${users.map(() => "?").join(", ")})`,
+      users,
+    );
+    for (const { id, plan } of rows) {
+      const before = this.plans.get(id);
+      this.plans.set(id, plan);
+      if (before === undefined || before === plan) continue;
+      for (const l of this.listeners) if (l.userId === id) l.deliver({ kind: "tools_list_changed" });
     }
   }
 

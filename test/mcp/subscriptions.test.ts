@@ -2,7 +2,7 @@
  * `subscriptions/listen` at 2026-07-28 (issue 23 item 4): a stream on one server process is told
  * `crew://briefing` (and the other regenerated resources) changed within 5 s of a write made
  * through a second server process on the same database; another organization's streams are not;
- * open streams are bounded per user.
+ * a plan change announces a tool-list change; open streams are bounded per user.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,7 +33,11 @@ const META = {
 };
 
 /** Opens a stream and collects its JSON-RPC messages as they arrive. */
-async function listen(key: string, id: number) {
+async function listen(
+  key: string,
+  id: number,
+  notifications: Record<string, unknown> = { resourceSubscriptions: ["crew://briefing", "crew://agents"] },
+) {
   const abort = new AbortController();
   const res = await fetch(`${s.url}/mcp`, {
     method: "POST",
@@ -49,7 +53,7 @@ async function listen(key: string, id: number) {
       jsonrpc: "2.0",
       id,
       method: "subscriptions/listen",
-      params: { notifications: { resourceSubscriptions: ["crew://briefing", "crew://agents"] }, _meta: META },
+      params: { notifications, _meta: META },
     }),
   });
   const messages: any[] = [];
@@ -117,6 +121,20 @@ describe("issue 23 item 4: subscriptions/listen", () => {
     } finally {
       mine.close();
       theirs.close();
+    }
+  });
+
+  it("tells a user's stream that the tool list changed when the user's plan changes", async () => {
+    const { user, key } = await s.userWithKey("operator", ["admin"]);
+    const stream = await listen(key, 7, { toolsListChanged: true });
+    try {
+      expect(await waitFor(() => stream.messages.some((m) => m.method === "notifications/subscriptions/acknowledged"), 5000)).toBe(true);
+      expect(stream.messages[0].params.notifications).toEqual({ toolsListChanged: true });
+      await new Promise((r) => setTimeout(r, 1200)); // a poll with the old plan first
+      await s.db.execute({ sql: "UPDATE users SET plan = 'pro' WHERE id = ?", args: [user.id] });
+      expect(await waitFor(() => stream.messages.some((m) => m.method === "notifications/tools/list_changed"), 5000)).toBe(true);
+    } finally {
+      stream.close();
     }
   });
 
