@@ -8,7 +8,7 @@
  * Scenarios in interleaved rounds (BENCH_ROUNDS, default 3; medians), loopback, autocannon here:
  *   - the SDK's documented stateless server (new Server + transport per request),
  *   - tmcp (one server for the process, the fastest TypeScript MCP server measured),
- *   - Crew: `tools/call crew_agent_status` through /mcp with an API key,
+ *   - Crew: `tools/call crew_agent_status` through /mcp with an API key, at 2025-11-25 and 2026-07-28,
  *   - Crew REST: the same data from `GET /api/mcp/agents` with the same key.
  * FastMCP is not included: it runs its own HTTP server, so its CPU would not be measured alike.
  * Env: BENCH_SECONDS (per scenario, default 5), BENCH_CONNECTIONS (default 10), BENCH_ROUNDS.
@@ -44,6 +44,29 @@ const MCP_HEADERS = {
 };
 const callTool = (name: string) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {} } });
 
+/** The same call at 2026-07-28: the per-request envelope in `_meta`, and the headers mirroring the body. */
+const MODERN_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "tools/call",
+  "mcp-name": "crew_agent_status",
+};
+const MODERN_CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/call",
+  params: {
+    name: "crew_agent_status",
+    arguments: {},
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    },
+  },
+});
+
 async function runBench({ url, key }: bench.BenchServer): Promise<void> {
   console.log(`\nMCP bench: Node ${process.version}, ${bench.loadSummary(SECONDS)}, ${bench.ROUNDS} interleaved rounds`);
   const auth = { authorization: `Bearer ${key}` };
@@ -56,7 +79,7 @@ async function runBench({ url, key }: bench.BenchServer): Promise<void> {
   });
   console.log(`Every MCP server below returns the same ${JSON.stringify(structured).length} bytes of structuredContent (and it as text).`);
 
-  const [sdk, tmcp, mcp, rest] = await bench.interleaved(
+  const [sdk, tmcp, mcp, modern, rest] = await bench.interleaved(
     [
       {
         name: "SDK documented stateless server (constant)",
@@ -70,18 +93,22 @@ async function runBench({ url, key }: bench.BenchServer): Promise<void> {
         name: "Crew MCP tools/call crew_agent_status (API key)",
         options: { url: `${url}/mcp`, method: "POST", headers: { ...MCP_HEADERS, ...auth }, body: callTool("crew_agent_status") },
       },
+      {
+        name: "Crew MCP 2026-07-28 tools/call crew_agent_status (API key)",
+        options: { url: `${url}/mcp`, method: "POST", headers: { ...MODERN_HEADERS, ...auth }, body: MODERN_CALL },
+      },
       { name: "Crew GET /api/mcp/agents (API key)", options: { url: `${url}/api/mcp/agents`, headers: auth } },
     ],
     SECONDS,
   );
-  const rows = [sdk, tmcp, mcp, rest].filter((r): r is bench.Measured => r !== undefined);
+  const rows = [sdk, tmcp, mcp, modern, rest].filter((r): r is bench.Measured => r !== undefined);
   bench.printTable(rows);
   const ratio = (a?: bench.Measured, b?: bench.Measured) =>
     a && b
       ? `${(a.rps / b.rps).toFixed(2)}× req/s, p99 ${(a.p99 / Math.max(b.p99, 1)).toFixed(2)}×, CPU/req ${(a.cpu / b.cpu).toFixed(2)}×`
       : "n/a";
   console.log(
-    `\nCrew MCP vs tmcp: ${ratio(mcp, tmcp)}\nCrew MCP vs SDK documented: ${ratio(mcp, sdk)}\nCrew MCP vs Crew REST: ${ratio(mcp, rest)}`,
+    `\nCrew MCP vs tmcp: ${ratio(mcp, tmcp)}\nCrew MCP 2026-07-28 vs tmcp: ${ratio(modern, tmcp)}\nCrew MCP vs SDK documented: ${ratio(mcp, sdk)}\nCrew MCP vs Crew REST: ${ratio(mcp, rest)}`,
   );
   bench.reportFailures(rows);
 }

@@ -12,6 +12,7 @@ export function protect(deps: AppDeps): MiddlewareHandler<AppEnv> {
     const { principal, headers } = await admit(deps, c.req.header("authorization"));
     c.set("principal", principal);
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    // A route that took more units afterwards (an MCP batch) has set the newer counts already.
+    for (const [name, value] of Object.entries(headers)) if (!c.res.headers.has(name)) c.res.headers.set(name, value);
   };
 }

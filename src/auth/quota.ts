@@ -20,10 +20,11 @@ export interface QuotaDecision {
   retryAfter: number;
 }
 
-export async function consumeQuota(quota: QuotaStore, userId: string, limit: number, now: number): Promise<QuotaDecision> {
+/** Takes `units` (1 per request; a JSON-RPC batch takes one per request it holds), all or none. */
+export async function consumeQuota(quota: QuotaStore, userId: string, limit: number, now: number, units = 1): Promise<QuotaDecision> {
   const windowStart = Math.floor(now / HOUR) * HOUR;
   const resetMs = windowStart + HOUR;
-  const used = await quota.take(userId, windowStart, limit);
+  const used = units === 1 ? await quota.take(userId, windowStart, limit) : await quota.takeMany(userId, windowStart, limit, units);
   return {
     allowed: used !== null,
     limit,

@@ -1,9 +1,11 @@
 /**
  * MCP prompts (SPEC §15): Claude Code, Gemini CLI and others show them as slash commands. Each is
- * built from live data when fetched — the briefing, the queue, a week of standups — through the same
- * operations the tools and resources use, embedded as resources (JSON, with their crew:// URI) or
- * text, followed by the request to the model. Access as the tools': read tier, `hand_off` write
- * tier (it ends in a write tool call).
+ * the request to the model first, as text — Gemini CLI reads only the first message, and only if it
+ * is text, so that message must stand alone and name the tools that fetch the data — then the live
+ * data: the briefing, the queue, a week of standups, embedded as resources (JSON, with their
+ * crew:// URI) or text. Operations are called through `invoke`, with the access their MCP tool has,
+ * so a prompt never shows what the credential could not get from the tools. Access to the prompt
+ * itself as the tools': read tier, `hand_off` write tier (it ends in a write tool call).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -15,7 +17,7 @@ import {
   type Prompt,
   type PromptMessage,
 } from "@modelcontextprotocol/sdk/types.js";
-import * as v from "valibot";
+import type * as v from "valibot";
 import { type Access, denial, readAccess, writeAccess } from "../auth/access.ts";
 import { AGENT_IDS, AGENTS } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
@@ -23,7 +25,8 @@ import { DAY, iso } from "../lib/clock.ts";
 import { toActionView } from "../operations/actions.ts";
 import { agentDashboard } from "../operations/agents.ts";
 import { findTime } from "../operations/calendar.ts";
-import type { OperationContext } from "../operations/registry.ts";
+import { invoke } from "../operations/invoke.ts";
+import type { AnySchema, Operation, OperationContext } from "../operations/registry.ts";
 import { getBriefing, getCompanyProfile } from "../operations/reports.ts";
 import { type ActionRecord, listActions, listOpenActions } from "../store/actions.ts";
 import { listInsightsSince } from "../store/feed.ts";
@@ -56,7 +59,16 @@ const jsonText = (heading: string, value: unknown): PromptMessage => text(`${hea
 const actionLines = (actions: ActionRecord[]) =>
   actions.map((a) => `- [${a.priority}] ${a.title} (crew://actions/${a.id}, ${a.status}, ${a.type}, from ${a.source})`).join("\n");
 
-const viaMcp = (ctx: PromptContext): OperationContext => ({ ...ctx, via: "mcp" });
+/** Runs an operation as its MCP tool would for this caller: same access check, same validation. */
+async function asTool<I extends AnySchema, O extends AnySchema>(
+  op: Operation<I, O>,
+  ctx: PromptContext,
+  input: unknown,
+): Promise<v.InferOutput<O>> {
+  if (!op.mcp) throw new Error(`${op.id} has no MCP tool`);
+  const call = { access: op.mcp.access, input: () => input, inputName: "arguments" };
+  return (await invoke(op as unknown as Operation, { ...ctx, via: "mcp" }, call)) as v.InferOutput<O>;
+}
 
 const planMyDay: CrewPrompt = {
   name: "plan_my_day",
@@ -65,11 +77,15 @@ const planMyDay: CrewPrompt = {
     "Today's plan from the daily briefing, the open critical and high-priority actions, and free slots on the connected calendar (when one is connected).",
   access: readAccess("briefing"),
   async build(ctx) {
-    const briefing = await getBriefing.handler(viaMcp(ctx), {});
+    const briefing = await asTool(getBriefing, ctx, {});
     const urgent = (await listOpenActions(ctx.db, ctx.principal.orgId, 100)).filter(
       (a) => a.priority === "critical" || a.priority === "high",
     );
     const messages = [
+      text(
+        "Plan my day: the three things to do first and why, what to delegate or drop, and (if free slots are listed) when to do the focused work. " +
+          "Today's briefing, the open critical and high-priority actions and my free slots follow; if you do not see them, get them with crew_briefing, crew_list_actions and crew_find_time.",
+      ),
       embedded("crew://briefing", briefing),
       text(
         urgent.length > 0
@@ -77,26 +93,23 @@ const planMyDay: CrewPrompt = {
           : "No open critical or high-priority actions.",
       ),
     ];
-    if (await hasIntegration(ctx.db, ctx.principal.userId, "calendar")) {
-      try {
-        const found = await findTime.handler(viaMcp(ctx), v.parse(findTime.input, { durationMinutes: 30, count: 5 }));
-        const slots = found.slots.map((s) => `- ${s.start} – ${s.end}`).join("\n");
-        messages.push(
-          text(slots ? `Free 30-minute slots on my calendar (${found.timeZone}):\n${slots}` : "My calendar has no free slot this week."),
-        );
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        messages.push(text(`My calendar could not be read: ${error.message}`));
-      }
-    }
-    messages.push(
-      text(
-        "Plan my day from this: the three things to do first and why, what to delegate or drop, and (if slots are listed) when to do the focused work.",
-      ),
-    );
+    if (await hasIntegration(ctx.db, ctx.principal.userId, "calendar")) messages.push(text(await freeSlots(ctx)));
     return messages;
   },
 };
+
+/** Free slots as crew_find_time gives them to this credential; a refusal or an unreadable calendar is said in words. */
+async function freeSlots(ctx: PromptContext): Promise<string> {
+  try {
+    const found = await asTool(findTime, ctx, { durationMinutes: 30, count: 5 });
+    const slots = found.slots.map((s) => `- ${s.start} – ${s.end}`).join("\n");
+    return slots ? `Free 30-minute slots on my calendar (${found.timeZone}):\n${slots}` : "My calendar has no free slot this week.";
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.status === 403) return `Free slots are left out: ${error.message}`;
+    return `My calendar could not be read: ${error.message}`;
+  }
+}
 
 const reviewQueue: CrewPrompt = {
   name: "review_queue",
@@ -110,12 +123,13 @@ const reviewQueue: CrewPrompt = {
     const cutoff = ctx.clock.now() - STALE_AFTER;
     const stale = (await listOpenActions(ctx.db, orgId, 200)).filter((a) => a.updatedAt < cutoff && a.type !== "approval");
     return [
-      jsonText("Actions awaiting approval (JSON):", { approvals: approvals.actions.map(toActionView) }),
-      jsonText("Open actions unchanged for 7 days (JSON):", { stale: stale.map(toActionView) }),
       text(
         `${approvals.actions.length} action(s) await approval and ${stale.length} open action(s) have not changed for 7 days. ` +
-          "Go through them with me: for each, recommend approve, do now, reschedule (lane) or dismiss, in one line; then apply what I agree to with crew_update_action.",
+          "Go through them with me: for each, recommend approve, do now, reschedule (lane) or dismiss, in one line; then apply what I agree to with crew_update_action. " +
+          "They follow as JSON; if you do not see them, list them with crew_list_actions.",
       ),
+      jsonText("Actions awaiting approval (JSON):", { approvals: approvals.actions.map(toActionView) }),
+      jsonText("Open actions unchanged for 7 days (JSON):", { stale: stale.map(toActionView) }),
     ];
   },
 };
@@ -156,6 +170,10 @@ const weeklyReview: CrewPrompt = {
     ]);
     const moves = pipelineMoves(then?.body.pipeline ?? [], now?.body.pipeline ?? []);
     return [
+      text(
+        "Write my weekly review: what went well, what slipped, the trend in the metrics, the insights worth acting on, and three priorities for next week. " +
+          "The last 7 days' standups, insights and pipeline moves follow; if you do not see them, get them with crew_standup and crew_company_profile.",
+      ),
       jsonText("Standups of the last 7 days, oldest first (JSON):", {
         standups: standups.map((s) => ({
           id: s.id,
@@ -175,9 +193,6 @@ const weeklyReview: CrewPrompt = {
         })),
       }),
       text(moves.length > 0 ? `Pipeline moves this week:\n${moves.map((m) => `- ${m}`).join("\n")}` : "No pipeline moves this week."),
-      text(
-        "Write my weekly review from this: what went well, what slipped, the trend in the metrics, the insights worth acting on, and three priorities for next week.",
-      ),
     ];
   },
 };
@@ -201,8 +216,13 @@ const handOff: CrewPrompt = {
     if (bad.length > 0) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for hand_off — ${bad.join("; ")}`);
     const agent = AGENTS.find((a) => a.id === to);
     const status = (await agentDashboard(ctx, ctx.principal.orgId, ctx.principal.userId, ctx.clock.now())).agents.find((a) => a.id === to);
-    const profile = await getCompanyProfile.handler(viaMcp(ctx), {});
+    const profile = await asTool(getCompanyProfile, ctx, {});
     return [
+      text(
+        `Draft a handoff to the ${agent?.name ?? to} agent (${to}) titled "${title}": a context paragraph saying what is needed, by when and what done looks like, ` +
+          'a priority (low, medium, high or critical: critical starts the agent at once) and a type (research, draft, review or action). Show me the draft; once I agree, call crew_create_handoff with from "manual", ' +
+          `to "${to}", that title, context, priority and type. The agent's state and the company profile follow; if you do not see them, get them with crew_agent_status and crew_company_profile.`,
+      ),
       jsonText(`The ${to} agent now (JSON):`, {
         agent: to,
         name: agent?.name,
@@ -211,11 +231,6 @@ const handOff: CrewPrompt = {
         summary: status?.summary,
       }),
       embedded("crew://profile", profile),
-      text(
-        `Draft a handoff to the ${agent?.name ?? to} agent (${to}) titled "${title}": a context paragraph saying what is needed, by when and what done looks like, ` +
-          'a priority (low, medium, high or critical: critical starts the agent at once) and a type (research, draft, review or action). Show me the draft; once I agree, call crew_create_handoff with from "manual", ' +
-          `to "${to}", that title, context, priority and type.`,
-      ),
     ];
   },
 };

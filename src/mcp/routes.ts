@@ -4,7 +4,8 @@
  * accepts only SSE, no session id). Guards in the order they apply:
  *
  *   CORS (every response; preflight answered here) → Origin (403, DNS rebinding) → method (405)
- *   → credential (401) → quota (429) → Accept (406) → MCP-Protocol-Version (400, see negotiate.ts)
+ *   → credential (401) → quota (429; a batch's further requests, see batch-quota.ts) → Accept (406)
+ *   → MCP-Protocol-Version (400, see negotiate.ts)
  *   → transport (415/413/…) → tools.
  *
  * CORS and the Origin check combine as follows: a preflight is answered for any origin (it grants
@@ -13,7 +14,9 @@
  * Browser clients such as MCP Inspector (http://localhost:6274) therefore work once their origin is
  * listed in ALLOWED_ORIGINS; server-side clients send no Origin and are not affected.
  */
+
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isLegacyRequest, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { protect } from "../auth/protect.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
@@ -21,10 +24,13 @@ import { isJsonMediaType, readBodyText } from "../http/body.ts";
 import { ApiError } from "../http/errors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
+import { chargeBatch } from "./batch-quota.ts";
 import { iconRoutes } from "./icons.ts";
+import { modernAuthInfo, modernHandler } from "./modern.ts";
 import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
-import { buildMcpServer, PROTOCOL_VERSIONS } from "./server.ts";
+import { buildMcpServer, isSupportedProtocolVersion, PROTOCOL_VERSIONS } from "./server.ts";
 import { SharedServerTransport } from "./shared-transport.ts";
+import { callers, MAX_STREAMS_PER_USER, OrgSubscriptions } from "./subscriptions.ts";
 import { buildToolCatalog } from "./tools.ts";
 
 /** Both spellings answer the same: a redirect between them breaks clients (FIELD-NOTES). */
@@ -43,7 +49,8 @@ const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
   // GET and DELETE are allowed through the preflight so a browser client sees our 405, not a CORS failure.
   "Access-Control-Allow-Methods": "POST, GET, DELETE, OPTIONS",
-  "Access-Control-Allow-Headers": "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+  "Access-Control-Allow-Headers":
+    "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID",
   "Access-Control-Max-Age": "86400",
 };
 
@@ -77,6 +84,20 @@ const jsonRpcError = (status: number, message: string, code = -32000) =>
     headers: { "Content-Type": "application/json" },
   });
 
+/**
+ * Whether the SDK's classification could call this request modern: only a body with the
+ * per-request `_meta` envelope, a batch, or a 2026-era header can be. The common 2025 request skips
+ * the classifier (its cost is per request), the rest get its exact verdict.
+ */
+function mayBeModern(header: string | undefined, body: unknown): boolean {
+  if (Array.isArray(body) || (header !== undefined && !isSupportedProtocolVersion(header))) return true;
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+}
+
+const isListen = (body: unknown) =>
+  typeof body === "object" && body !== null && (body as { method?: unknown }).method === "subscriptions/listen";
+
 type BodyRead = { ok: true; parsed: unknown } | { ok: false; response: Response } | null;
 
 /**
@@ -106,6 +127,8 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const shared = new SharedServerTransport();
   const server = buildMcpServer(deps, catalog, (extra) => shared.sessionOf(extra.requestId));
   const connected = server.connect(shared);
+  const subscriptions = new OrgSubscriptions(deps.db, (error) => deps.log.error("subscription poll failed", { error: String(error) }));
+  const modern = modernHandler(deps, catalog, subscriptions);
 
   router.route("/", iconRoutes());
   for (const path of PATHS) {
@@ -119,6 +142,24 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       const body = await readMessage(c.req.raw);
       if (body && !body.ok) return body.response;
       const parsedBody = body?.parsed;
+      const principal = c.get("principal");
+      const batchHeaders = await chargeBatch(deps, principal, parsedBody);
+      if (body && mayBeModern(c.req.header("mcp-protocol-version"), parsedBody) && !(await isLegacyRequest(c.req.raw, parsedBody))) {
+        const caller = { principal, requestId: c.get("requestId") };
+        if (isListen(parsedBody) && subscriptions.streamsOf(principal.userId) >= MAX_STREAMS_PER_USER) {
+          return jsonRpcError(429, `At most ${MAX_STREAMS_PER_USER} subscription streams per user are open at once; close one first.`);
+        }
+        const headers = new Headers(c.req.raw.headers);
+        if (!hasTransportAccept(accept)) headers.set("accept", TRANSPORT_ACCEPT);
+        // The client's signal, so a stream ends when the client goes away.
+        const request = new Request(c.req.raw.url, { method: "POST", headers, signal: c.req.raw.signal });
+        const token = (c.req.header("authorization") ?? "").replace(/^Bearer\s+/i, "");
+        const response = await callers.run({ principal }, () =>
+          modern.fetch(request, { parsedBody, authInfo: modernAuthInfo(caller, token) }),
+        );
+        if (batchHeaders) for (const [name, value] of Object.entries(batchHeaders)) response.headers.set(name, value);
+        return response;
+      }
       const version = checkProtocolVersion(c.req.raw, parsedBody);
       if (version.kind === "unsupported") {
         return jsonRpcError(
@@ -136,18 +177,25 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
         // The body was read above (or is not JSON and is refused by the transport before it is read).
         request = body ? new Request(request.url, { method: "POST", headers }) : new Request(request, { headers });
       }
-      const principal = c.get("principal");
       const requestId = c.get("requestId");
       await connected;
       const transport = new WebStandardStreamableHTTPServerTransport({
         enableJsonResponse: mode === "json",
         maxRequestBodySize: MAX_BODY_BYTES,
       });
-      shared.attach(transport, { principal: async () => principal, requestId: () => requestId });
+      // Without the header a client speaks 2025-03-26 (MCP 2025-06-18, "Protocol Version Header").
+      const protocolVersion = c.req.header("mcp-protocol-version") ?? "2025-03-26";
+      shared.attach(
+        transport,
+        { principal: async () => principal, requestId: () => requestId, protocolVersion: () => protocolVersion },
+        `${principal.credential.type}:${principal.credential.id}`,
+      );
       // No close(): once the responses are written nothing stays open (a JSON body, or an SSE stream
       // the transport ends after the last response, no keep-alive timer); the shared transport
       // forgets each request as its response is sent, and this transport is garbage after that.
-      return transport.handleRequest(request, body ? { parsedBody } : undefined);
+      const response = await transport.handleRequest(request, body ? { parsedBody } : undefined);
+      if (batchHeaders) for (const [name, value] of Object.entries(batchHeaders)) response.headers.set(name, value);
+      return response;
     });
     // GET would open an SSE stream that never ends, DELETE ends a session that stateless mode never has.
     router.all(path, methodNotAllowed(["POST", "OPTIONS"]));

@@ -9,7 +9,9 @@ import {
   ErrorCode,
   InitializeRequestSchema,
   ListToolsRequestSchema,
+  LoggingLevelSchema,
   McpError,
+  SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Principal } from "../auth/access.ts";
@@ -24,14 +26,14 @@ import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { PROMPTS, registerPrompts } from "./prompts.ts";
 import { buildResourceCatalog, principalOf, registerResources } from "./resources.ts";
 import type { SessionOf } from "./session.ts";
-import { callTool, type McpTool, toolError, visibleTools } from "./tools.ts";
+import { callTool, type McpTool, resultFeatures, toolError, visibleTools } from "./tools.ts";
 
 /** SPEC §7. The SDK also speaks 2024 versions; Crew does not, so they are refused or negotiated up. */
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
 export const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
 export const isSupportedProtocolVersion = (v: string): boolean => (PROTOCOL_VERSIONS as readonly string[]).includes(v);
 
-const SERVER_INFO = { name: "crew", title: "Crew", version: API_VERSION };
+export const SERVER_INFO = { name: "crew", title: "Crew", version: API_VERSION };
 
 /**
  * `logging` costs nothing (the SDK answers logging/setLevel) and lets clients set a level without an
@@ -84,12 +86,22 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
     }
+    const protocolVersion = isSupportedProtocolVersion(asked) ? asked : LATEST_PROTOCOL_VERSION;
+    session.negotiated?.(protocolVersion);
     return {
-      protocolVersion: isSupportedProtocolVersion(asked) ? asked : LATEST_PROTOCOL_VERSION,
+      protocolVersion,
       capabilities: CAPABILITIES,
       serverInfo,
       instructions,
     };
+  });
+
+  // The SDK keeps the level per session id, and a stateless request has none: every caller would
+  // share one level. Crew sends no log messages, so a valid level is acknowledged and kept nowhere.
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    if (!LoggingLevelSchema.safeParse(request.params.level).success)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown logging level: ${request.params.level}.`);
+    return {};
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
@@ -123,7 +135,11 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
       if (error instanceof ApiError) return toolError(error.code, error.message, { request_id: requestId });
       throw error;
     }
-    return callTool(tool, request.params.arguments, { db, clock, config, log, events, outbound, principal, requestId });
+    // Cancelled while waiting for its caller (shared-transport.ts): not started, so not performed.
+    if (extra.signal.aborted)
+      return toolError("cancelled", "The client cancelled this request; nothing was done.", { request_id: requestId });
+    const ctx = { db, clock, config, log, events, outbound, principal, requestId };
+    return callTool(tool, request.params.arguments, ctx, resultFeatures(session.protocolVersion()));
   });
 
   return server;

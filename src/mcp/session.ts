@@ -15,6 +15,13 @@ export interface McpSession {
   clientCapabilities?(): ClientCapabilities | undefined;
   /** Told what the client declared at `initialize`, for transports that keep it. */
   initialized?(capabilities: ClientCapabilities): void;
+  /**
+   * The protocol version this request speaks, which decides what its results may contain
+   * (2025-03-26 has no `resource_link`). HTTP reads it per request; stdio keeps what initialize negotiated.
+   */
+  protocolVersion(): string;
+  /** Called by initialize with the version it negotiated (stdio remembers it; HTTP has it per request). */
+  negotiated?(version: string): void;
 }
 
 /** The caller of one request, found from what the SDK hands every handler (its JSON-RPC id). */

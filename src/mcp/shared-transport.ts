@@ -8,6 +8,13 @@
  * is therefore handed to the Server under a fresh id of ours, and its response is sent back, under
  * the client's id, to the HTTP request it came with. Who is calling (principal, request id) is
  * looked up by that fresh id, so it stays per request without any ambient state.
+ *
+ * `notifications/cancelled` names a client's id, so it applies only to requests of the same
+ * caller (the credential, `callerKey`): one caller can never cancel another's request that happens
+ * to share its id. A request already in flight is aborted (its handler sees the signal; the HTTP
+ * request is answered with "Request cancelled" at once). A cancellation that overtook its request
+ * (they travel on different HTTP requests) is kept for CANCEL_MEMORY_MS, and that request is then
+ * answered the same way without being performed.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
@@ -25,7 +32,19 @@ interface InFlight {
   clientId: RequestId;
   transport: RequestTransport;
   session: McpSession;
+  callerKey: string;
 }
+
+/** How long a cancellation that arrived before its request is remembered, and how many at most. */
+export const CANCEL_MEMORY_MS = 10_000;
+const MAX_REMEMBERED_CANCELS = 10_000;
+
+/** The JSON-RPC error a cancelled request's HTTP request is answered with (the MCP SDKs' RequestTimeout family uses -32001; -32800 is LSP's RequestCancelled). */
+const CANCELLED = { code: -32800, message: "Request cancelled by the client; nothing was performed after the cancellation." };
+
+const cancelKey = (callerKey: string, id: RequestId) => `${callerKey}\u0000${typeof id}:${String(id)}`;
+const isCancel = (m: JSONRPCMessage): m is JSONRPCMessage & { params: { requestId?: RequestId } } =>
+  "method" in m && m.method === "notifications/cancelled";
 
 const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId; method: string } => "method" in m && "id" in m;
 const isResponse = (m: JSONRPCMessage): m is JSONRPCMessage & { id: RequestId } => !("method" in m) && "id" in m;
@@ -37,10 +56,14 @@ export class SharedServerTransport implements Transport {
 
   /**
    * Our ids are strings with a prefix no client id is compared against: they only ever meet the
-   * ids of this map, never a client's (cancellations, which name a client's id, are dropped below).
+   * ids of this map, never a client's (cancellations, which name a client's id, are matched below).
    */
   private readonly inFlight = new Map<string, InFlight>();
+  /** Cancellations that arrived before their request: key → when they stop counting. */
+  private readonly earlyCancels = new Map<string, number>();
   private next = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   async start(): Promise<void> {}
 
@@ -61,20 +84,57 @@ export class SharedServerTransport implements Transport {
     return entry.session;
   }
 
-  /** Routes one HTTP request's messages (from its own SDK transport) into the shared Server. */
-  attach(transport: RequestTransport, session: McpSession): void {
+  /**
+   * Routes one HTTP request's messages (from its own SDK transport) into the shared Server.
+   * `callerKey` names the caller (its credential): cancellations apply within one caller only.
+   */
+  attach(transport: RequestTransport, session: McpSession, callerKey: string): void {
     transport.onmessage = (message, extra) => {
       if (isRequest(message)) {
+        if (this.takeEarlyCancel(callerKey, message.id)) {
+          void transport.send({ jsonrpc: "2.0", id: message.id, error: CANCELLED } as JSONRPCMessage);
+          return;
+        }
         const id = `crew:${++this.next}`;
-        this.inFlight.set(id, { clientId: message.id, transport, session });
+        this.inFlight.set(id, { clientId: message.id, transport, session, callerKey });
         this.onmessage?.({ ...message, id } as JSONRPCMessage, extra);
         return;
       }
-      // A stateless request cannot cancel or answer anything the Server sent on another request:
-      // `notifications/cancelled` names a client's id, which would mean someone else's request here.
-      if (isResponse(message) || ("method" in message && message.method === "notifications/cancelled")) return;
+      if (isCancel(message)) {
+        const target = message.params?.requestId;
+        if (target !== undefined) this.cancel(callerKey, target);
+        return;
+      }
+      // A stateless request cannot answer anything the Server sent on another request.
+      if (isResponse(message)) return;
       this.onmessage?.(message, extra);
     };
+  }
+
+  private cancel(callerKey: string, clientId: RequestId): void {
+    for (const [id, entry] of this.inFlight) {
+      if (entry.callerKey !== callerKey || entry.clientId !== clientId) continue;
+      this.inFlight.delete(id);
+      // The Server aborts the handler's signal and, per MCP, sends no response of its own.
+      this.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } } as JSONRPCMessage);
+      void entry.transport.send({ jsonrpc: "2.0", id: clientId, error: CANCELLED } as JSONRPCMessage);
+      return;
+    }
+    const now = this.now();
+    if (this.earlyCancels.size >= MAX_REMEMBERED_CANCELS) {
+      for (const [key, until] of this.earlyCancels)
+        if (until <= now || this.earlyCancels.size >= MAX_REMEMBERED_CANCELS) this.earlyCancels.delete(key);
+    }
+    this.earlyCancels.set(cancelKey(callerKey, clientId), now + CANCEL_MEMORY_MS);
+  }
+
+  private takeEarlyCancel(callerKey: string, clientId: RequestId): boolean {
+    if (this.earlyCancels.size === 0) return false;
+    const key = cancelKey(callerKey, clientId);
+    const until = this.earlyCancels.get(key);
+    if (until === undefined) return false;
+    this.earlyCancels.delete(key);
+    return until > this.now();
   }
 
   async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {

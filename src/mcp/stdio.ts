@@ -48,6 +48,8 @@ export async function runStdioServer(
   }
 
   let declared: ClientCapabilities | undefined;
+  // Until initialize says otherwise, what the oldest version Crew speaks allows.
+  let protocolVersion = "2025-03-26";
   const session: McpSession = {
     async principal() {
       return (await admit(booted.deps, header)).principal;
@@ -59,6 +61,10 @@ export async function runStdioServer(
       declared = capabilities;
     },
     clientCapabilities: () => declared,
+    protocolVersion: () => protocolVersion,
+    negotiated(version) {
+      protocolVersion = version;
+    },
   };
 
   const server = buildMcpServer(booted.deps, buildToolCatalog(operations, config.baseUrl), () => session);

@@ -107,7 +107,35 @@ const OPTIONAL_TYPES = new Set(["optional", "exact_optional", "undefinedable"]);
 
 export type ToolContext = Omit<OperationContext, "via">;
 
-export async function callTool(tool: McpTool, args: Record<string, unknown> | undefined, ctx: ToolContext): Promise<CallToolResult> {
+/** What a result may carry in the protocol version of the request (MCP 2025-03-26 defines no `resource_link`). */
+export interface ResultFeatures {
+  resourceLinks: boolean;
+}
+
+export const resultFeatures = (protocolVersion: string): ResultFeatures => ({ resourceLinks: protocolVersion !== "2025-03-26" });
+
+/**
+ * The JSON, then the records it names: as text for every client (LangChain turns a `resource_link`
+ * into a file block chat models refuse, and users there drop links with `outputHandling`), then as
+ * `resource_link` blocks where the protocol version defines them.
+ */
+const linkLabel = (l: { uri: string; name: string }) => (l.uri.endsWith(`/${l.name}`) ? l.uri : `${l.uri} (${l.name})`);
+
+function toolResult(result: Record<string, unknown>, links: { uri: string; name: string }[], features: ResultFeatures): CallToolResult {
+  const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(result) }];
+  if (links.length > 0) {
+    content.push({ type: "text", text: `Records: ${links.map(linkLabel).join(", ")}. Read one with resources/read.` });
+    if (features.resourceLinks) for (const link of links) content.push({ type: "resource_link", ...link, mimeType: "application/json" });
+  }
+  return { content, structuredContent: result };
+}
+
+export async function callTool(
+  tool: McpTool,
+  args: Record<string, unknown> | undefined,
+  ctx: ToolContext,
+  features: ResultFeatures = { resourceLinks: true },
+): Promise<CallToolResult> {
   const { op, mcp } = tool;
   try {
     const result = (await invoke(
@@ -115,8 +143,7 @@ export async function callTool(tool: McpTool, args: Record<string, unknown> | un
       { ...ctx, via: "mcp" },
       { access: mcp.access, input: () => dropNullOptionals(mcp.input ?? op.input, args ?? {}), inputName: "arguments" },
     )) as Record<string, unknown>;
-    const links = (mcp.links?.(result) ?? []).map((link) => ({ type: "resource_link" as const, ...link, mimeType: "application/json" }));
-    return { content: [{ type: "text", text: JSON.stringify(result) }, ...links], structuredContent: result };
+    return toolResult(result, mcp.links?.(result) ?? [], features);
   } catch (error) {
     if (error instanceof InvalidInput) {
       const list = error.issues.map((i) => `${i.path}: ${i.message}`).join("; ");

@@ -59,6 +59,8 @@ export interface QuotaStore {
    * request, or null when the window is spent (a refused request takes nothing).
    */
   take(userId: string, windowStart: number, limit: number): Promise<number | null>;
+  /** Takes `n` at once, all or none (a JSON-RPC batch of n requests): not coalesced with other takes. */
+  takeMany(userId: string, windowStart: number, limit: number, n: number): Promise<number | null>;
 }
 
 export function createQuotaStore(db: Db): QuotaStore {
@@ -79,5 +81,6 @@ export function createQuotaStore(db: Db): QuotaStore {
       const waiters = group.waiters;
       return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
+    takeMany: (userId, windowStart, limit, n) => take(db, userId, windowStart, limit, n),
   };
 }

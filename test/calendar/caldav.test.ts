@@ -159,6 +159,25 @@ describe("POST/GET/DELETE /api/integrations/calendar", () => {
   });
 });
 
+describe("plan_my_day and the calendar", () => {
+  it("issue 18 item 12: lists free slots to a write credential, and leaves them out for a briefing-only key of the same user", async () => {
+    const me = await connected("erin");
+    const full = await me.mcp.getPrompt({ name: "plan_my_day" });
+    const fullText = full.messages.map((m) => (m.content.type === "text" ? m.content.text : "")).join("\n");
+    expect(fullText).toContain("Free 30-minute slots on my calendar");
+
+    const briefingOnly = await connectHttp(s.url, await s.createKey(me.user, ["briefing"]));
+    clients.push(briefingOnly);
+    // crew_find_time is not this key's tool, so the prompt must not show what it would return.
+    expect((await briefingOnly.listTools()).tools.map((t) => t.name)).not.toContain("crew_find_time");
+    const limited = await briefingOnly.getPrompt({ name: "plan_my_day" });
+    const limitedText = limited.messages.map((m) => (m.content.type === "text" ? m.content.text : "")).join("\n");
+    expect(limitedText).not.toContain("Free 30-minute slots");
+    expect(limitedText).toContain("Free slots are left out:");
+    expect(limitedText).toContain("admin");
+  });
+});
+
 describe("crew_find_time", () => {
   let bob: Awaited<ReturnType<typeof connected>>;
   beforeAll(async () => {

@@ -185,13 +185,40 @@ describe("prompts", () => {
 
   it("hand_off drafts a handoff to the named agent and refuses an unknown one", async () => {
     const { messages } = await admin.getPrompt({ name: "hand_off", arguments: { to: "sales", title: "Chase Acme" } });
-    const last = messages[messages.length - 1]?.content;
-    expect(last).toMatchObject({ type: "text", text: expect.stringContaining('call crew_create_handoff with from "manual", to "sales"') });
+    expect(messages[0]?.content).toMatchObject({
+      type: "text",
+      text: expect.stringContaining('call crew_create_handoff with from "manual", to "sales"'),
+    });
     await expect(admin.getPrompt({ name: "hand_off", arguments: { to: "nobody", title: "x" } })).rejects.toMatchObject({
       code: -32602,
       message: expect.stringContaining("to: Must be one of the 17 agent ids"),
     });
     await expect(admin.getPrompt({ name: "no_such_prompt" })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it("issue 18 item 15: every prompt starts with its instruction as text (Gemini CLI reads only the first message), data after", async () => {
+    const firsts: Record<string, string> = {};
+    for (const [name, args] of [
+      ["plan_my_day", {}],
+      ["review_queue", {}],
+      ["weekly_review", {}],
+      ["hand_off", { to: "sales", title: "Chase Acme" }],
+    ] as const) {
+      const { messages } = await admin.getPrompt({ name, arguments: args });
+      expect(messages.length, name).toBeGreaterThan(1);
+      const first = messages[0]?.content;
+      expect(first?.type, name).toBe("text");
+      firsts[name] = first?.type === "text" ? first.text : "";
+      // The first message stands alone: it says where the data is when a client shows only it.
+      expect(firsts[name], name).toMatch(/if you do not see (them|it), (get|list) them with crew_/);
+      expect(
+        messages.slice(1).some((m) => m.content.type === "resource" || (m.content.type === "text" && m.content.text.includes("{"))),
+        name,
+      ).toBe(true);
+    }
+    expect(firsts.plan_my_day).toMatch(/^Plan my day: the three things to do first/);
+    expect(firsts.weekly_review).toMatch(/^Write my weekly review/);
+    expect(firsts.review_queue).toContain("action(s) await approval");
   });
 });
 

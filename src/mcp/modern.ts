@@ -1,0 +1,130 @@
+/**
+ * MCP 2026-07-28 on `/mcp`, beside the 2025 revisions (routes.ts sends each request to one era,
+ * by the SDK's own classification: a request carrying the per-request `_meta` envelope is
+ * modern). The SDK v2 entry (`createMcpHandler`) does the protocol work of this revision —
+ * `server/discover`, the envelope, the `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` checks
+ * against the body, `UnsupportedProtocolVersion`, `ttlMs`/`cacheScope` — on a fresh low-level
+ * server per request, whose handlers are the same functions the 2025 server calls (tools.ts,
+ * resources.ts, prompts.ts, completions.ts). The caller arrives as `authInfo` from the gate.
+ */
+import { type AuthInfo, createMcpHandler, type McpHttpHandler, Server } from "@modelcontextprotocol/server";
+import type { Principal } from "../auth/access.ts";
+import type { AppDeps } from "../deps.ts";
+import { operations } from "../operations/index.ts";
+import { appsOffered, mcpApps, withAppMeta } from "./apps/documents.ts";
+import { complete } from "./completions.ts";
+import { confirmationFor } from "./confirmations.ts";
+import { icons } from "./icons.ts";
+import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
+import { getPrompt, listPrompts, PROMPTS } from "./prompts.ts";
+import { buildResourceCatalog, listResources, listResourceTemplates, readResource } from "./resources.ts";
+import { SERVER_INFO } from "./server.ts";
+import type { OrgSubscriptions } from "./subscriptions.ts";
+import { callTool, type McpTool, resultFeatures, visibleTools } from "./tools.ts";
+
+/** The revision this leg speaks. */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+
+/** Logging is deprecated in 2026-07-28 and not offered to that era; changes arrive through subscriptions (subscriptions.ts). */
+const CAPABILITIES = { tools: { listChanged: true }, resources: { subscribe: true }, prompts: {}, completions: {} };
+
+/**
+ * Every list depends on the credential (plan ∩ scopes), so no shared cache may keep it. A minute
+ * is short enough for a plan change to show soon and long enough to spare a client a list per call.
+ */
+const LIST = { ttlMs: 60_000, cacheScope: "private" } as const;
+const CACHE_HINTS = {
+  "server/discover": LIST,
+  "tools/list": LIST,
+  "prompts/list": LIST,
+  "resources/list": LIST,
+  "resources/templates/list": LIST,
+  // Records change under the client at any time (a regeneration, another user's write).
+  "resources/read": { ttlMs: 0, cacheScope: "private" },
+} as const;
+
+/** What the gate hands this leg for one request. */
+export interface ModernCaller {
+  principal: Principal;
+  requestId: string;
+}
+
+const callerOf = (authInfo: AuthInfo | undefined): ModernCaller => {
+  const caller = authInfo?.extra?.crew as ModernCaller | undefined;
+  if (!caller) throw new Error("MCP request without a caller: the gate runs first");
+  return caller;
+};
+
+/** An `authInfo` carrying the gate's caller (the SDK passes it through untouched). */
+export const modernAuthInfo = (caller: ModernCaller, token: string): AuthInfo => ({
+  token,
+  clientId: caller.principal.credential.id,
+  scopes: [],
+  extra: { crew: caller },
+});
+
+export function modernHandler(deps: AppDeps, catalog: Map<string, McpTool>, bus: OrgSubscriptions): McpHttpHandler {
+  const serverInfo = { ...SERVER_INFO, icons: icons(deps.config.baseUrl, "crew") };
+  const resources = buildResourceCatalog(operations);
+  const apps = mcpApps(catalog);
+  const { db, clock, config, log, events, outbound } = deps;
+
+  return createMcpHandler(
+    ({ authInfo }) => {
+      const { principal, requestId } = callerOf(authInfo);
+      const ctx = { db, clock, config, log, events, outbound, principal, requestId };
+      const server = new Server(serverInfo, {
+        capabilities: CAPABILITIES,
+        instructions: instructionsFor(principal),
+        cacheHints: CACHE_HINTS,
+      });
+      // Every 2026-07-28 request carries its client's capabilities, so the MCP Apps (apps/documents.ts)
+      // go only to clients that declare the extension.
+      const withApps = () => appsOffered(server.getClientCapabilities() ?? {});
+      server.setRequestHandler("tools/list", async () => {
+        const visible = visibleTools(catalog, principal);
+        const tools = withApps() ? withAppMeta(visible) : visible;
+        // v1 and v2 type the same JSON differently; the values are the 2025 server's.
+        return (tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } }) as never;
+      });
+      server.setRequestHandler("tools/call", async (request, sctx) => {
+        const tool = catalog.get(request.params.name);
+        if (!tool) throw unknownTool(request.params.name);
+        const args = request.params.arguments ?? {};
+        const asked = await confirmationFor(tool, args, {
+          db,
+          baseUrl: config.baseUrl,
+          principal,
+          elicitation: server.getClientCapabilities()?.elicitation,
+          inputResponses: sctx.mcpReq.inputResponses,
+        });
+        if (asked) return asked as never;
+        return (await callTool(tool, request.params.arguments, ctx, resultFeatures(MODERN_PROTOCOL_VERSION))) as never;
+      });
+      server.setRequestHandler("resources/list", async () => ({
+        resources: [...listResources(resources, principal), ...(withApps() ? apps.list(principal) : [])],
+      }));
+      server.setRequestHandler("resources/templates/list", async () => ({
+        resourceTemplates: listResourceTemplates(resources, principal),
+      }));
+      server.setRequestHandler("resources/read", async (request) => {
+        const app = withApps() ? apps.read(request.params.uri, principal) : null;
+        return (app ?? (await readResource(resources, request.params.uri, ctx))) as never;
+      });
+      server.setRequestHandler("prompts/list", async () => ({ prompts: listPrompts(PROMPTS, principal) }));
+      server.setRequestHandler("prompts/get", async (request) =>
+        getPrompt(PROMPTS, request.params.name, request.params.arguments ?? {}, ctx),
+      );
+      server.setRequestHandler("completion/complete", async (request) =>
+        complete(PROMPTS, resources, request.params.ref, request.params.argument),
+      );
+      return server;
+    },
+    { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024, bus },
+  );
+}
+
+/** The same answer the 2025 server gives an unknown tool (Invalid params). */
+function unknownTool(name: string) {
+  return Object.assign(new Error(`Unknown tool: ${name}. Call tools/list for the tools available.`), { code: -32602 });
+}

@@ -1,0 +1,144 @@
+/**
+ * `subscriptions/listen` (MCP 2026-07-28) for `crew://briefing`, `crew://standup/{mode}` and
+ * `crew://agents`, and tool-list changes when the user's plan changes (read each poll). The SDK's listen router owns the stream (acknowledgement, filtering, keep-alive
+ * comments every 15 s, teardown); this file sources its events, per organization:
+ *
+ * - The bus knows which caller opened each stream (the request runs inside `callers.run`), so an
+ *   event reaches only the streams of the organization it is about, and open streams are counted
+ *   per user (MAX_STREAMS_PER_USER; routes.ts refuses one more).
+ * - Regenerations are noticed through the store's `agents_version` counter, which every write to
+ *   agents or agent_runs bumps in its own transaction, whichever process made it (schema.sql): while
+ *   any stream is open, it is read every POLL_MS, and when it moved each watched organization's
+ *   runs are compared, so a run finished by another server process on the same database is
+ *   announced within a few seconds. Nothing is polled while no stream is open.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
+import type { Principal } from "../auth/access.ts";
+import type { Db } from "../store/db.ts";
+
+export const MAX_STREAMS_PER_USER = 5;
+export const POLL_MS = 1_000;
+
+/** The resources a regeneration changes. */
+export const WATCHED_URIS = [
+  "crew://briefing",
+  "crew://standup/morning",
+  "crew://standup/evening",
+  "crew://standup/latest",
+  "crew://agents",
+];
+
+/** The caller of the modern request being served (set by routes.ts around the SDK entry). */
+export const callers = new AsyncLocalStorage<{ principal: Principal }>();
+
+interface Listener {
+  deliver: (event: ServerEvent) => void;
+  orgId: string;
+  userId: string;
+}
+
+export class OrgSubscriptions implements ServerEventBus {
+  private readonly listeners = new Set<Listener>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private version: string | undefined;
+  private readonly fingerprints = new Map<string, string>();
+  /** The plan each watched user had at the last poll. */
+  private readonly plans = new Map<string, string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly onerror: (error: unknown) => void,
+  ) {}
+
+  /** Every stream of every organization (nothing in Crew publishes this way; kept for the interface). */
+  publish(event: ServerEvent): void {
+    for (const l of this.listeners) l.deliver(event);
+  }
+
+  publishTo(orgId: string, event: ServerEvent): void {
+    for (const l of this.listeners) if (l.orgId === orgId) l.deliver(event);
+  }
+
+  subscribe(deliver: (event: ServerEvent) => void): () => void {
+    const principal = callers.getStore()?.principal;
+    if (!principal) return () => {}; // a stream opened outside a request of ours gets nothing
+    const listener = { deliver, orgId: principal.orgId, userId: principal.userId };
+    this.listeners.add(listener);
+    if (!this.plans.has(principal.userId)) this.plans.set(principal.userId, principal.plan);
+    void this.watch(principal.orgId);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stop();
+    };
+  }
+
+  streamsOf(userId: string): number {
+    let n = 0;
+    for (const l of this.listeners) if (l.userId === userId) n++;
+    return n;
+  }
+
+  close(): void {
+    this.stop();
+    this.listeners.clear();
+  }
+
+  private async watch(orgId: string): Promise<void> {
+    if (!this.fingerprints.has(orgId)) this.fingerprints.set(orgId, await this.fingerprint(orgId));
+    if (this.timer) return;
+    this.version = await this.readVersion();
+    this.timer = setInterval(() => void this.poll().catch(this.onerror), POLL_MS);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  private stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.fingerprints.clear();
+    this.plans.clear();
+  }
+
+  private async poll(): Promise<void> {
+    await this.pollPlans();
+    const version = await this.readVersion();
+    if (version === this.version) return;
+    this.version = version;
+    const orgs = new Set([...this.listeners].map((l) => l.orgId));
+    for (const orgId of orgs) {
+      const now = await this.fingerprint(orgId);
+      if (this.fingerprints.get(orgId) === now) continue;
+      this.fingerprints.set(orgId, now);
+      for (const uri of WATCHED_URIS) this.publishTo(orgId, { kind: "resource_updated", uri });
+    }
+  }
+
+  /** A plan change changes the tools a user may call: their streams are told the list changed. */
+  private async pollPlans(): Promise<void> {
+    const users = [...new Set([...this.listeners].map((l) => l.userId))];
+    if (users.length === 0) return;
+    const rows = await this.db.all<{ id: string; plan: string }>(
+      `SELECT id, plan FROM users WHERE id IN (${users.map(() => "?").join(", ")})`,
+      users,
+    );
+    for (const { id, plan } of rows) {
+      const before = this.plans.get(id);
+      this.plans.set(id, plan);
+      if (before === undefined || before === plan) continue;
+      for (const l of this.listeners) if (l.userId === id) l.deliver({ kind: "tools_list_changed" });
+    }
+  }
+
+  private async readVersion(): Promise<string | undefined> {
+    return (await this.db.one<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'agents_version'"))?.value;
+  }
+
+  /** What a regeneration changes in one organization: its runs (count, latest finish). */
+  private async fingerprint(orgId: string): Promise<string> {
+    const row = await this.db.one<{ n: number; last: number | null }>(
+      "SELECT COUNT(*) AS n, MAX(finished_at) AS last FROM agent_runs WHERE org_id = ?",
+      [orgId],
+    );
+    return `${row?.n ?? 0}:${row?.last ?? ""}`;
+  }
+}

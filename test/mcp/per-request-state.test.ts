@@ -1,0 +1,55 @@
+/**
+ * Issue 23 item 6 over real HTTP: per-request state is never shared between callers. A
+ * cancellation that reaches `/mcp` before its request stops that request of the same credential
+ * (nothing stored), not another credential's request with the same id; `logging/setLevel` is
+ * acknowledged without becoming anyone's shared level.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listActions } from "../../src/store/actions.ts";
+import { mcpPost } from "../helpers/mcp.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startServer();
+});
+afterAll(() => s.close());
+
+const titles = async () => (await listActions(s.db, s.org.id, {}, 100, null)).actions.map((a) => a.title);
+const add = (id: number, title: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "crew_add_action", arguments: { title } },
+});
+const cancel = (requestId: number) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "user" } });
+
+describe("issue 23 item 6: per-request state", () => {
+  it("a write cancelled before it arrives is not performed; another caller's request with the same id is", async () => {
+    const { key: a } = await s.userWithKey("operator", ["admin"]);
+    const { key: b } = await s.userWithKey("operator", ["admin"]);
+    const headers = (key: string) => ({ Authorization: `Bearer ${key}`, "MCP-Protocol-Version": "2025-11-25" });
+
+    expect((await mcpPost(s.url, cancel(42), headers(a))).status).toBe(202);
+    const others = await mcpPost(s.url, add(42, "B's write"), headers(b));
+    expect(others.json.result.isError).toBeFalsy();
+    const cancelled = await mcpPost(s.url, add(42, "A's cancelled write"), headers(a));
+    expect(cancelled.json.error).toMatchObject({ code: -32800 });
+    const after = await titles();
+    expect(after).toContain("B's write");
+    expect(after).not.toContain("A's cancelled write");
+    // The cancellation was used up: the same id works again.
+    const again = await mcpPost(s.url, add(42, "A's next write"), headers(a));
+    expect(again.json.result.isError).toBeFalsy();
+    expect(await titles()).toContain("A's next write");
+  });
+
+  it("logging/setLevel is acknowledged per request and refused for an unknown level", async () => {
+    const { key } = await s.userWithKey("operator", ["admin"]);
+    const headers = { Authorization: `Bearer ${key}`, "MCP-Protocol-Version": "2025-11-25" };
+    const ok = await mcpPost(s.url, { jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "emergency" } }, headers);
+    expect(ok.json).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    const bad = await mcpPost(s.url, { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "loud" } }, headers);
+    expect(bad.json.error).toBeTruthy();
+  });
+});

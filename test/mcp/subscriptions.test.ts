@@ -1,0 +1,153 @@
+/**
+ * `subscriptions/listen` at 2026-07-28 (issue 23 item 4): a stream on one server process is told
+ * `crew://briefing` (and the other regenerated resources) changed within 5 s of a write made
+ * through a second server process on the same database; another organization's streams are not;
+ * a plan change announces a tool-list change; open streams are bounded per user.
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_STREAMS_PER_USER } from "../../src/mcp/subscriptions.ts";
+import { createOrg } from "../../src/store/orgs.ts";
+import { api, startServer, type TestServer } from "../helpers/server.ts";
+import { type SpawnedServer, spawnServer } from "../helpers/spawn.ts";
+
+let s: TestServer;
+let other: SpawnedServer;
+beforeAll(async () => {
+  s = await startServer();
+  other = await spawnServer({
+    DATABASE_URL: `file:${join(s.dir, "crew.db")}`,
+    CREW_SECRET: "test-secret-test-secret-test-secret-00",
+    LOG_LEVEL: "silent",
+  });
+}, 60_000);
+afterAll(async () => {
+  await other?.stop();
+  await s?.close();
+});
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "listen-test", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** Opens a stream and collects its JSON-RPC messages as they arrive. */
+async function listen(
+  key: string,
+  id: number,
+  notifications: Record<string, unknown> = { resourceSubscriptions: ["crew://briefing", "crew://agents"] },
+) {
+  const abort = new AbortController();
+  const res = await fetch(`${s.url}/mcp`, {
+    method: "POST",
+    signal: abort.signal,
+    headers: {
+      Authorization: `Bearer ${key}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": "subscriptions/listen",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "subscriptions/listen",
+      params: { notifications, _meta: META },
+    }),
+  });
+  const messages: any[] = [];
+  if (res.headers.get("content-type")?.includes("text/event-stream") && res.body) {
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    void (async () => {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          buffer += decoder.decode(value, { stream: true });
+          let end = buffer.indexOf("\n\n");
+          while (end >= 0) {
+            const data = buffer
+              .slice(0, end)
+              .split("\n")
+              .find((l) => l.startsWith("data: "));
+            if (data) messages.push(JSON.parse(data.slice(6)));
+            buffer = buffer.slice(end + 2);
+            end = buffer.indexOf("\n\n");
+          }
+        }
+      } catch {}
+    })();
+  } else {
+    messages.push(await res.json());
+  }
+  return { res, messages, close: () => abort.abort() };
+}
+
+async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
+}
+
+describe("issue 23 item 4: subscriptions/listen", () => {
+  it("announces a write made through a second server process within 5 s, to that organization only", async () => {
+    const { key } = await s.userWithKey("operator", ["admin"]);
+    const otherOrg = await createOrg(s.db, "Elsewhere", "UTC", s.clock.now());
+    const outsider = await s.createUser("operator", undefined, "member");
+    await s.db.execute({ sql: "UPDATE users SET org_id = ? WHERE id = ?", args: [otherOrg.id, outsider.id] });
+    const outsiderKey = await s.createKey(outsider, ["admin"]);
+
+    const mine = await listen(key, 1);
+    const theirs = await listen(outsiderKey, 1);
+    try {
+      expect(mine.res.status).toBe(200);
+      expect(await waitFor(() => mine.messages.some((m) => m.method === "notifications/subscriptions/acknowledged"), 5000)).toBe(true);
+      expect(mine.messages[0].params.notifications.resourceSubscriptions).toEqual(["crew://briefing", "crew://agents"]);
+
+      const started = Date.now();
+      const run = await api(other.url, key)("/api/agents/briefing/runs", { method: "POST" });
+      expect(run.status, run.text).toBe(200);
+      const updated = () => mine.messages.some((m) => m.method === "notifications/resources/updated" && m.params.uri === "crew://briefing");
+      expect(await waitFor(updated, 5000)).toBe(true);
+      expect(Date.now() - started).toBeLessThan(5000);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(theirs.messages.filter((m) => m.method === "notifications/resources/updated")).toEqual([]);
+    } finally {
+      mine.close();
+      theirs.close();
+    }
+  });
+
+  it("tells a user's stream that the tool list changed when the user's plan changes", async () => {
+    const { user, key } = await s.userWithKey("operator", ["admin"]);
+    const stream = await listen(key, 7, { toolsListChanged: true });
+    try {
+      expect(await waitFor(() => stream.messages.some((m) => m.method === "notifications/subscriptions/acknowledged"), 5000)).toBe(true);
+      expect(stream.messages[0].params.notifications).toEqual({ toolsListChanged: true });
+      await new Promise((r) => setTimeout(r, 1200)); // a poll with the old plan first
+      await s.db.execute({ sql: "UPDATE users SET plan = 'pro' WHERE id = ?", args: [user.id] });
+      expect(await waitFor(() => stream.messages.some((m) => m.method === "notifications/tools/list_changed"), 5000)).toBe(true);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it(`refuses a user's stream beyond ${MAX_STREAMS_PER_USER} open at once`, async () => {
+    const { key } = await s.userWithKey("operator", ["admin"]);
+    const open = [];
+    for (let i = 0; i < MAX_STREAMS_PER_USER; i++) open.push(await listen(key, i + 1));
+    try {
+      for (const o of open) expect(await waitFor(() => o.messages.length > 0, 5000)).toBe(true);
+      const extra = await listen(key, 99);
+      expect(extra.res.status).toBe(429);
+    } finally {
+      for (const o of open) o.close();
+    }
+  });
+});
