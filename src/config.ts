@@ -95,7 +95,49 @@ export function isValidTimeZone(tz: string): boolean {
 const HOST_PATTERN =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/;
 
-export function loadConfig(env: Env): Config {
+/**
+ * Variables that carry secrets. Each may instead name a file with `…_FILE` (Docker secrets, systemd
+ * credentials): its content, one trailing newline trimmed, is the value. DATABASE_URL is here too
+ * because a PostgreSQL or libSQL server address can carry a password.
+ */
+export const SECRET_VARIABLES = [
+  "CREW_SECRET",
+  "CREW_MODEL_API_KEY",
+  "OIDC_CLIENT_SECRET",
+  "DATABASE_AUTH_TOKEN",
+  "DATABASE_URL",
+  "SMTP_URL",
+  "METRICS_TOKEN",
+] as const;
+
+/** Reads a secret file's text; entries pass the runtime's reader (this floor touches no file system). */
+export type ReadText = (path: string) => string;
+
+const noFiles: ReadText = () => {
+  throw new Error("this command reads no files");
+};
+
+/** The environment with every `…_FILE` of SECRET_VARIABLES replaced by the file's content. */
+export function secretsFromFiles(env: Env, readText: ReadText = noFiles): Env {
+  const resolved: Env = { ...env };
+  for (const name of SECRET_VARIABLES) {
+    const path = (env[`${name}_FILE`] ?? "").trim();
+    if (!path) continue;
+    if ((env[name] ?? "").trim()) throw new ConfigError(`${name} and ${name}_FILE are both set: keep one`);
+    let text: string;
+    try {
+      text = readText(path);
+    } catch (error) {
+      throw new ConfigError(`${name}_FILE names a file that cannot be read: ${path} (${(error as Error).message.split("\n")[0]})`);
+    }
+    resolved[name] = text.replace(/\r?\n$/, "");
+    delete resolved[`${name}_FILE`];
+  }
+  return resolved;
+}
+
+export function loadConfig(given: Env, readText?: ReadText): Config {
+  const env = secretsFromFiles(given, readText);
   const port = integer(env, "PORT", 3000, 0, 65535);
   // `[::1]` as written in URLs is accepted too; servers listen on the bare address.
   const host = (env.HOST ?? "").trim().replace(/^\[(.*)\]$/, "$1") || "127.0.0.1";
