@@ -36,6 +36,8 @@ export interface Config {
   backupKeep: number;
   /** The language model set by the operator (SPEC §13); wins over the owners' /settings/model. Null when unset. */
   model: ModelEnv | null;
+  /** METRICS_TOKEN: GET /metrics answers only with it as a Bearer credential; off when null. */
+  metricsToken: string | null;
 }
 
 export { MODEL_PROVIDERS, type ModelProvider };
@@ -200,8 +202,12 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     );
   }
 
+  const metricsToken = (env.METRICS_TOKEN ?? "").trim() || null;
+  if (metricsToken !== null && metricsToken.length < 16) throw new ConfigError("METRICS_TOKEN must be at least 16 characters");
+
   return {
     model: modelEnv(env),
+    metricsToken,
     port,
     host,
     baseUrl,

@@ -15,6 +15,7 @@
  */
 import { HOUR } from "../lib/clock.ts";
 import { type Loop, startLoop } from "../lib/loop.ts";
+import type { Metrics } from "../lib/metrics.ts";
 import { randomSecret } from "../lib/random.ts";
 import { listScheduledAgents } from "../store/agents.ts";
 import { getOrg } from "../store/orgs.ts";
@@ -44,12 +45,15 @@ export const newHolder = (label = "process") => `${label}-${randomSecret(10)}`;
 
 /** One pass: take or renew the lease, close abandoned runs, run every due built-in agent once. */
 /** Without a configuration and events (a bare store), model-backed agents are not run. */
-export type SchedulerDeps = RunDeps & Partial<Pick<ModelRunDeps, "events" | "outbound" | "sources">>;
+export type SchedulerDeps = RunDeps &
+  Partial<Pick<ModelRunDeps, "events" | "outbound" | "sources">> & { metrics?: Pick<Metrics, "schedulerLeader"> };
 
 export async function tick(deps: SchedulerDeps, holder: string): Promise<SchedulerPassReport> {
   const modelDeps = deps.config && deps.events ? (deps as ModelRunDeps) : null;
   const now = deps.clock.now();
-  if (!(await takeLease(deps.db, LEASE_NAME, holder, now, now + LEASE_TTL_MS))) return { leader: false, closed: 0, ran: [] };
+  const leading = await takeLease(deps.db, LEASE_NAME, holder, now, now + LEASE_TTL_MS);
+  deps.metrics?.schedulerLeader(leading);
+  if (!leading) return { leader: false, closed: 0, ran: [] };
   const closed = await closeAbandonedRuns(
     deps.db,
     now - RUN_TIMEOUT_MS,
@@ -116,6 +120,7 @@ export function createScheduler(deps: SchedulerDeps, options: { holder?: string;
       await loop?.stop();
       loop = null;
       await releaseLease(deps.db, LEASE_NAME, holder).catch(() => {});
+      deps.metrics?.schedulerLeader(false);
     },
   };
 }
