@@ -9,6 +9,8 @@
  * reason — a regeneration, `crew agents run`, an external runner — covers the slot). After
  * downtime only the latest missed slot is due: it runs once, not once per missed slot.
  *
+ * A paused agent (src/agents/auto-pause.ts: three scheduled runs in a row failed) is not due.
+ *
  * Model-backed agents (SPEC §13) are due the same way, but only while their organization has a
  * model and the sources they read: until then their slots are not even claimed. Their runs go
  * out together after the built-ins (the model client lets two calls through at a time).
@@ -20,6 +22,7 @@ import { randomSecret } from "../lib/random.ts";
 import { listScheduledAgents } from "../store/agents.ts";
 import { getOrg } from "../store/orgs.ts";
 import { claimSlot, closeAbandonedRuns, latestRunStart, releaseLease, takeLease } from "../store/runs.ts";
+import { countScheduledRun } from "./auto-pause.ts";
 import { standupModeAt } from "./compose-standup.ts";
 import { needsModel } from "./jobs.ts";
 import { type ModelRun, type ModelRunDeps, runModelAgent, whatIsMissing } from "./model-run.ts";
@@ -74,12 +77,14 @@ export async function tick(deps: SchedulerDeps, holder: string): Promise<Schedul
     const org = await getOrg(deps.db, agent.orgId);
     if (!org) continue;
     if (modelDeps && byModel) {
-      modelRuns.push(runModelAgent(modelDeps, org, agent.agentId));
+      modelRuns.push(runModelAgent(modelDeps, org, agent.agentId).then((run) => countScheduledRun(deps, org.id, run).then(() => run)));
       continue;
     }
     // A standup slot's mode is its local time: before 12:00 morning, else evening.
     const mode = agent.agentId === "standup" ? standupModeAt(slot, agent.timeZone) : undefined;
-    ran.push(await runBuiltIn(deps, org, agent.agentId, { mode, words: true }));
+    const run = await runBuiltIn(deps, org, agent.agentId, { mode, words: true });
+    await countScheduledRun(deps, org.id, run);
+    ran.push(run);
   }
   ran.push(...(await Promise.all(modelRuns)));
   if (closed > 0 || ran.length > 0) deps.log.info("scheduler pass", { closed, ran: ran.map((r) => `${r.agentId}:${r.status}`).join(",") });

@@ -171,6 +171,20 @@ const COMMANDS: Command[] = [
     },
   },
   {
+    name: "agents resume",
+    summary: "Resume an agent that paused itself after three failed scheduled runs.",
+    usage: "crew agents resume <agent> [--org ORG]",
+    positional: { name: "agent", value: "<agent>", description: "The paused agent." },
+    options: { org: orgOption },
+    examples: ["npx crew agents resume sales"],
+    notes: "The scheduler runs it again from its next slot; its pause alert is resolved.",
+    async run(flags, env, io) {
+      if (typeof flags.agent !== "string") throw new UsageError("name the agent to resume");
+      const { resumeAgentFromCli } = await import("./agents.ts");
+      return resumeAgentFromCli(flags.agent, flags, env, io);
+    },
+  },
+  {
     name: "model test",
     summary: "Make one tiny call to the connected model and print its answer or the exact error.",
     usage: "crew model test [--json]",

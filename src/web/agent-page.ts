@@ -5,6 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
+import { resumeAgent } from "../agents/auto-pause.ts";
 import { jobOf } from "../agents/jobs.ts";
 import { runModelAgent } from "../agents/model-run.ts";
 import { hasRunner, runBuiltIn } from "../agents/runners.ts";
@@ -12,6 +13,7 @@ import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS } from "../domain.ts";
+import { resumeAgentOp } from "../operations/agent-pause.ts";
 import { listAgentRunsOp, updateAgentOp } from "../operations/agent-runs.ts";
 import { listHandoffsOp } from "../operations/listings.ts";
 import { getSuggestions } from "../operations/reports.ts";
@@ -51,6 +53,7 @@ async function renderAgent(
     listAgentsWithRuns(deps.db, found.user.orgId),
   ]);
   const schedule = agents.find((a) => a.id === id)?.schedule ?? null;
+  const pausedReason = agents.find((a) => a.id === id)?.pausedReason ?? null;
   const mine = suggestions.filter((s) => s.agent === id);
   const owner = isOwner(found.user);
   const errors = state?.errors ?? {};
@@ -63,7 +66,16 @@ async function renderAgent(
     </tr>`,
   );
   const body = html`<h1>${agent.name} <span class="muted small">${agent.id} · ${agent.category}</span></h1>
-${alertBox("success", doneNotice({ scheduled: "Schedule saved.", ran: "Run finished: see the newest run below.", instructions: "Instructions saved.", reset: "Back to the default instructions." }, c.req.query("done")))}
+${
+  pausedReason
+    ? html`<div class="alert alert-error paused" role="alert"><p><strong>Paused.</strong> ${pausedReason}</p>${
+        owner
+          ? html`<form method="post" action="/agents/${id}/resume" class="inline">${csrfField(account)}<button type="submit" class="btn">Resume</button></form>`
+          : ""
+      }</div>`
+    : ""
+}
+${alertBox("success", doneNotice({ resumed: "Resumed: it runs again from its next scheduled slot.", scheduled: "Schedule saved.", ran: "Run finished: see the newest run below.", instructions: "Instructions saved.", reset: "Back to the default instructions." }, c.req.query("done")))}
 <p class="lead">${jobOf(id).job}</p>
 ${
   owner && (hasRunner(id) || jobOf(id).runner === "model")
@@ -132,6 +144,14 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
       return `/agents/${id}?done=scheduled`;
     }),
   );
+  router.post("/agents/:id/resume", (c) =>
+    handleForm(deps, c, renderAgent, async (found) => {
+      if (!isOwner(found.user)) return ownersOnly(c, found);
+      const id = c.req.param("id");
+      await runOperation(deps, c, found, resumeAgentOp, { id });
+      return `/agents/${id}?done=resumed`;
+    }),
+  );
   // Owners start a built-in runner at once (SPEC §12); agents run by external runners are started through the run API.
   router.post("/agents/:id/run", async (c) => {
     const signed = await readSignedInForm(deps, c);
@@ -141,6 +161,8 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
     const org = await getOrg(deps.db, signed.found.user.orgId);
     if (org && jobOf(id).runner === "model") {
       const run = await runModelAgent(deps, org, id);
+      // A successful Run now resumes a paused agent (src/agents/auto-pause.ts).
+      if (run.status === "ok") await resumeAgent(deps, org.id, id);
       if (run.runId === null) {
         return messagePage(
           c,
@@ -166,7 +188,8 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
         accountOf(signed.found),
       );
     }
-    await runBuiltIn(deps, org, id);
+    const run = await runBuiltIn(deps, org, id);
+    if (run.status === "ok") await resumeAgent(deps, org.id, id);
     return seeOther(c, `/agents/${id}?done=ran`);
   });
   return router;
