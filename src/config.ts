@@ -5,7 +5,7 @@
  */
 
 import { Cron } from "croner";
-import { MODEL_PROVIDERS, type ModelProvider } from "./domain.ts";
+import { MODEL_PROVIDERS, type ModelProvider, PLANS } from "./domain.ts";
 
 export interface Config {
   port: number;
@@ -38,6 +38,24 @@ export interface Config {
   model: ModelEnv | null;
   /** METRICS_TOKEN: GET /metrics answers only with it as a Bearer credential; off when null. */
   metricsToken: string | null;
+  /** Single sign-on (OIDC_*); null when OIDC_ISSUER is unset. */
+  oidc: OidcEnv | null;
+}
+
+export interface OidcEnv {
+  issuer: string;
+  clientId: string;
+  clientSecret: string | null;
+  /** The button label: "Sign in with {name}". */
+  name: string;
+  scopes: string;
+  roleClaim: string | null;
+  ownerValues: string[];
+  defaultPlan: (typeof PLANS)[number];
+  /** Id or name of the organization new users join; null: the default organization. */
+  org: string | null;
+  /** OIDC_ONLY: password sign-in is off. */
+  only: boolean;
 }
 
 export { MODEL_PROVIDERS, type ModelProvider };
@@ -208,6 +226,7 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
   return {
     model: modelEnv(env),
     metricsToken,
+    oidc: oidcEnv(env),
     port,
     host,
     baseUrl,
@@ -247,4 +266,42 @@ function modelEnv(env: Env): ModelEnv | null {
   }
   const baseUrl = baseRaw ? url("CREW_MODEL_BASE_URL", baseRaw, ["http:", "https:"]).href.replace(/\/+$/, "") : null;
   return { provider: provider as ModelProvider, baseUrl, model, apiKey: (env.CREW_MODEL_API_KEY ?? "").trim() || null, dailyTokens };
+}
+
+/** OIDC_* (single sign-on): the issuer is trusted like every address set in the environment. */
+function oidcEnv(env: Env): OidcEnv | null {
+  const issuerRaw = (env.OIDC_ISSUER ?? "").trim();
+  const only = flag(env, "OIDC_ONLY");
+  if (!issuerRaw) {
+    if (only) throw new ConfigError("OIDC_ONLY needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET");
+    return null;
+  }
+  const issuer = url("OIDC_ISSUER", issuerRaw, ["http:", "https:"]).href.replace(/\/+$/, "");
+  const clientId = (env.OIDC_CLIENT_ID ?? "").trim();
+  if (!clientId) throw new ConfigError("OIDC_CLIENT_ID is required with OIDC_ISSUER");
+  const defaultPlan = (env.OIDC_DEFAULT_PLAN ?? "").trim() || "lite";
+  if (!(PLANS as readonly string[]).includes(defaultPlan)) {
+    throw new ConfigError(`OIDC_DEFAULT_PLAN must be one of ${PLANS.join(", ")}, got "${defaultPlan}"`);
+  }
+  const scopes = (env.OIDC_SCOPES ?? "").trim() || "openid email profile";
+  if (!scopes.split(/\s+/).includes("openid")) throw new ConfigError(`OIDC_SCOPES must include openid, got "${scopes}"`);
+  const roleClaim = (env.OIDC_ROLE_CLAIM ?? "").trim() || null;
+  const ownerValues = (env.OIDC_OWNER_VALUES ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (roleClaim && ownerValues.length === 0)
+    throw new ConfigError("OIDC_OWNER_VALUES must list the claim values of owners with OIDC_ROLE_CLAIM");
+  return {
+    issuer,
+    clientId,
+    clientSecret: (env.OIDC_CLIENT_SECRET ?? "").trim() || null,
+    name: (env.OIDC_NAME ?? "").trim() || "SSO",
+    scopes,
+    roleClaim,
+    ownerValues,
+    defaultPlan: defaultPlan as OidcEnv["defaultPlan"],
+    org: (env.OIDC_ORG ?? "").trim() || null,
+    only,
+  };
 }
