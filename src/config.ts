@@ -38,6 +38,8 @@ export interface Config {
   model: ModelEnv | null;
   /** METRICS_TOKEN: GET /metrics answers only with it as a Bearer credential; off when null. */
   metricsToken: string | null;
+  /** CREW_MODEL_PRICE_INPUT / _OUTPUT: US dollars per million tokens; null unless both are set. */
+  modelPrices: { input: number; output: number } | null;
   /** Single sign-on (OIDC_*); null when OIDC_ISSUER is unset. */
   oidc: OidcEnv | null;
 }
@@ -227,6 +229,7 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     model: modelEnv(env),
     metricsToken,
     oidc: oidcEnv(env),
+    modelPrices: modelPrices(env),
     port,
     host,
     baseUrl,
@@ -304,4 +307,20 @@ function oidcEnv(env: Env): OidcEnv | null {
     org: (env.OIDC_ORG ?? "").trim() || null,
     only,
   };
+}
+
+function price(env: Env, name: string): number | null {
+  const raw = (env[name] ?? "").trim();
+  if (!raw) return null;
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} must be US dollars per million tokens, e.g. 0.15, got "${raw}"`);
+  return Number(raw);
+}
+
+/** CREW_MODEL_PRICE_INPUT and CREW_MODEL_PRICE_OUTPUT: both or neither. */
+function modelPrices(env: Env): Config["modelPrices"] {
+  const input = price(env, "CREW_MODEL_PRICE_INPUT");
+  const output = price(env, "CREW_MODEL_PRICE_OUTPUT");
+  if ((input === null) !== (output === null))
+    throw new ConfigError("CREW_MODEL_PRICE_INPUT and CREW_MODEL_PRICE_OUTPUT must be set together");
+  return input === null || output === null ? null : { input, output };
 }
