@@ -130,7 +130,7 @@ const COMMANDS: Command[] = [
       events: {
         type: "string",
         value: "a,b",
-        description: "Comma-separated events: action.created, briefing.completed, standup.ready.",
+        description: "Comma-separated events: action.created, briefing.completed, standup.ready, budget.warning.",
         required: true,
       },
       description: { type: "string", value: "D", description: "A note on what receives the events." },

@@ -633,7 +633,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a webhook
-         * @description Subscribes a URL to events of the organization (action.created, briefing.completed, standup.ready). Returns the subscription with its signing secret (`whsec_…`), shown only here. Every delivery is a POST of JSON signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx acknowledges; others are retried after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h.
+         * @description Subscribes a URL to events of the organization (action.created, briefing.completed, standup.ready, budget.warning). Returns the subscription with its signing secret (`whsec_…`), shown only here. Every delivery is a POST of JSON signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx acknowledges; others are retried after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -805,7 +805,225 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "action.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A task was added to the action queue (API, MCP or an agent).
+         * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "action.created";
+                        /** @description The action's id. */
+                        actionId: string;
+                        /** @description Set when the action is about a contact. */
+                        contactId?: string;
+                        /** @description Set when it is about a deal. */
+                        dealId?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "briefing.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A person's daily briefing is ready.
+         * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "briefing.completed";
+                        /** @description Whose briefing. */
+                        userId: string;
+                        /** @description The briefing's id. */
+                        briefingId: string;
+                        summary?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "standup.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The morning standup is ready.
+         * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "standup.ready";
+                        /** @description The standup's id. */
+                        standupId: string;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "budget.warning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 80 % of a model token budget is used today (UTC): the organization's, or one agent's cap when `agent` is set. Sent once per budget per day.
+         * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "budget.warning";
+                        /** @description The organization whose budget it is. */
+                        organizationId: string;
+                        /** @description The agent whose daily cap it is; absent for the organization's budget. */
+                        agent?: string;
+                        /** @description Tokens used today. */
+                        used: number;
+                        /** @description The budget in tokens. */
+                        limit: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         FieldIssue: {
@@ -4723,6 +4941,8 @@ export interface operations {
                             tokensIn: number | null;
                             /** @description Tokens the model answered with; null for runs without a model call. */
                             tokensOut: number | null;
+                            /** @description Estimated cost in US dollars from CREW_MODEL_PRICE_INPUT/_OUTPUT; null without prices or without a model call. */
+                            costUsd: number | null;
                         }[];
                     };
                 };
@@ -5228,6 +5448,7 @@ export interface operations {
                 "application/json": {
                     schedule?: string | null;
                     instructions?: string | null;
+                    dailyTokens?: number | null;
                 };
             };
         };
@@ -5259,6 +5480,8 @@ export interface operations {
                         customInstructions: boolean;
                         /** @description The next slot of the schedule; null without one. */
                         nextRunAt: string | null;
+                        /** @description The agent's own daily token cap; null: only the organization's budget applies. */
+                        dailyTokens: number | null;
                     };
                 };
             };
@@ -5501,7 +5724,7 @@ export interface operations {
                             /** @description `whk_…` */
                             id: string;
                             url: string;
-                            events: ("action.created" | "briefing.completed" | "standup.ready")[];
+                            events: ("action.created" | "briefing.completed" | "standup.ready" | "budget.warning")[];
                             description: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -5606,8 +5829,8 @@ export interface operations {
                      * @description Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless ALLOW_PRIVATE_TARGETS is on.
                      */
                     url: string;
-                    /** @description The events to receive: action.created, briefing.completed, standup.ready. */
-                    events: ("action.created" | "briefing.completed" | "standup.ready")[];
+                    /** @description The events to receive: action.created, briefing.completed, standup.ready, budget.warning. */
+                    events: ("action.created" | "briefing.completed" | "standup.ready" | "budget.warning")[];
                     /** @description A note for people: what receives these events. */
                     description?: string;
                 };
@@ -5627,7 +5850,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("action.created" | "briefing.completed" | "standup.ready")[];
+                        events: ("action.created" | "briefing.completed" | "standup.ready" | "budget.warning")[];
                         description: string | null;
                         /** @description The signing secret, `whsec_…` (Standard Webhooks). Shown only in this response: store it in the receiver now. */
                         secret: string;
@@ -5879,7 +6102,7 @@ export interface operations {
                             /** @description `evt_…`: the `webhook-id` header, the same on every attempt. */
                             eventId: string;
                             /** @enum {string} */
-                            event: "action.created" | "briefing.completed" | "standup.ready";
+                            event: "action.created" | "briefing.completed" | "standup.ready" | "budget.warning";
                             /** @description The JSON body sent. */
                             payload: unknown;
                             /**
