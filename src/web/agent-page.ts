@@ -18,6 +18,7 @@ import { listAgentRunsOp, updateAgentOp } from "../operations/agent-runs.ts";
 import { listHandoffsOp } from "../operations/listings.ts";
 import { getSuggestions } from "../operations/reports.ts";
 import { listAgentsWithRuns } from "../store/agents.ts";
+import { agentDailyTokens } from "../store/budgets.ts";
 import { getOrg } from "../store/orgs.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, messagePage, renderPage, seeOther } from "./layout.ts";
@@ -54,6 +55,7 @@ async function renderAgent(
   ]);
   const schedule = agents.find((a) => a.id === id)?.schedule ?? null;
   const pausedReason = agents.find((a) => a.id === id)?.pausedReason ?? null;
+  const cap = await agentDailyTokens(deps.db, found.user.orgId, id);
   const mine = suggestions.filter((s) => s.agent === id);
   const owner = isOwner(found.user);
   const errors = state?.errors ?? {};
@@ -75,7 +77,7 @@ ${
       }</div>`
     : ""
 }
-${alertBox("success", doneNotice({ resumed: "Resumed: it runs again from its next scheduled slot.", scheduled: "Schedule saved.", ran: "Run finished: see the newest run below.", instructions: "Instructions saved.", reset: "Back to the default instructions." }, c.req.query("done")))}
+${alertBox("success", doneNotice({ capped: "Daily token cap saved.", resumed: "Resumed: it runs again from its next scheduled slot.", scheduled: "Schedule saved.", ran: "Run finished: see the newest run below.", instructions: "Instructions saved.", reset: "Back to the default instructions." }, c.req.query("done")))}
 <p class="lead">${jobOf(id).job}</p>
 ${
   owner && (hasRunner(id) || jobOf(id).runner === "model")
@@ -125,7 +127,29 @@ ${await instructionsSection(deps, found, id)}
   </form>`
       : html`<p class="small muted">Owners can change it.</p>`
   }
-</section>`;
+</section>
+${
+  jobOf(id).runner === "model"
+    ? html`<section class="card" aria-labelledby="cap-h">
+  <h2 id="cap-h">Daily token cap</h2>
+  <p>${cap === null ? "None: only the organization's daily budget applies." : html`<strong>${cap.toLocaleString("en-US")}</strong> tokens a day (UTC), beside the organization's budget.`}</p>
+  ${
+    owner
+      ? html`<form method="post" action="/agents/${id}/cap" class="stack narrow-form">
+    ${csrfField(account)}
+    ${textField("dailyTokens", "dailyTokens", {
+      label: "Tokens a day (empty for no cap of its own)",
+      value: state?.values.dailyTokens ?? (cap === null ? "" : String(cap)),
+      error: errors.dailyTokens,
+      maxlength: 12,
+    })}
+    <button type="submit" class="btn btn-primary">Save cap</button>
+  </form>`
+      : html`<p class="small muted">Owners can change it.</p>`
+  }
+</section>`
+    : ""
+}`;
   return renderPage(c, { title: agent.name, body, account, active: "/dashboard" }, status);
 }
 
@@ -142,6 +166,16 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
       const schedule = form.get("schedule")?.trim() || null;
       await runOperation(deps, c, found, updateAgentOp, { id, schedule });
       return `/agents/${id}?done=scheduled`;
+    }),
+  );
+  router.post("/agents/:id/cap", (c) =>
+    handleForm(deps, c, renderAgent, async (found, form) => {
+      if (!isOwner(found.user)) return ownersOnly(c, found);
+      const id = c.req.param("id");
+      const raw = form.get("dailyTokens")?.trim() ?? "";
+      const dailyTokens = raw === "" ? null : /^\d+$/.test(raw) ? Number(raw) : raw;
+      await runOperation(deps, c, found, updateAgentOp, { id, dailyTokens });
+      return `/agents/${id}?done=capped`;
     }),
   );
   router.post("/agents/:id/resume", (c) =>

@@ -91,5 +91,13 @@ describe("budgets and cost (scripted model server)", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain("Spending");
     expect(page.text).toMatch(/Today<\/th><td>900<\/td><td>300<\/td><td class="cost">\$4\.80<\/td>/);
+
+    // Owners set the cap on /agents/{id} too; bad input is a 400 that leaves it unchanged.
+    const csrf = await tab.csrfToken("/agents/growth");
+    const bad = await tab.request("/agents/growth/cap", { form: { csrf, dailyTokens: "lots" } });
+    expect(bad.status).toBe(400);
+    expect((await call("/api/agents/growth", { method: "PATCH", body: { schedule: "0 9 * * 1" } })).json.dailyTokens).toBe(500);
+    expect((await tab.request("/agents/growth/cap", { form: { csrf, dailyTokens: "2000" } })).status).toBe(303);
+    expect((await tab.request("/agents/growth")).text).toContain("<strong>2,000</strong> tokens a day");
   });
 });
