@@ -1,4 +1,4 @@
--- Crew schema, version 8 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 13 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -151,6 +151,11 @@ CREATE TABLE IF NOT EXISTS agents (
   category TEXT NOT NULL,
   schedule TEXT,                               -- cron expression in the organization's time zone
   position INTEGER NOT NULL,
+  -- issue 25: consecutive scheduled runs ending in error; at 3 the agent is paused (not scheduled)
+  failed_runs   INTEGER NOT NULL DEFAULT 0,
+  paused_at     INTEGER,
+  paused_reason TEXT,
+  daily_tokens  INTEGER,                       -- the agent's own daily token cap; null: none
   PRIMARY KEY (org_id, id)
 ) STRICT;
 
@@ -354,7 +359,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '8');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '13');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
@@ -478,3 +483,22 @@ CREATE INDEX IF NOT EXISTS contacts_recent ON contacts (org_id, updated_at, id);
 CREATE INDEX IF NOT EXISTS insights_newest ON insights (org_id, id);
 CREATE INDEX IF NOT EXISTS handoffs_by_rank ON handoffs (org_id, priority_rank, id DESC);
 CREATE INDEX IF NOT EXISTS audit_events_newest ON audit_events (org_id, id);
+
+-- issue 25: the 80 % budget warning, claimed once per budget per day.
+CREATE TABLE IF NOT EXISTS budget_warnings (
+  org_id   TEXT NOT NULL,
+  agent_id TEXT NOT NULL,                      -- '' for the organization's budget
+  day      TEXT NOT NULL,                      -- YYYY-MM-DD (UTC), the budget's day
+  at       INTEGER NOT NULL,
+  PRIMARY KEY (org_id, agent_id, day)
+) STRICT;
+
+-- issue 25: OIDC sign-in links (issuer, subject) to a user.
+CREATE TABLE IF NOT EXISTS user_identities (
+  issuer     TEXT NOT NULL,
+  subject    TEXT NOT NULL,
+  user_id    TEXT NOT NULL REFERENCES users (id),
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (issuer, subject)
+) STRICT;
+CREATE INDEX IF NOT EXISTS user_identities_user ON user_identities (user_id);

@@ -8,6 +8,7 @@ import { type AppDepsInput, type AppEnv, resolveDeps } from "./deps.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { accessLog } from "./http/access-log.ts";
 import { ApiError } from "./http/errors.ts";
+import { metricsRoutes } from "./http/metrics.ts";
 import { apiVersion, renderError, requestId } from "./http/middleware.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
@@ -48,6 +49,8 @@ export function createApp(input: AppDepsInput): Hono<AppEnv> {
       return c.json({ ok: false }, 503);
     }
   });
+
+  app.route("/", metricsRoutes(deps));
 
   const gate = protect(deps);
   const sessionOnly = sessionPaths(operations);

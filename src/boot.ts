@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BackupFiles } from "./agents/backups.ts";
 import type { createApp } from "./app.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, loadConfig, type ReadText } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import type { Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
@@ -60,10 +60,13 @@ export function dataFolder(databaseUrl: string): string | null {
  * database must already exist — creating an empty one (and a secret beside it) in whatever folder
  * the client chose would only lead to "unknown key". The message names the path tried.
  */
+/** How entries read `…_FILE` secrets (src/config.ts). */
+export const readSecretFile: ReadText = (path) => readFileSync(path, "utf8");
+
 function requireExistingDatabase(config: Config, env: Record<string, string | undefined>): void {
   const file = databaseFile(config.databaseUrl);
   if (file === null || existsSync(file)) return;
-  const how = (env.DATABASE_URL ?? "").trim()
+  const how = (env.DATABASE_URL ?? env.DATABASE_URL_FILE ?? "").trim()
     ? `DATABASE_URL names ${resolve(file)}`
     : `DATABASE_URL is not set, so the default data/crew.db of the current folder was tried: ${resolve(file)}`;
   throw new ConfigError(`no Crew database found (${how}); set DATABASE_URL to your server's database, e.g. file:/srv/crew/data/crew.db`);
@@ -186,7 +189,7 @@ export interface BootOptions {
 }
 
 export async function boot(env: Record<string, string | undefined>, options: BootOptions = {}): Promise<Booted> {
-  const loaded = loadConfig(env);
+  const loaded = loadConfig(env, readSecretFile);
   if (options.existingDatabaseOnly) requireExistingDatabase(loaded, env);
   // A new value rather than an assignment: the loaded configuration is never mutated.
   const config: Config = { ...loaded, secret: ensureSecret(loaded) };

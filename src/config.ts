@@ -5,7 +5,7 @@
  */
 
 import { Cron } from "croner";
-import { MODEL_PROVIDERS, type ModelProvider } from "./domain.ts";
+import { MODEL_PROVIDERS, type ModelProvider, PLANS } from "./domain.ts";
 
 export interface Config {
   port: number;
@@ -36,6 +36,28 @@ export interface Config {
   backupKeep: number;
   /** The language model set by the operator (SPEC §13); wins over the owners' /settings/model. Null when unset. */
   model: ModelEnv | null;
+  /** METRICS_TOKEN: GET /metrics answers only with it as a Bearer credential; off when null. */
+  metricsToken: string | null;
+  /** CREW_MODEL_PRICE_INPUT / _OUTPUT: US dollars per million tokens; null unless both are set. */
+  modelPrices: { input: number; output: number } | null;
+  /** Single sign-on (OIDC_*); null when OIDC_ISSUER is unset. */
+  oidc: OidcEnv | null;
+}
+
+export interface OidcEnv {
+  issuer: string;
+  clientId: string;
+  clientSecret: string | null;
+  /** The button label: "Sign in with {name}". */
+  name: string;
+  scopes: string;
+  roleClaim: string | null;
+  ownerValues: string[];
+  defaultPlan: (typeof PLANS)[number];
+  /** Id or name of the organization new users join; null: the default organization. */
+  org: string | null;
+  /** OIDC_ONLY: password sign-in is off. */
+  only: boolean;
 }
 
 export { MODEL_PROVIDERS, type ModelProvider };
@@ -95,7 +117,49 @@ export function isValidTimeZone(tz: string): boolean {
 const HOST_PATTERN =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)$/;
 
-export function loadConfig(env: Env): Config {
+/**
+ * Variables that carry secrets. Each may instead name a file with `…_FILE` (Docker secrets, systemd
+ * credentials): its content, one trailing newline trimmed, is the value. DATABASE_URL is here too
+ * because a PostgreSQL or libSQL server address can carry a password.
+ */
+export const SECRET_VARIABLES = [
+  "CREW_SECRET",
+  "CREW_MODEL_API_KEY",
+  "OIDC_CLIENT_SECRET",
+  "DATABASE_AUTH_TOKEN",
+  "DATABASE_URL",
+  "SMTP_URL",
+  "METRICS_TOKEN",
+] as const;
+
+/** Reads a secret file's text; entries pass the runtime's reader (this floor touches no file system). */
+export type ReadText = (path: string) => string;
+
+const noFiles: ReadText = () => {
+  throw new Error("this command reads no files");
+};
+
+/** The environment with every `…_FILE` of SECRET_VARIABLES replaced by the file's content. */
+export function secretsFromFiles(env: Env, readText: ReadText = noFiles): Env {
+  const resolved: Env = { ...env };
+  for (const name of SECRET_VARIABLES) {
+    const path = (env[`${name}_FILE`] ?? "").trim();
+    if (!path) continue;
+    if ((env[name] ?? "").trim()) throw new ConfigError(`${name} and ${name}_FILE are both set: keep one`);
+    let text: string;
+    try {
+      text = readText(path);
+    } catch (error) {
+      throw new ConfigError(`${name}_FILE names a file that cannot be read: ${path} (${(error as Error).message.split("\n")[0]})`);
+    }
+    resolved[name] = text.replace(/\r?\n$/, "");
+    delete resolved[`${name}_FILE`];
+  }
+  return resolved;
+}
+
+export function loadConfig(given: Env, readText?: ReadText): Config {
+  const env = secretsFromFiles(given, readText);
   const port = integer(env, "PORT", 3000, 0, 65535);
   // `[::1]` as written in URLs is accepted too; servers listen on the bare address.
   const host = (env.HOST ?? "").trim().replace(/^\[(.*)\]$/, "$1") || "127.0.0.1";
@@ -158,8 +222,14 @@ export function loadConfig(env: Env): Config {
     );
   }
 
+  const metricsToken = (env.METRICS_TOKEN ?? "").trim() || null;
+  if (metricsToken !== null && metricsToken.length < 16) throw new ConfigError("METRICS_TOKEN must be at least 16 characters");
+
   return {
     model: modelEnv(env),
+    metricsToken,
+    oidc: oidcEnv(env),
+    modelPrices: modelPrices(env),
     port,
     host,
     baseUrl,
@@ -199,4 +269,58 @@ function modelEnv(env: Env): ModelEnv | null {
   }
   const baseUrl = baseRaw ? url("CREW_MODEL_BASE_URL", baseRaw, ["http:", "https:"]).href.replace(/\/+$/, "") : null;
   return { provider: provider as ModelProvider, baseUrl, model, apiKey: (env.CREW_MODEL_API_KEY ?? "").trim() || null, dailyTokens };
+}
+
+/** OIDC_* (single sign-on): the issuer is trusted like every address set in the environment. */
+function oidcEnv(env: Env): OidcEnv | null {
+  const issuerRaw = (env.OIDC_ISSUER ?? "").trim();
+  const only = flag(env, "OIDC_ONLY");
+  if (!issuerRaw) {
+    if (only) throw new ConfigError("OIDC_ONLY needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET");
+    return null;
+  }
+  const issuer = url("OIDC_ISSUER", issuerRaw, ["http:", "https:"]).href.replace(/\/+$/, "");
+  const clientId = (env.OIDC_CLIENT_ID ?? "").trim();
+  if (!clientId) throw new ConfigError("OIDC_CLIENT_ID is required with OIDC_ISSUER");
+  const defaultPlan = (env.OIDC_DEFAULT_PLAN ?? "").trim() || "lite";
+  if (!(PLANS as readonly string[]).includes(defaultPlan)) {
+    throw new ConfigError(`OIDC_DEFAULT_PLAN must be one of ${PLANS.join(", ")}, got "${defaultPlan}"`);
+  }
+  const scopes = (env.OIDC_SCOPES ?? "").trim() || "openid email profile";
+  if (!scopes.split(/\s+/).includes("openid")) throw new ConfigError(`OIDC_SCOPES must include openid, got "${scopes}"`);
+  const roleClaim = (env.OIDC_ROLE_CLAIM ?? "").trim() || null;
+  const ownerValues = (env.OIDC_OWNER_VALUES ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (roleClaim && ownerValues.length === 0)
+    throw new ConfigError("OIDC_OWNER_VALUES must list the claim values of owners with OIDC_ROLE_CLAIM");
+  return {
+    issuer,
+    clientId,
+    clientSecret: (env.OIDC_CLIENT_SECRET ?? "").trim() || null,
+    name: (env.OIDC_NAME ?? "").trim() || "SSO",
+    scopes,
+    roleClaim,
+    ownerValues,
+    defaultPlan: defaultPlan as OidcEnv["defaultPlan"],
+    org: (env.OIDC_ORG ?? "").trim() || null,
+    only,
+  };
+}
+
+function price(env: Env, name: string): number | null {
+  const raw = (env[name] ?? "").trim();
+  if (!raw) return null;
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name} must be US dollars per million tokens, e.g. 0.15, got "${raw}"`);
+  return Number(raw);
+}
+
+/** CREW_MODEL_PRICE_INPUT and CREW_MODEL_PRICE_OUTPUT: both or neither. */
+function modelPrices(env: Env): Config["modelPrices"] {
+  const input = price(env, "CREW_MODEL_PRICE_INPUT");
+  const output = price(env, "CREW_MODEL_PRICE_OUTPUT");
+  if ((input === null) !== (output === null))
+    throw new ConfigError("CREW_MODEL_PRICE_INPUT and CREW_MODEL_PRICE_OUTPUT must be set together");
+  return input === null || output === null ? null : { input, output };
 }

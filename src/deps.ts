@@ -10,6 +10,7 @@ import type { Config } from "./config.ts";
 import type { OutboundPolicy } from "./integrations/outbound.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
+import { createMetrics, type Metrics } from "./lib/metrics.ts";
 import type { Db } from "./store/db.ts";
 import { createQuotaStore, type QuotaStore } from "./store/quota.ts";
 
@@ -23,6 +24,8 @@ export interface AppDeps {
   quota: QuotaStore;
   /** Every request to a user-supplied address goes through it (SPEC §16); boot injects DNS and a pinned connector. */
   outbound: OutboundPolicy;
+  /** This process's Prometheus metrics (GET /metrics). */
+  metrics: Metrics;
   /** The Markdown files of src/docs/notes/, read by the entry (boot.ts) and rendered under /docs/notes. */
   notes?: { file: string; text: string }[];
 }
@@ -45,6 +48,7 @@ export function resolveDeps(input: AppDepsInput): AppDeps {
     clock: systemClock,
     events: createEvents((error, event) => log.error("event listener failed", { event: event.type, error: String(error) })),
     quota: createQuotaStore(input.db),
+    metrics: input.metrics ?? createMetrics(),
     outbound: { allowPrivate: input.config.allowPrivateTargets, resolve: noResolver },
     ...input,
     log,

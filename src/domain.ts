@@ -170,16 +170,18 @@ export type DomainEvent =
       at: number;
     }
   | { type: "handoff.created"; orgId: string; handoffId: string; to: string; priority: string; at: number }
-  | { type: "insight.created"; orgId: string; insightId: string; impact: string; at: number };
+  | { type: "insight.created"; orgId: string; insightId: string; impact: string; at: number }
+  | { type: "budget.warning"; orgId: string; agent: string | null; used: number; limit: number; at: number };
 
 // --- Webhook events (SPEC §9): what a subscription can ask for, and the payloads sent.
-export const WEBHOOK_EVENTS = ["action.created", "briefing.completed", "standup.ready"] as const;
+export const WEBHOOK_EVENTS = ["action.created", "briefing.completed", "standup.ready", "budget.warning"] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 
 export type WebhookEvent =
   | { event: "briefing.completed"; userId: string; briefingId: string; timestamp: string; summary?: string }
   | { event: "action.created"; actionId: string; timestamp: string; contactId?: string; dealId?: string }
-  | { event: "standup.ready"; standupId: string; timestamp: string };
+  | { event: "standup.ready"; standupId: string; timestamp: string }
+  | { event: "budget.warning"; organizationId: string; agent?: string; used: number; limit: number; timestamp: string };
 
 /** The webhook payload of a domain event, when it has one (contactId and dealId only when set). */
 export function webhookEventOf(e: DomainEvent): WebhookEvent | null {
@@ -191,6 +193,15 @@ export function webhookEventOf(e: DomainEvent): WebhookEvent | null {
         timestamp: new Date(e.at).toISOString(),
         ...(e.contactId ? { contactId: e.contactId } : {}),
         ...(e.dealId ? { dealId: e.dealId } : {}),
+      };
+    case "budget.warning":
+      return {
+        event: "budget.warning",
+        organizationId: e.orgId,
+        ...(e.agent ? { agent: e.agent } : {}),
+        used: e.used,
+        limit: e.limit,
+        timestamp: new Date(e.at).toISOString(),
       };
     default:
       return null;

@@ -1,5 +1,5 @@
 /** Deno entry: `deno task start` (deno.json). Same boot as Node; Deno.serve instead of @hono/node-server. */
-import { boot, dataFolder, listeningLine, startupFailure } from "./boot.ts";
+import { boot, dataFolder, listeningLine, readSecretFile, startupFailure } from "./boot.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
 // The few Deno APIs used here, so `tsc` (configured for Node) checks this file too.
@@ -20,7 +20,7 @@ declare const Deno: {
  * which flag to add, in one line, instead of failing on the first write.
  */
 function checkWritePermission(env: Record<string, string>): void {
-  const folder = dataFolder(loadConfig(env).databaseUrl) ?? "data";
+  const folder = dataFolder(loadConfig(env, readSecretFile).databaseUrl) ?? "data";
   if (Deno.permissions.querySync({ name: "write", path: folder }).state === "granted") return;
   throw new ConfigError(
     `Deno may not write to ${folder} (the folder of DATABASE_URL): add it to --allow-write, e.g. deno run … --allow-write=data,${folder} … src/serve.deno.ts`,

@@ -81,6 +81,7 @@ function agentsAt(runs: StoredRun[], at: number): AgentRunSummary[] {
       okFinishedAt: ok?.finishedAt ?? null,
       okSummary: ok?.summary ?? null,
       okHasData: ok?.hasData ?? false,
+      pausedReason: null,
     };
   });
 }

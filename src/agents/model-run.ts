@@ -13,7 +13,7 @@ import type { ModelMessage } from "ai";
 import type { Config } from "../config.ts";
 import { ApiError } from "../http/errors.ts";
 import { callForObject, type Usage } from "../integrations/model/client.ts";
-import { dayStart, resolveModel } from "../integrations/model/settings.ts";
+import { resolveModel } from "../integrations/model/settings.ts";
 import type { OutboundPolicy } from "../integrations/outbound.ts";
 import { readSourcesFor, SourceError, type SourceItem, type SourceRead, sourceMissing } from "../integrations/sources.ts";
 import { iso } from "../lib/clock.ts";
@@ -26,10 +26,10 @@ import {
   raiseModelAlertStatements,
   recentContacts,
   resolveModelAlertStatement,
-  tokensSince,
 } from "../store/model.ts";
 import type { Organization } from "../store/orgs.ts";
 import { latestProfile } from "../store/reports.ts";
+import { budgetSkipReason, warnOnBudgets } from "./budgets.ts";
 import type { ProfileBody } from "./compose-profile.ts";
 import type { Events } from "./events.ts";
 import { type AgentJob, JOBS, jobOf } from "./jobs.ts";
@@ -235,11 +235,10 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
     if (missing) return skipped(`${missing}.`);
   }
   const now = deps.clock.now();
-  const spent = await tokensSince(deps.db, org.id, dayStart(now));
-  if (spent >= model.dailyTokens) {
+  const summary = await budgetSkipReason(deps.db, org.id, agentId, model.dailyTokens, now);
+  if (summary) {
     // Skipped, not failed (SPEC §13): a run row says so on the dashboard and in the history.
     const runId = newId("run", now);
-    const summary = `Skipped: today's model budget is spent (${spent.toLocaleString("en-US")} of ${model.dailyTokens.toLocaleString("en-US")} tokens); runs resume after midnight UTC.`;
     await deps.db.execute(
       runInsertStatement({
         id: runId,
@@ -267,6 +266,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
       ...(alert ? raiseModelAlertStatements(org.id, newId("alr", at), `${agentId}: ${error} Check Settings → Model.`, at) : []),
     ];
     await completeAgentRun(deps, org.id, agentId, runId, { status: "error", summary, error }, extra);
+    await warnOnBudgets(deps, org.id, agentId, model.dailyTokens);
     return { runId, agentId, status: "error", summary, ...usage };
   };
 
@@ -313,6 +313,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         continue;
       }
       await source?.markSeen();
+      await warnOnBudgets(deps, org.id, agentId, model.dailyTokens);
       return { runId, agentId, status: "ok", summary: completion.summary, ...usage };
     }
     const detail = `The model's answer was invalid after one retry: ${issues.slice(0, 5).join("; ")}`;

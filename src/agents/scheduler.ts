@@ -9,16 +9,20 @@
  * reason — a regeneration, `crew agents run`, an external runner — covers the slot). After
  * downtime only the latest missed slot is due: it runs once, not once per missed slot.
  *
+ * A paused agent (src/agents/auto-pause.ts: three scheduled runs in a row failed) is not due.
+ *
  * Model-backed agents (SPEC §13) are due the same way, but only while their organization has a
  * model and the sources they read: until then their slots are not even claimed. Their runs go
  * out together after the built-ins (the model client lets two calls through at a time).
  */
 import { HOUR } from "../lib/clock.ts";
 import { type Loop, startLoop } from "../lib/loop.ts";
+import type { Metrics } from "../lib/metrics.ts";
 import { randomSecret } from "../lib/random.ts";
 import { listScheduledAgents } from "../store/agents.ts";
 import { getOrg } from "../store/orgs.ts";
 import { claimSlot, closeAbandonedRuns, latestRunStart, releaseLease, takeLease } from "../store/runs.ts";
+import { countScheduledRun } from "./auto-pause.ts";
 import { standupModeAt } from "./compose-standup.ts";
 import { needsModel } from "./jobs.ts";
 import { type ModelRun, type ModelRunDeps, runModelAgent, whatIsMissing } from "./model-run.ts";
@@ -44,12 +48,15 @@ export const newHolder = (label = "process") => `${label}-${randomSecret(10)}`;
 
 /** One pass: take or renew the lease, close abandoned runs, run every due built-in agent once. */
 /** Without a configuration and events (a bare store), model-backed agents are not run. */
-export type SchedulerDeps = RunDeps & Partial<Pick<ModelRunDeps, "events" | "outbound" | "sources">>;
+export type SchedulerDeps = RunDeps &
+  Partial<Pick<ModelRunDeps, "events" | "outbound" | "sources">> & { metrics?: Pick<Metrics, "schedulerLeader"> };
 
 export async function tick(deps: SchedulerDeps, holder: string): Promise<SchedulerPassReport> {
   const modelDeps = deps.config && deps.events ? (deps as ModelRunDeps) : null;
   const now = deps.clock.now();
-  if (!(await takeLease(deps.db, LEASE_NAME, holder, now, now + LEASE_TTL_MS))) return { leader: false, closed: 0, ran: [] };
+  const leading = await takeLease(deps.db, LEASE_NAME, holder, now, now + LEASE_TTL_MS);
+  deps.metrics?.schedulerLeader(leading);
+  if (!leading) return { leader: false, closed: 0, ran: [] };
   const closed = await closeAbandonedRuns(
     deps.db,
     now - RUN_TIMEOUT_MS,
@@ -70,12 +77,14 @@ export async function tick(deps: SchedulerDeps, holder: string): Promise<Schedul
     const org = await getOrg(deps.db, agent.orgId);
     if (!org) continue;
     if (modelDeps && byModel) {
-      modelRuns.push(runModelAgent(modelDeps, org, agent.agentId));
+      modelRuns.push(runModelAgent(modelDeps, org, agent.agentId).then((run) => countScheduledRun(deps, org.id, run).then(() => run)));
       continue;
     }
     // A standup slot's mode is its local time: before 12:00 morning, else evening.
     const mode = agent.agentId === "standup" ? standupModeAt(slot, agent.timeZone) : undefined;
-    ran.push(await runBuiltIn(deps, org, agent.agentId, { mode, words: true }));
+    const run = await runBuiltIn(deps, org, agent.agentId, { mode, words: true });
+    await countScheduledRun(deps, org.id, run);
+    ran.push(run);
   }
   ran.push(...(await Promise.all(modelRuns)));
   if (closed > 0 || ran.length > 0) deps.log.info("scheduler pass", { closed, ran: ran.map((r) => `${r.agentId}:${r.status}`).join(",") });
@@ -116,6 +125,7 @@ export function createScheduler(deps: SchedulerDeps, options: { holder?: string;
       await loop?.stop();
       loop = null;
       await releaseLease(deps.db, LEASE_NAME, holder).catch(() => {});
+      deps.metrics?.schedulerLeader(false);
     },
   };
 }

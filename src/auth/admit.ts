@@ -17,7 +17,7 @@ export interface Admission {
 }
 
 export async function admit(
-  deps: Pick<AppDeps, "db" | "config" | "clock" | "quota">,
+  deps: Pick<AppDeps, "db" | "config" | "clock" | "quota"> & Partial<Pick<AppDeps, "metrics">>,
   authorization: string | undefined,
 ): Promise<Admission> {
   const { db, config, clock } = deps;
@@ -25,6 +25,7 @@ export async function admit(
   const quota = await consumeQuota(deps.quota, principal.userId, config.rateLimitPerHour, clock.now());
   const headers = quotaHeaders(quota);
   if (!quota.allowed) {
+    deps.metrics?.quotaRefused();
     throw new ApiError(429, "rate_limited", `Hourly request quota of ${quota.limit} spent; retry after ${quota.retryAfter} s.`, {
       headers,
     });

@@ -2,6 +2,7 @@
  * `crew agents run <agent>|--due` (SPEC §1): the agents runtime from the command line, on the
  * default organization. Model-backed agents (SPEC §13) run with the connected model.
  */
+import { resumeAgent } from "../agents/auto-pause.ts";
 import { createEvents } from "../agents/events.ts";
 import { jobOf } from "../agents/jobs.ts";
 import { runModelAgent } from "../agents/model-run.ts";
@@ -28,6 +29,14 @@ export async function runAgentsFromCli(flags: Flags, env: Env, io: CliIo): Promi
   if (flags.json) printJson(io, outcome.result);
   else io.out(outcome.text);
   return outcome.failed ? 1 : 0;
+}
+
+/** `crew agents resume ID`: an agent paused after failed scheduled runs is scheduled again. */
+export async function resumeAgentFromCli(agent: string, flags: Flags, env: Env, io: CliIo): Promise<number> {
+  if (!isAgentId(agent)) throw new UsageError(`unknown agent "${agent}"`);
+  const resumed = await withStore(env, (db, org) => resumeAgent({ db, clock: systemClock }, org.id, agent), flags.org);
+  io.out(resumed ? `${agent}: resumed; it runs again from its next scheduled slot.\n` : `${agent} was not paused.\n`);
+  return 0;
 }
 
 async function runAgents(ctx: { db: Db; org: Organization; config: Config }, agent: string | null): Promise<Outcome> {

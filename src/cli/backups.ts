@@ -8,6 +8,7 @@
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { LEASE_NAME } from "../agents/scheduler.ts";
+import { readSecretFile } from "../boot.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { systemClock } from "../lib/clock.ts";
 import { activeLeader, BackupError, backupFileName, checkBackup, localPath, SECRET_NOTE, writeBackup } from "../store/backup.ts";
@@ -30,7 +31,7 @@ function localDatabase(config: Config): string {
 }
 
 export async function backupFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
-  const config = loadConfig(env);
+  const config = loadConfig(env, readSecretFile);
   const path = localDatabase(config);
   const now = systemClock.now();
   const file = resolve(
@@ -60,7 +61,7 @@ export async function backupFromCli(flags: Flags, env: Env, io: CliIo): Promise<
 
 export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   if (typeof flags.file !== "string" || flags.file.trim() === "") throw new UsageError("name the backup FILE to restore");
-  const config = loadConfig(env);
+  const config = loadConfig(env, readSecretFile);
   const path = resolve(localDatabase(config));
   const file = resolve(flags.file);
   if (!existsSync(file)) throw new CommandError(`${file} does not exist`);

@@ -130,7 +130,7 @@ const COMMANDS: Command[] = [
       events: {
         type: "string",
         value: "a,b",
-        description: "Comma-separated events: action.created, briefing.completed, standup.ready.",
+        description: "Comma-separated events: action.created, briefing.completed, standup.ready, budget.warning.",
         required: true,
       },
       description: { type: "string", value: "D", description: "A note on what receives the events." },
@@ -168,6 +168,20 @@ const COMMANDS: Command[] = [
       if (!agent && !flags.due) throw new UsageError("name the agent to run, or give --due");
       const { runAgentsFromCli } = await import("./agents.ts");
       return runAgentsFromCli(flags, env, io);
+    },
+  },
+  {
+    name: "agents resume",
+    summary: "Resume an agent that paused itself after three failed scheduled runs.",
+    usage: "crew agents resume <agent> [--org ORG]",
+    positional: { name: "agent", value: "<agent>", description: "The paused agent." },
+    options: { org: orgOption },
+    examples: ["npx crew agents resume sales"],
+    notes: "The scheduler runs it again from its next slot; its pause alert is resolved.",
+    async run(flags, env, io) {
+      if (typeof flags.agent !== "string") throw new UsageError("name the agent to resume");
+      const { resumeAgentFromCli } = await import("./agents.ts");
+      return resumeAgentFromCli(flags.agent, flags, env, io);
     },
   },
   {

@@ -54,13 +54,13 @@ export async function withStore<T>(
   work: (db: Db, org: Organization, config: Config) => Promise<T>,
   orgRef?: string | boolean,
 ): Promise<T> {
-  const loaded = loadConfig(env);
   // Loaded here, not above: the store drivers are the slow part of starting (see src/cli/index.ts).
-  const [{ prepareStore, ensureSecret }, { createLogger }, { getDefaultOrg, findOrg }] = await Promise.all([
+  const [{ prepareStore, ensureSecret, readSecretFile }, { createLogger }, { getDefaultOrg, findOrg }] = await Promise.all([
     import("../boot.ts"),
     import("../lib/log.ts"),
     import("../store/orgs.ts"),
   ]);
+  const loaded = loadConfig(env, readSecretFile);
   const db = await prepareStore(loaded, createLogger(loaded.logLevel), systemClock.now());
   // Commands seal secrets (webhooks) as the server would: the same CREW_SECRET or generated one.
   const config: Config = { ...loaded, secret: ensureSecret(loaded) };

@@ -2,6 +2,7 @@
  * GET /openapi.json: OpenAPI 3.1 generated from the operation registry (plus the few routes listed
  * in endpoints.ts), so the document cannot drift from the schemas the server validates with.
  */
+
 import type { OAUTH_SCOPES } from "../domain.ts";
 import { API_VERSION } from "../http/middleware.ts";
 import type { Operation } from "../operations/registry.ts";
@@ -10,6 +11,7 @@ import { documentedEndpoints, type Endpoint } from "./endpoints.ts";
 import { codesForStatus, ERROR_CODES } from "./error-codes.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import { overview } from "./overview.ts";
+import { webhookDocs } from "./webhook-events.ts";
 
 export type OpenApiDocument = Record<string, any> & { paths: Record<string, Record<string, any>> };
 
@@ -196,6 +198,7 @@ export function buildOpenApi(settings: DocsSettings, ops: Operation[]): OpenApiD
     servers: [{ url: baseUrl }],
     tags,
     paths,
+    webhooks: webhookDocs(),
     components: {
       securitySchemes: {
         apiKey: {

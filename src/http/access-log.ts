@@ -18,20 +18,26 @@ function routePattern(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
   return handler?.path ?? "(no route)";
 }
 
+/** A metric label is a closed set: an unknown method a client invents is "other". */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 export function accessLog(deps: AppDeps, now: () => number = () => performance.now()): MiddlewareHandler<AppEnv> {
   return async function accessLogMiddleware(c, next) {
     const started = now();
     try {
       await next();
     } finally {
+      const route = routePattern(c);
+      const elapsed = now() - started;
+      deps.metrics.httpRequest(METHODS.has(c.req.method) ? c.req.method : "other", route, c.res.status, elapsed / 1000);
       const principal = c.get("principal");
       const sessionUser = c.get("sessionUserId");
       deps.log.info("request", {
         request_id: c.get("requestId"),
         method: c.req.method,
-        route: routePattern(c),
+        route,
         status: c.res.status,
-        duration_ms: Math.round((now() - started) * 10) / 10,
+        duration_ms: Math.round(elapsed * 10) / 10,
         ...(principal
           ? { user_id: principal.userId, credential: principal.credential.type }
           : sessionUser

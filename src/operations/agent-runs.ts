@@ -4,17 +4,21 @@
  * the history, and edit an agent's schedule.
  */
 import * as v from "valibot";
+import { costUsd } from "../agents/budgets.ts";
 import { jobOf } from "../agents/jobs.ts";
 import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.ts";
 import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
 import { readAccess, writeAccess } from "../auth/access.ts";
+import { isOwner } from "../auth/roles.ts";
 import { ACTION_TYPES, AGENT_IDS } from "../domain.ts";
-import { notFound } from "../http/errors.ts";
+import { ApiError, notFound } from "../http/errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { getAgentRecord, setAgentSchedule } from "../store/agents.ts";
+import { agentDailyTokens, setAgentDailyTokens } from "../store/budgets.ts";
 import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/model.ts";
 import { getOrg } from "../store/orgs.ts";
 import { listRuns } from "../store/runs.ts";
+import { getUserById } from "../store/users.ts";
 import { NewAction } from "./actions.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics, PIPELINE_STAGES } from "./reports.ts";
@@ -185,6 +189,10 @@ const RunView = v.object({
     v.description("Tokens sent to the model by a model-backed run (SPEC §13); null for other runs."),
   ),
   tokensOut: v.pipe(v.nullable(v.number()), v.description("Tokens the model answered with; null for runs without a model call.")),
+  costUsd: v.pipe(
+    v.nullable(v.number()),
+    v.description("Estimated cost in US dollars from CREW_MODEL_PRICE_INPUT/_OUTPUT; null without prices or without a model call."),
+  ),
 });
 
 export const listAgentRunsOp = defineOperation({
@@ -226,6 +234,7 @@ export const listAgentRunsOp = defineOperation({
         finishedAt: isoOrNull(r.finishedAt),
         tokensIn: usage.get(r.id)?.tokensIn ?? null,
         tokensOut: usage.get(r.id)?.tokensOut ?? null,
+        costUsd: usage.has(r.id) ? costUsd(ctx.config.modelPrices, usage.get(r.id)!) : null,
       })),
     };
   },
@@ -260,8 +269,22 @@ export const updateAgentOp = defineOperation({
       instructions: v.optional(
         v.nullable(v.pipe(Instructions, v.description("The agent's instructions for this organization; null: the default."))),
       ),
+      dailyTokens: v.optional(
+        v.nullable(
+          v.pipe(
+            v.number("Must be a whole number or null."),
+            v.integer("Must be a whole number."),
+            v.minValue(1, "Must be at least 1."),
+            v.maxValue(1_000_000_000, "Must be at most 1000000000."),
+            v.description("The agent's own daily token cap (UTC day), beside the organization's budget; null: none. Owners only."),
+          ),
+        ),
+      ),
     }),
-    v.check((input) => input.schedule !== undefined || input.instructions !== undefined, "Send schedule, instructions, or both."),
+    v.check(
+      (input) => input.schedule !== undefined || input.instructions !== undefined || input.dailyTokens !== undefined,
+      "Send schedule, instructions, dailyTokens, or several.",
+    ),
   ),
   output: v.object({
     id: v.string(),
@@ -277,16 +300,27 @@ export const updateAgentOp = defineOperation({
     instructions: v.pipe(v.string(), v.description("The instructions in effect (the system prompt of its model-backed runs).")),
     customInstructions: v.pipe(v.boolean(), v.description("Whether the organization replaced the default instructions.")),
     nextRunAt: v.pipe(v.nullable(DateTime), v.description("The next slot of the schedule; null without one.")),
+    dailyTokens: v.pipe(
+      v.nullable(v.number()),
+      v.description("The agent's own daily token cap; null: only the organization's budget applies."),
+    ),
   }),
   rest: { method: "PATCH", path: "/api/agents/{id}", access: writeAccess(), from: "body", tags },
   handler: async (ctx, input) => {
     assertAgent(input.id);
     const orgId = ctx.principal.orgId;
+    if (input.dailyTokens !== undefined) {
+      // Owners set budgets (isOwner, as the users operations check it); bearer principals carry no role yet.
+      const role = ctx.principal.role ?? (await getUserById(ctx.db, ctx.principal.userId))?.role;
+      if (!isOwner({ role })) throw new ApiError(403, "forbidden", "Only owners of the organization set an agent's token cap.");
+      await setAgentDailyTokens(ctx.db, orgId, input.id, input.dailyTokens);
+    }
     if (input.instructions !== undefined) await setInstructionOverride(ctx.db, orgId, input.id, input.instructions, ctx.clock.now());
-    const [agent, org, custom] = await Promise.all([
+    const [agent, org, custom, cap] = await Promise.all([
       input.schedule !== undefined ? setAgentSchedule(ctx.db, orgId, input.id, input.schedule) : getAgentRecord(ctx.db, orgId, input.id),
       getOrg(ctx.db, orgId),
       getInstructionOverride(ctx.db, orgId, input.id),
+      agentDailyTokens(ctx.db, orgId, input.id),
     ]);
     if (!agent || !org) throw notFound(`Agent ${input.id}`);
     const next = agent.schedule ? nextSlot(agent.schedule, org.timeZone, ctx.clock.now()) : null;
@@ -300,6 +334,7 @@ export const updateAgentOp = defineOperation({
       instructions: custom ?? job.instructions,
       customInstructions: custom !== null,
       nextRunAt: isoOrNull(next),
+      dailyTokens: cap,
     };
   },
 });

@@ -28,6 +28,10 @@ export const AgentStatus = v.object({
   hoursAgo: v.pipe(v.nullable(v.number()), v.description("Hours since the latest run, one decimal; null if never ran.")),
   summary: v.string(),
   hasData: v.boolean(),
+  paused: v.pipe(
+    v.boolean(),
+    v.description("Paused after 3 scheduled runs in a row failed; the summary says why. Not scheduled until an owner resumes it."),
+  ),
 });
 
 export const AgentDashboard = v.object({
@@ -65,8 +69,9 @@ export async function agentDashboard(
     health: healthOf(a, now),
     generatedAt: isoOrNull(a.okFinishedAt),
     hoursAgo: hoursAgo(a, now),
-    summary: (a.lastStatus === null && missing.get(a.id)) || summaryOf(a),
+    summary: a.pausedReason ?? ((a.lastStatus === null && missing.get(a.id)) || summaryOf(a)),
     hasData: a.okHasData,
+    paused: a.pausedReason !== null,
   }));
   const count = (h: string) => statuses.filter((s) => s.health === h).length;
   return {

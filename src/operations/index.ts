@@ -1,5 +1,6 @@
 /** Every operation, in the order the documents list them. Projections iterate this list. */
 import { addActions, getActionOp, listActionQueue, updateActionOp } from "./actions.ts";
+import { resumeAgentOp } from "./agent-pause.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
@@ -49,6 +50,7 @@ export const operations: Operation[] = [
   completeAgentRunOp,
   listAgentRunsOp,
   updateAgentOp,
+  resumeAgentOp,
   createWebhook,
   listWebhooksOp,
   deleteWebhookOp,

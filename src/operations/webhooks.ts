@@ -150,7 +150,7 @@ export const createWebhook = defineOperation({
   id: "createWebhook",
   summary: "Subscribe a webhook",
   description:
-    "Subscribes a URL to events of the organization (action.created, briefing.completed, standup.ready). Returns the subscription with its signing secret (`whsec_…`), shown only here. Every delivery is a POST of JSON signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx acknowledges; others are retried after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h.",
+    "Subscribes a URL to events of the organization (action.created, briefing.completed, standup.ready, budget.warning). Returns the subscription with its signing secret (`whsec_…`), shown only here. Every delivery is a POST of JSON signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx acknowledges; others are retried after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h.",
   input: CreateWebhookInput,
   output: CreatedWebhook,
   rest: { method: "POST", path: "/api/webhooks", access: writeAccess(), from: "body", tags: ["Webhooks"] },

@@ -15,6 +15,8 @@ export interface AgentRunSummary {
   okFinishedAt: number | null;
   okSummary: string | null;
   okHasData: boolean;
+  /** Set while the agent is paused after failed scheduled runs (src/agents/auto-pause.ts). */
+  pausedReason: string | null;
 }
 
 interface Row {
@@ -29,6 +31,7 @@ interface Row {
   ok_at: number | null;
   ok_summary: string | null;
   ok_has_data: number | null;
+  paused_reason: string | null;
 }
 
 /**
@@ -58,7 +61,7 @@ export async function listAgentsWithRuns(db: Db, orgId: string): Promise<AgentRu
 
 async function readAgentsWithRuns(db: Db, orgId: string): Promise<AgentRunSummary[]> {
   const rows = await db.all<Row>(
-    `SELECT a.id, a.name, a.category, a.schedule,
+    `SELECT a.id, a.name, a.category, a.schedule, CASE WHEN a.paused_at IS NULL THEN NULL ELSE a.paused_reason END AS paused_reason,
             lr.status AS last_status, lr.finished_at AS last_at, lr.summary AS last_summary, lr.error AS last_error,
             ok.finished_at AS ok_at, ok.summary AS ok_summary, ok.has_data AS ok_has_data
        FROM agents a
@@ -86,6 +89,7 @@ async function readAgentsWithRuns(db: Db, orgId: string): Promise<AgentRunSummar
     okFinishedAt: r.ok_at,
     okSummary: r.ok_summary,
     okHasData: r.ok_has_data === 1,
+    pausedReason: r.paused_reason,
   }));
 }
 
@@ -141,7 +145,7 @@ export interface ScheduledAgent {
   timeZone: string;
 }
 
-/** Every agent of every organization that has a schedule. */
+/** Every agent of every organization that has a schedule and is not paused. */
 export async function listScheduledAgents(db: Db): Promise<ScheduledAgent[]> {
   const rows = await db.all<{
     org_id: string;
@@ -149,7 +153,7 @@ export async function listScheduledAgents(db: Db): Promise<ScheduledAgent[]> {
     schedule: string;
     time_zone: string;
   }>(`SELECT a.org_id, a.id, a.schedule, o.time_zone FROM agents a JOIN organizations o ON o.id = a.org_id
-      WHERE a.schedule IS NOT NULL ORDER BY a.org_id, a.position`);
+      WHERE a.schedule IS NOT NULL AND a.paused_at IS NULL ORDER BY a.org_id, a.position`);
   return rows.map((r) => ({ orgId: r.org_id, agentId: r.id, schedule: r.schedule, timeZone: r.time_zone }));
 }
 

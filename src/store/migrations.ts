@@ -161,6 +161,34 @@ export const FOLD_USER_ADMIN_SCHEMA: string[] = [
   "DROP TABLE IF EXISTS user_deactivations",
 ];
 
+/**
+ * Issue 25: agents pause themselves after failed scheduled runs (failed_runs counts the streak,
+ * paused_at/paused_reason say since when and why) and carry their own daily token cap; the 80 %
+ * budget warning is sent once per budget per day (budget_warnings claims it); OIDC identities
+ * link an (issuer, subject) to a user.
+ */
+export const ISSUE25_SCHEMA: string[] = [
+  "ALTER TABLE agents ADD COLUMN failed_runs INTEGER NOT NULL DEFAULT 0",
+  "ALTER TABLE agents ADD COLUMN paused_at INTEGER",
+  "ALTER TABLE agents ADD COLUMN paused_reason TEXT",
+  "ALTER TABLE agents ADD COLUMN daily_tokens INTEGER",
+  `CREATE TABLE IF NOT EXISTS budget_warnings (
+  org_id   TEXT NOT NULL,
+  agent_id TEXT NOT NULL,                      -- '' for the organization's budget
+  day      TEXT NOT NULL,                      -- YYYY-MM-DD (UTC), the budget's day
+  at       INTEGER NOT NULL,
+  PRIMARY KEY (org_id, agent_id, day)
+) STRICT`,
+  `CREATE TABLE IF NOT EXISTS user_identities (
+  issuer     TEXT NOT NULL,
+  subject    TEXT NOT NULL,
+  user_id    TEXT NOT NULL REFERENCES users (id),
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (issuer, subject)
+) STRICT`,
+  "CREATE INDEX IF NOT EXISTS user_identities_user ON user_identities (user_id)",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, statements: ISSUE13_SCHEMA },
@@ -170,9 +198,10 @@ export const migrations: Migration[] = [
   { version: 6, statements: ISSUE14_SCHEMA },
   { version: 7, statements: FOLD_USER_ADMIN_SCHEMA },
   { version: 8, statements: LIST_ORDER_SCHEMA },
+  { version: 13, statements: ISSUE25_SCHEMA },
 ];
 
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 13;
 
 /** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {

@@ -148,7 +148,7 @@ export function raiseModelAlertStatements(orgId: string, id: string, message: st
 export function resolveModelAlertStatement(orgId: string, now: number): InStatement {
   return {
     sql: `UPDATE integration_alerts SET resolved_at = ?
-           WHERE org_id = ? AND user_id IS NULL AND service = 'model' AND resolved_at IS NULL`,
+           WHERE org_id = ? AND user_id IS NULL AND service = 'model' AND severity = 'critical' AND resolved_at IS NULL`,
     args: [now, orgId],
   };
 }

@@ -5,6 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
+import { resumeAgent } from "../agents/auto-pause.ts";
 import { jobOf } from "../agents/jobs.ts";
 import { runModelAgent } from "../agents/model-run.ts";
 import { hasRunner, runBuiltIn } from "../agents/runners.ts";
@@ -12,10 +13,12 @@ import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS } from "../domain.ts";
+import { resumeAgentOp } from "../operations/agent-pause.ts";
 import { listAgentRunsOp, updateAgentOp } from "../operations/agent-runs.ts";
 import { listHandoffsOp } from "../operations/listings.ts";
 import { getSuggestions } from "../operations/reports.ts";
 import { listAgentsWithRuns } from "../store/agents.ts";
+import { agentDailyTokens } from "../store/budgets.ts";
 import { getOrg } from "../store/orgs.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, messagePage, renderPage, seeOther } from "./layout.ts";
@@ -51,6 +54,8 @@ async function renderAgent(
     listAgentsWithRuns(deps.db, found.user.orgId),
   ]);
   const schedule = agents.find((a) => a.id === id)?.schedule ?? null;
+  const pausedReason = agents.find((a) => a.id === id)?.pausedReason ?? null;
+  const cap = await agentDailyTokens(deps.db, found.user.orgId, id);
   const mine = suggestions.filter((s) => s.agent === id);
   const owner = isOwner(found.user);
   const errors = state?.errors ?? {};
@@ -63,7 +68,16 @@ async function renderAgent(
     </tr>`,
   );
   const body = html`<h1>${agent.name} <span class="muted small">${agent.id} · ${agent.category}</span></h1>
-${alertBox("success", doneNotice({ scheduled: "Schedule saved.", ran: "Run finished: see the newest run below.", instructions: "Instructions saved.", reset: "Back to the default instructions." }, c.req.query("done")))}
+${
+  pausedReason
+    ? html`<div class="alert alert-error paused" role="alert"><p><strong>Paused.</strong> ${pausedReason}</p>${
+        owner
+          ? html`<form method="post" action="/agents/${id}/resume" class="inline">${csrfField(account)}<button type="submit" class="btn">Resume</button></form>`
+          : ""
+      }</div>`
+    : ""
+}
+${alertBox("success", doneNotice({ capped: "Daily token cap saved.", resumed: "Resumed: it runs again from its next scheduled slot.", scheduled: "Schedule saved.", ran: "Run finished: see the newest run below.", instructions: "Instructions saved.", reset: "Back to the default instructions." }, c.req.query("done")))}
 <p class="lead">${jobOf(id).job}</p>
 ${
   owner && (hasRunner(id) || jobOf(id).runner === "model")
@@ -113,7 +127,29 @@ ${await instructionsSection(deps, found, id)}
   </form>`
       : html`<p class="small muted">Owners can change it.</p>`
   }
-</section>`;
+</section>
+${
+  jobOf(id).runner === "model"
+    ? html`<section class="card" aria-labelledby="cap-h">
+  <h2 id="cap-h">Daily token cap</h2>
+  <p>${cap === null ? "None: only the organization's daily budget applies." : html`<strong>${cap.toLocaleString("en-US")}</strong> tokens a day (UTC), beside the organization's budget.`}</p>
+  ${
+    owner
+      ? html`<form method="post" action="/agents/${id}/cap" class="stack narrow-form">
+    ${csrfField(account)}
+    ${textField("dailyTokens", "dailyTokens", {
+      label: "Tokens a day (empty for no cap of its own)",
+      value: state?.values.dailyTokens ?? (cap === null ? "" : String(cap)),
+      error: errors.dailyTokens,
+      maxlength: 12,
+    })}
+    <button type="submit" class="btn btn-primary">Save cap</button>
+  </form>`
+      : html`<p class="small muted">Owners can change it.</p>`
+  }
+</section>`
+    : ""
+}`;
   return renderPage(c, { title: agent.name, body, account, active: "/dashboard" }, status);
 }
 
@@ -132,6 +168,24 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
       return `/agents/${id}?done=scheduled`;
     }),
   );
+  router.post("/agents/:id/cap", (c) =>
+    handleForm(deps, c, renderAgent, async (found, form) => {
+      if (!isOwner(found.user)) return ownersOnly(c, found);
+      const id = c.req.param("id");
+      const raw = form.get("dailyTokens")?.trim() ?? "";
+      const dailyTokens = raw === "" ? null : /^\d+$/.test(raw) ? Number(raw) : raw;
+      await runOperation(deps, c, found, updateAgentOp, { id, dailyTokens });
+      return `/agents/${id}?done=capped`;
+    }),
+  );
+  router.post("/agents/:id/resume", (c) =>
+    handleForm(deps, c, renderAgent, async (found) => {
+      if (!isOwner(found.user)) return ownersOnly(c, found);
+      const id = c.req.param("id");
+      await runOperation(deps, c, found, resumeAgentOp, { id });
+      return `/agents/${id}?done=resumed`;
+    }),
+  );
   // Owners start a built-in runner at once (SPEC §12); agents run by external runners are started through the run API.
   router.post("/agents/:id/run", async (c) => {
     const signed = await readSignedInForm(deps, c);
@@ -141,6 +195,8 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
     const org = await getOrg(deps.db, signed.found.user.orgId);
     if (org && jobOf(id).runner === "model") {
       const run = await runModelAgent(deps, org, id);
+      // A successful Run now resumes a paused agent (src/agents/auto-pause.ts).
+      if (run.status === "ok") await resumeAgent(deps, org.id, id);
       if (run.runId === null) {
         return messagePage(
           c,
@@ -166,7 +222,8 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
         accountOf(signed.found),
       );
     }
-    await runBuiltIn(deps, org, id);
+    const run = await runBuiltIn(deps, org, id);
+    if (run.status === "ok") await resumeAgent(deps, org.id, id);
     return seeOther(c, `/agents/${id}?done=ran`);
   });
   return router;

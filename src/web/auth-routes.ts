@@ -9,6 +9,7 @@ import { html } from "hono/html";
 import * as v from "valibot";
 import { endSession, readSession, startSession } from "../auth/sessions.ts";
 import { checkSignIn, WRONG_CREDENTIALS } from "../auth/sign-in.ts";
+import type { OidcEnv } from "../config.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { readJsonObject } from "../http/body.ts";
 import { clientAddress } from "../http/client-address.ts";
@@ -26,10 +27,26 @@ const SignInBody = v.strictObject({
   password: v.pipe(v.string("Must be a string."), v.maxLength(4096, "Must be at most 4096 characters.")),
 });
 
-function signInPage(c: Context<AppEnv>, options: { next: string; email?: string; error?: string }, status = 200, extra = {}) {
+/** Password sign-in is off with OIDC_ONLY (issue 25): one message for the page and the JSON twin. */
+const passwordOff = (oidc: OidcEnv) => `Password sign-in is off here: use Sign in with ${oidc.name}.`;
+
+function signInPage(
+  c: Context<AppEnv>,
+  options: { next: string; email?: string; error?: string; oidc: OidcEnv | null },
+  status = 200,
+  extra = {},
+) {
+  const sso = options.oidc
+    ? html`<p><a class="btn btn-primary btn-block" href="/sign-in/oidc?next=${encodeURIComponent(options.next)}">Sign in with ${options.oidc.name}</a></p>`
+    : "";
+  if (options.oidc?.only) {
+    const body = html`<section class="card"><h1>Sign in to Crew</h1>${alertBox("error", options.error)}${sso}</section>`;
+    return renderPage(c, { title: "Sign in", body, narrow: true }, status, extra);
+  }
   const body = html`<section class="card">
   <h1>Sign in to Crew</h1>
   ${alertBox("error", options.error)}
+  ${sso}
   <form method="post" action="/sign-in" class="stack">
     <input type="hidden" name="next" value="${options.next}">
     <div class="field">
@@ -53,7 +70,7 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get("/sign-in", async (c) => {
     const next = safeNextPath(c.req.query("next"));
     if (await readSession(deps, c)) return seeOther(c, next);
-    return signInPage(c, { next });
+    return signInPage(c, { next, oidc: deps.config.oidc });
   });
 
   router.post("/sign-in", async (c) => {
@@ -63,15 +80,17 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
     const next = safeNextPath(form.get("next"));
     const email = form.get("email") ?? "";
     const { db, clock, config } = deps;
+    const oidc = config.oidc;
+    if (oidc?.only) return signInPage(c, { next, error: passwordOff(oidc), oidc }, 403);
     const result = await checkSignIn(db, clientAddress(c, config), email, form.get("password") ?? "", clock.now());
     if (result.ok) {
       await startSession(deps, c, result.user.id);
       return seeOther(c, next);
     }
     if (result.reason === "throttled") {
-      return signInPage(c, { next, email, error: result.message }, 429, { "Retry-After": String(result.retryAfter) });
+      return signInPage(c, { next, email, error: result.message, oidc }, 429, { "Retry-After": String(result.retryAfter) });
     }
-    return signInPage(c, { next, email, error: WRONG_CREDENTIALS }, 401);
+    return signInPage(c, { next, email, error: WRONG_CREDENTIALS, oidc }, 401);
   });
 
   router.post("/sign-out", async (c) => {
@@ -88,6 +107,7 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
   router.post("/api/auth/sign-in", async (c) => {
     const { db, clock, config } = deps;
     assertSameOrigin(c.req.raw, config.baseUrl);
+    if (config.oidc?.only) throw new ApiError(403, "forbidden", passwordOff(config.oidc));
     const raw = await readJsonObject(c.req.raw);
     const input = parseOrThrow(SignInBody, raw, "request body");
     const result = await checkSignIn(db, clientAddress(c, config), input.email, input.password, clock.now());

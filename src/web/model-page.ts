@@ -6,9 +6,11 @@
  * runs with tokens, and "Run now". Plain CSRF-checked forms calling the same functions as
  * /api/integrations/model and PATCH /api/agents/{id}.
  */
+
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
+import { spendingTotals } from "../agents/budgets.ts";
 import { jobOf } from "../agents/jobs.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
@@ -123,16 +125,31 @@ function settingsForm(account: PageAccount, view: View, s: ModelStatus, saved: b
   </section>`;
 }
 
+/** Tokens and their estimated cost today and this month (CREW_MODEL_PRICE_INPUT/_OUTPUT). */
+function spendingCard(t: Awaited<ReturnType<typeof spendingTotals>>): Html {
+  const dollars = (x: number | null) =>
+    x === null ? html`<span class="muted">set CREW_MODEL_PRICE_INPUT and _OUTPUT</span>` : `$${x.toFixed(2)}`;
+  const row = (label: string, p: typeof t.today) =>
+    html`<tr><th scope="row">${label}</th><td>${p.tokensIn.toLocaleString("en-US")}</td><td>${p.tokensOut.toLocaleString("en-US")}</td><td class="cost">${dollars(p.costUsd)}</td></tr>`;
+  return html`<section class="card" aria-labelledby="spend-h">
+    <h2 id="spend-h">Spending</h2>
+    <table class="table"><thead><tr><th scope="col">UTC</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Estimated cost</th></tr></thead>
+    <tbody>${row("Today", t.today)}${row("This month", t.month)}</tbody></table>
+  </section>`;
+}
+
 async function modelPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, view: View, status = 200) {
   if (!canManage(found)) return refused(c, found, "Model", PATH);
   const account = accountOf(found);
   const s = await modelStatus(deps, found.user.orgId);
+  const spending = await spendingTotals(deps.db, deps.config, found.user.orgId, deps.clock.now());
   const body = html`<h1>Model</h1>
 <p class="lead">The language model the crew works with. Which data each agent sends to it is listed on <a href="/docs">the docs</a> (“Model-backed agents”); mail and feed text is passed as data, never as instructions.</p>
 ${alertBox("error", view.error)}
 ${alertBox("success", view.notice)}
 <div class="grid-keys">
   ${statusCard(s)}
+  ${spendingCard(spending)}
   ${testCard(account, view.test)}
 </div>
 ${settingsForm(account, view, s, s.source === "settings")}`;

@@ -18,6 +18,7 @@ import { feedPageRoutes } from "./feed-pages.ts";
 import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
 import { modelPageRoutes } from "./model-page.ts";
+import { oidcRoutes } from "./oidc-routes.ts";
 import { reportPageRoutes } from "./report-pages.ts";
 import { resetPasswordRoutes } from "./reset-password.ts";
 import { settingsPageRoutes } from "./settings-pages.ts";
@@ -34,6 +35,7 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get("/", async (c) => seeOther(c, (await readSession(deps, c)) ? "/dashboard" : "/sign-in"));
   router.route("/", assetRoutes());
   router.route("/", authRoutes(deps));
+  router.route("/", oidcRoutes(deps));
   router.route("/", setupRoutes(deps));
   router.route("/", resetPasswordRoutes(deps));
   router.route("/", settingsPageRoutes(deps));

@@ -27,6 +27,7 @@ const EVENT_HELP: Record<string, string> = {
   "action.created": "A task was added to the action queue (API, MCP or an agent).",
   "briefing.completed": "A person's daily briefing is ready.",
   "standup.ready": "The morning standup is ready.",
+  "budget.warning": "80 % of a model token budget is used today (once per budget per day).",
 };
 
 interface FieldErrors {

@@ -110,7 +110,7 @@ async function attempt(
 
 /** One pass: deliver every delivery due now (tests call this with a ManualClock). */
 /** What a deliverer pass needs. */
-export type DelivererDeps = Pick<AppDeps, "db" | "clock" | "log" | "config" | "outbound">;
+export type DelivererDeps = Pick<AppDeps, "db" | "clock" | "log" | "config" | "outbound"> & Partial<Pick<AppDeps, "metrics">>;
 
 export async function deliverDue(deps: DelivererDeps, options: DelivererOptions = {}): Promise<DeliveryReport> {
   const report: DeliveryReport = { delivered: 0, retrying: 0, failed: 0 };
@@ -129,7 +129,9 @@ export async function deliverDue(deps: DelivererDeps, options: DelivererOptions 
           : { status: "failed" as const, httpStatus: null, error: "The subscription no longer exists." };
         if (outcome === "released") return releaseClaim(deps.db, d, deps.clock.now());
         if (!(await finishAttempt(deps.db, d, outcome, deps.clock.now()))) return;
-        report[outcome.status === "delivered" ? "delivered" : outcome.status === "pending" ? "retrying" : "failed"] += 1;
+        const result = outcome.status === "delivered" ? "delivered" : outcome.status === "pending" ? "retrying" : "failed";
+        report[result] += 1;
+        deps.metrics?.webhookDelivery(result);
         if (outcome.status !== "delivered") {
           deps.log.warn("webhook delivery failed", {
             webhook: d.webhookId,

@@ -590,6 +590,30 @@ export interface paths {
         patch: operations["updateAgent"];
         trace?: never;
     };
+    "/api/agents/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused agent
+         * @description An agent pauses itself after 3 scheduled runs in a row end in error: the scheduler skips it and a critical alert says why. Resuming clears the pause and the alert; the agent runs again from its next slot. A successful run started by an owner (Run now) resumes it too. Owners only.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         */
+        post: operations["resumeAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks": {
         parameters: {
             query?: never;
@@ -609,7 +633,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a webhook
-         * @description Subscribes a URL to events of the organization (action.created, briefing.completed, standup.ready). Returns the subscription with its signing secret (`whsec_…`), shown only here. Every delivery is a POST of JSON signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx acknowledges; others are retried after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h.
+         * @description Subscribes a URL to events of the organization (action.created, briefing.completed, standup.ready, budget.warning). Returns the subscription with its signing secret (`whsec_…`), shown only here. Every delivery is a POST of JSON signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx acknowledges; others are retried after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -781,7 +805,225 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "action.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A task was added to the action queue (API, MCP or an agent).
+         * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "action.created";
+                        /** @description The action's id. */
+                        actionId: string;
+                        /** @description Set when the action is about a contact. */
+                        contactId?: string;
+                        /** @description Set when it is about a deal. */
+                        dealId?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "briefing.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A person's daily briefing is ready.
+         * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "briefing.completed";
+                        /** @description Whose briefing. */
+                        userId: string;
+                        /** @description The briefing's id. */
+                        briefingId: string;
+                        summary?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "standup.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The morning standup is ready.
+         * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "standup.ready";
+                        /** @description The standup's id. */
+                        standupId: string;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "budget.warning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 80 % of a model token budget is used today (UTC): the organization's, or one agent's cap when `agent` is set. Sent once per budget per day.
+         * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "budget.warning";
+                        /** @description The organization whose budget it is. */
+                        organizationId: string;
+                        /** @description The agent whose daily cap it is; absent for the organization's budget. */
+                        agent?: string;
+                        /** @description Tokens used today. */
+                        used: number;
+                        /** @description The budget in tokens. */
+                        limit: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         FieldIssue: {
@@ -962,6 +1204,8 @@ export interface operations {
                             hoursAgo: number | null;
                             summary: string;
                             hasData: boolean;
+                            /** @description Paused after 3 scheduled runs in a row failed; the summary says why. Not scheduled until an owner resumes it. */
+                            paused: boolean;
                         }[];
                         integrationAlerts: {
                             /** @description Integration name, e.g. google, slack, calendar. */
@@ -4699,6 +4943,8 @@ export interface operations {
                             tokensIn: number | null;
                             /** @description Tokens the model answered with; null for runs without a model call. */
                             tokensOut: number | null;
+                            /** @description Estimated cost in US dollars from CREW_MODEL_PRICE_INPUT/_OUTPUT; null without prices or without a model call. */
+                            costUsd: number | null;
                         }[];
                     };
                 };
@@ -5204,6 +5450,7 @@ export interface operations {
                 "application/json": {
                     schedule?: string | null;
                     instructions?: string | null;
+                    dailyTokens?: number | null;
                 };
             };
         };
@@ -5235,6 +5482,8 @@ export interface operations {
                         customInstructions: boolean;
                         /** @description The next slot of the schedule; null without one. */
                         nextRunAt: string | null;
+                        /** @description The agent's own daily token cap; null: only the organization's budget applies. */
+                        dailyTokens: number | null;
                     };
                 };
             };
@@ -5344,6 +5593,115 @@ export interface operations {
             };
         };
     };
+    resumeAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id, one of the 17 (e.g. pulse, sales). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @description false when the agent was not paused (nothing changed). */
+                        resumed: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -5368,7 +5726,7 @@ export interface operations {
                             /** @description `whk_…` */
                             id: string;
                             url: string;
-                            events: ("action.created" | "briefing.completed" | "standup.ready")[];
+                            events: ("action.created" | "briefing.completed" | "standup.ready" | "budget.warning")[];
                             description: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -5473,8 +5831,8 @@ export interface operations {
                      * @description Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless ALLOW_PRIVATE_TARGETS is on.
                      */
                     url: string;
-                    /** @description The events to receive: action.created, briefing.completed, standup.ready. */
-                    events: ("action.created" | "briefing.completed" | "standup.ready")[];
+                    /** @description The events to receive: action.created, briefing.completed, standup.ready, budget.warning. */
+                    events: ("action.created" | "briefing.completed" | "standup.ready" | "budget.warning")[];
                     /** @description A note for people: what receives these events. */
                     description?: string;
                 };
@@ -5494,7 +5852,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("action.created" | "briefing.completed" | "standup.ready")[];
+                        events: ("action.created" | "briefing.completed" | "standup.ready" | "budget.warning")[];
                         description: string | null;
                         /** @description The signing secret, `whsec_…` (Standard Webhooks). Shown only in this response: store it in the receiver now. */
                         secret: string;
@@ -5746,7 +6104,7 @@ export interface operations {
                             /** @description `evt_…`: the `webhook-id` header, the same on every attempt. */
                             eventId: string;
                             /** @enum {string} */
-                            event: "action.created" | "briefing.completed" | "standup.ready";
+                            event: "action.created" | "briefing.completed" | "standup.ready" | "budget.warning";
                             /** @description The JSON body sent. */
                             payload: unknown;
                             /**

@@ -64,6 +64,7 @@ describe("GET /api/mcp/agents", () => {
       hoursAgo: null,
       summary: "Runs through an external runner only: Crew has no chat source yet (POST /api/agents/slack/runs).",
       hasData: false,
+      paused: false,
     });
 
     const now = s.clock.now();
@@ -90,6 +91,7 @@ describe("GET /api/mcp/agents", () => {
       hoursAgo: 1.6,
       summary: "Morning standup ready",
       hasData: true,
+      paused: false,
     });
     expect(byId.briefing).toMatchObject({ health: "stale", hoursAgo: 25, generatedAt: iso(now - 25 * HOUR) });
     expect(byId.inbox).toMatchObject({ health: "error", hoursAgo: 1, generatedAt: iso(now - 3 * HOUR) });
