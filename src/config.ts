@@ -36,6 +36,15 @@ export interface Config {
   backupKeep: number;
   /** The language model set by the operator (SPEC §13); wins over the owners' /settings/model. Null when unset. */
   model: ModelEnv | null;
+  /** SPEC §18: where mail goes out (SMTP_URL, MAIL_FROM; null when mail is off) and Slack's API base (SLACK_API_URL). */
+  mail: MailEnv | null;
+  slackApiUrl: string;
+}
+
+export interface MailEnv {
+  /** `smtp://user:pass@host:port` or `smtps://…`: set by the operator, so trusted (SPEC §16). */
+  smtpUrl: string;
+  from: string;
 }
 
 export { MODEL_PROVIDERS, type ModelProvider };
@@ -160,6 +169,11 @@ export function loadConfig(env: Env): Config {
 
   return {
     model: modelEnv(env),
+    mail: mailEnv(env),
+    slackApiUrl: url("SLACK_API_URL", (env.SLACK_API_URL ?? "").trim() || "https://slack.com/api", ["http:", "https:"]).href.replace(
+      /\/+$/,
+      "",
+    ),
     port,
     host,
     baseUrl,
@@ -199,4 +213,15 @@ function modelEnv(env: Env): ModelEnv | null {
   }
   const baseUrl = baseRaw ? url("CREW_MODEL_BASE_URL", baseRaw, ["http:", "https:"]).href.replace(/\/+$/, "") : null;
   return { provider: provider as ModelProvider, baseUrl, model, apiKey: (env.CREW_MODEL_API_KEY ?? "").trim() || null, dailyTokens };
+}
+
+/** SMTP_URL and MAIL_FROM: both or neither (mail is off without them). */
+function mailEnv(env: Env): MailEnv | null {
+  const smtpRaw = (env.SMTP_URL ?? "").trim();
+  const from = (env.MAIL_FROM ?? "").trim();
+  if (!smtpRaw && !from) return null;
+  if (!smtpRaw) throw new ConfigError("SMTP_URL must be set with MAIL_FROM, e.g. smtp://user:pass@mail.example.com:587");
+  if (!from) throw new ConfigError('MAIL_FROM must be set with SMTP_URL, e.g. "Crew <crew@example.com>"');
+  if (!/@/.test(from)) throw new ConfigError(`MAIL_FROM must be an address such as crew@example.com, got "${from}"`);
+  return { smtpUrl: url("SMTP_URL", smtpRaw, ["smtp:", "smtps:"]).href, from };
 }

@@ -75,7 +75,7 @@ export async function tick(deps: SchedulerDeps, holder: string): Promise<Schedul
     }
     // A standup slot's mode is its local time: before 12:00 morning, else evening.
     const mode = agent.agentId === "standup" ? standupModeAt(slot, agent.timeZone) : undefined;
-    ran.push(await runBuiltIn(deps, org, agent.agentId, { mode, words: true }));
+    ran.push(await runBuiltIn(deps, org, agent.agentId, { mode, words: true, deliver: true }));
   }
   ran.push(...(await Promise.all(modelRuns)));
   if (closed > 0 || ran.length > 0) deps.log.info("scheduler pass", { closed, ran: ran.map((r) => `${r.agentId}:${r.status}`).join(",") });

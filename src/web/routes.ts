@@ -17,6 +17,7 @@ import { dashboardRoutes } from "./dashboard.ts";
 import { feedPageRoutes } from "./feed-pages.ts";
 import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
+import { mailLinkRoutes } from "./mail-links.ts";
 import { modelPageRoutes } from "./model-page.ts";
 import { reportPageRoutes } from "./report-pages.ts";
 import { resetPasswordRoutes } from "./reset-password.ts";
@@ -51,5 +52,6 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", usersPageRoutes(deps));
   router.route("/", sourcesPageRoutes(deps));
   router.route("/", modelPageRoutes(deps));
+  router.route("/", mailLinkRoutes(deps));
   return router;
 }
