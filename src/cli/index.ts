@@ -185,6 +185,18 @@ const COMMANDS: Command[] = [
     },
   },
   {
+    name: "notify test",
+    summary: "Send one test mail through SMTP_URL and print whether the server took it, or its exact reply.",
+    usage: "crew notify test --email E [--json]",
+    options: { email: { type: "string", value: "E", description: "Where to send the test mail." }, json: jsonOption },
+    examples: ["SMTP_URL=smtp://user:pass@mail.example.com:587 MAIL_FROM=crew@example.com npx crew notify test --email you@example.com"],
+    notes: "Checks the mail settings (SMTP_URL, MAIL_FROM) the briefing mail uses; nothing is stored.",
+    async run(flags, env, io) {
+      const { notifyTestFromCli } = await import("./notify.ts");
+      return notifyTestFromCli(flags, env, io);
+    },
+  },
+  {
     name: "mcp",
     summary: "Serve the MCP tools over stdio, acting as the user whose API key is in CREW_API_KEY.",
     usage: "crew mcp",
@@ -201,7 +213,7 @@ const COMMANDS: Command[] = [
 
 COMMANDS.push(...OPERATE_COMMANDS);
 
-const GROUPS = ["user", "key", "webhook", "agents", "model", "org"];
+const GROUPS = ["user", "key", "webhook", "agents", "model", "org", "notify"];
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
