@@ -11,7 +11,7 @@ import { writeAccess } from "../auth/access.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { Config } from "../config.ts";
 import { ApiError, notFound } from "../http/errors.ts";
-import { open, seal } from "../integrations/secret-box.ts";
+import { type SlackConfig, sealChannelSecret } from "../integrations/slack/connection.ts";
 import { iso } from "../lib/clock.ts";
 import { recordAudit } from "../store/audit.ts";
 import { type ChannelKind, deleteChannel, getChannel, saveChannelStatement } from "../store/channels.ts";
@@ -37,18 +37,6 @@ function assertManager(principal: Principal): void {
     throw new ApiError(403, "forbidden", "Only owners of the organization connect Slack and Teams.");
   }
 }
-
-const secretOf = (config: Config) => {
-  if (!config.secret) throw new Error("CREW_SECRET is not configured: credentials cannot be sealed");
-  return config.secret;
-};
-const purpose = (kind: ChannelKind, orgId: string) => `${kind}:${orgId}`;
-
-export const sealChannelSecret = (config: Config, kind: ChannelKind, orgId: string, plain: string) =>
-  seal(secretOf(config), plain, purpose(kind, orgId));
-/** Throws SecretBoxError when it does not open (CREW_SECRET changed). */
-export const openChannelSecret = (config: Config, kind: ChannelKind, orgId: string, sealed: string) =>
-  open(secretOf(config), sealed, purpose(kind, orgId));
 
 const ChannelId = v.pipe(
   v.string("Must be a string."),
@@ -89,29 +77,11 @@ const SlackView = v.object({
   connectedAt: v.nullable(DateTime),
 });
 
-export interface SlackConfig {
-  botToken: string;
-  channel: string;
-  readChannels: string[];
-}
-
 export async function slackStatus(deps: Deps, orgId: string): Promise<v.InferOutput<typeof SlackView>> {
   const stored = await getChannel(deps.db, orgId, "slack");
   if (!stored) return { connected: false, channel: null, readChannels: [], connectedAt: null };
   const c = stored.config as unknown as SlackConfig;
   return { connected: true, channel: c.channel, readChannels: c.readChannels ?? [], connectedAt: iso(stored.updatedAt) };
-}
-
-/** The stored connection with its token opened, or null (none, or CREW_SECRET changed). */
-export async function slackConnection(deps: Pick<Deps, "db" | "config">, orgId: string): Promise<SlackConfig | null> {
-  const stored = await getChannel(deps.db, orgId, "slack");
-  if (!stored) return null;
-  const c = stored.config as unknown as SlackConfig;
-  try {
-    return { ...c, botToken: await openChannelSecret(deps.config, "slack", orgId, c.botToken) };
-  } catch {
-    return null;
-  }
 }
 
 export async function connectSlackFor(deps: Deps, principal: Principal, input: SlackInput) {
