@@ -148,7 +148,11 @@ const COMMANDS: Command[] = [
     name: "agents run",
     summary: "Run a built-in agent once now, or run every agent that is due (one scheduler pass).",
     usage: "crew agents run <agent> | crew agents run --due [--org ORG] [--json]",
-    positional: { name: "agent", value: "<agent>", description: "The agent to run now (any but slack; model-backed ones need a model)." },
+    positional: {
+      name: "agent",
+      value: "<agent>",
+      description: "The agent to run now (model-backed ones need a model; slack also needs Slack).",
+    },
     options: {
       due: { type: "boolean", description: "Run every agent whose scheduled slot is due (what the server's scheduler does)." },
       org: orgOption,
@@ -157,7 +161,7 @@ const COMMANDS: Command[] = [
     examples: ["npx crew agents run standup", "npx crew agents run --due"],
     notes:
       "Built-in runners compose from stored data: standup (mode by local time), briefing (every user), pulse, dna.\n" +
-      "The others run with the connected model (CREW_MODEL_* or Settings → Model; slack stays external): an\n" +
+      "The others run with the connected model (CREW_MODEL_* or Settings → Model; slack reads Settings → Slack): an\n" +
       "external runner can act for any agent through the agent-run API (POST /api/agents/{id}/runs, then\n" +
       "…/complete). --due takes the scheduler lease: while a server on the\n" +
       "same database leads the scheduler, it is the one that runs what is due.",

@@ -214,6 +214,8 @@ export const ISSUE22_DELIVERY_SCHEMA: string[] = [
      updated_at INTEGER NOT NULL,
      PRIMARY KEY (org_id, kind)
    ) STRICT`,
+  // The Slack agent runs by itself now (hourly, like inbox): organizations that never set its schedule get the default.
+  "UPDATE agents SET schedule = '20 * * * *' WHERE id = 'slack' AND schedule IS NULL",
 ];
 
 /** Steps from version 1 onwards, in order. */
