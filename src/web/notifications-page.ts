@@ -28,20 +28,20 @@ const NOTICES: Record<string, string> = {
 
 function logTable(rows: MessageRecord[], now: number): Html {
   if (rows.length === 0) return html`<p class="muted">Nothing sent yet.</p>`;
-  return html`<table class="table">
+  return html`<div class="table-wrap"><table class="table stack">
   <caption class="sr-only">Messages, newest first</caption>
   <thead><tr><th scope="col">Message</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last error</th><th scope="col">Queued</th></tr></thead>
   <tbody>${rows.map(
     (m) => html`<tr>
-    <td>${m.kind} by ${m.channel}</td>
-    <td>${m.userEmail ?? html`<span class="muted">the channel</span>`}</td>
-    <td><span class="badge">${m.status}</span></td>
-    <td>${m.attempts}</td>
-    <td class="small">${m.lastError ?? ""}</td>
-    <td>${ago(m.createdAt, now)}</td>
+    <td data-label="Message">${m.kind} by ${m.channel === "email" ? "email" : m.channel === "slack" ? "Slack" : "Teams"}</td>
+    <td data-label="To">${m.userEmail ?? html`<span class="muted">the channel</span>`}</td>
+    <td data-label="Status"><span class="badge">${m.status}</span></td>
+    <td data-label="Attempts">${m.attempts}</td>
+    <td data-label="Last error" class="small">${m.lastError ?? ""}</td>
+    <td data-label="Queued" class="nowrap">${ago(m.createdAt, now)}</td>
   </tr>`,
   )}</tbody>
-</table>`;
+</table></div>`;
 }
 
 async function render(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, state: FormState | null, status = 200): Promise<Response> {
