@@ -18,6 +18,7 @@ import {
   pruneMessages,
   releaseMessage,
 } from "../../store/messages.ts";
+import { pruneMailLinks } from "../../store/notify.ts";
 import { CLAIM_MS, RETRY_DELAYS_MS } from "../../webhooks/deliver.ts";
 
 /** What a sender reports: sent, or why not and whether trying again may help. */
@@ -107,6 +108,7 @@ export function messageDeliveryTask(senders: (deps: NotifyDeps) => Senders, opti
           if (deps.clock.now() - prunedAt >= HOUR) {
             prunedAt = deps.clock.now();
             await pruneMessages(deps.db, prunedAt - MESSAGE_RETENTION_MS);
+            await pruneMailLinks(deps.db, prunedAt - DAY); // a day past expiry, so "expired" pages still say so meanwhile
           }
         },
         {
