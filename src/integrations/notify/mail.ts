@@ -3,7 +3,7 @@
  * outbox for the `email` channel: a 4xx reply or a connection failure is transient (retried), a
  * 5xx reply is permanent (the address or the message is refused; trying again will not help).
  */
-import { createTransport, type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { MailEnv } from "../../config.ts";
 import type { ClaimedMessage } from "../../store/messages.ts";
 import { getPrefs } from "../../store/notify.ts";
@@ -21,9 +21,11 @@ export interface OutgoingMail {
 
 const transports = new Map<string, Transporter>();
 
-function transportFor(mail: MailEnv): Transporter {
+async function transportFor(mail: MailEnv): Promise<Transporter> {
   let transport = transports.get(mail.smtpUrl);
   if (!transport) {
+    // Loaded on the first mail, not at start-up: a server without SMTP_URL never pays for it.
+    const { createTransport } = await import("nodemailer");
     // Timeouts well inside the outbox's claim lease keep a stuck server from outliving a claim.
     transport = createTransport({ url: mail.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
     transports.set(mail.smtpUrl, transport);
@@ -34,7 +36,7 @@ function transportFor(mail: MailEnv): Transporter {
 /** Sends one mail; never throws. */
 export async function sendMail(mail: MailEnv, out: OutgoingMail): Promise<SendResult> {
   try {
-    await transportFor(mail).sendMail({ from: mail.from, ...out });
+    await (await transportFor(mail)).sendMail({ from: mail.from, ...out });
     return { ok: true };
   } catch (error) {
     const e = error as { responseCode?: number; response?: string; message?: string; code?: string };

@@ -4,7 +4,7 @@
  * API on loopback). The client's own retries are off: the message outbox retries with its backoff,
  * and the Slack agent's next run reads again.
  */
-import { LogLevel, type Logger as SlackLogger, WebClient } from "@slack/web-api";
+import type { Logger as SlackLogger, WebClient } from "@slack/web-api";
 import type { Config } from "../../config.ts";
 
 const quiet: SlackLogger = {
@@ -13,11 +13,13 @@ const quiet: SlackLogger = {
   warn() {},
   error() {},
   setLevel() {},
-  getLevel: () => LogLevel.ERROR,
+  getLevel: () => "error" as ReturnType<SlackLogger["getLevel"]>,
   setName() {},
 };
 
-export function slackClient(config: Pick<Config, "slackApiUrl">, botToken: string): WebClient {
+/** Loaded on first use, not at start-up: a server without Slack never pays for the client. */
+export async function slackClient(config: Pick<Config, "slackApiUrl">, botToken: string): Promise<WebClient> {
+  const { WebClient } = await import("@slack/web-api");
   return new WebClient(botToken, {
     slackApiUrl: `${config.slackApiUrl}/`,
     retryConfig: { retries: 0 },

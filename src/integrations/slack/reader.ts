@@ -64,7 +64,7 @@ export async function readSlack(
   if (!slack) return { items: [], missing: NEEDS_SLACK, markSeen: async () => {} };
   const stored = await getChannel(deps.db, orgId, "slack");
   const state = { ...((stored?.state ?? {}) as Record<string, string>) };
-  const client = slackClient(deps.config, slack.botToken);
+  const client = await slackClient(deps.config, slack.botToken);
   const now = deps.clock.now();
   const firstOldest = ((now - DAY) / 1000).toFixed(6);
   const items: SlackMessage[] = [];

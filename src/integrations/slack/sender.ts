@@ -38,7 +38,7 @@ export const slackSender: Sender = async (deps, m) => {
   const slack = await slackConnection(deps, m.orgId);
   if (!slack)
     return { ok: false, error: "Slack is not connected (or its token no longer opens): connect it in Settings → Slack.", permanent: true };
-  const client = slackClient(deps.config, slack.botToken);
+  const client = await slackClient(deps.config, slack.botToken);
   try {
     if (m.kind === "standup") {
       const { mode } = m.payload as { mode?: "morning" | "evening" };
