@@ -8,6 +8,8 @@ import { type BackupFiles, scheduledBackupsTask } from "./agents/backups.ts";
 import { agentsRuntime } from "./agents/runtime.ts";
 import { SIGN_IN_WINDOW } from "./auth/sign-in.ts";
 import type { AppDeps, BackgroundTask, RunningTask } from "./deps.ts";
+import { messageDeliveryTask } from "./integrations/notify/outbox.ts";
+import { notifySenders } from "./integrations/notify/senders.ts";
 import { retentionTask } from "./operations/retention-task.ts";
 import { webhookDeliveryTask } from "./webhooks/deliver.ts";
 
@@ -20,6 +22,7 @@ export interface Platform {
 export function serverTasks(platform: Platform = {}): BackgroundTask[] {
   return [
     webhookDeliveryTask(),
+    messageDeliveryTask(notifySenders),
     agentsRuntime,
     retentionTask({ signInWindowMs: SIGN_IN_WINDOW }),
     ...(platform.backupFiles ? [scheduledBackupsTask(platform.backupFiles)] : []),

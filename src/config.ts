@@ -42,6 +42,9 @@ export interface Config {
   modelPrices: { input: number; output: number } | null;
   /** Single sign-on (OIDC_*); null when OIDC_ISSUER is unset. */
   oidc: OidcEnv | null;
+  /** Where mail goes out (SMTP_URL, MAIL_FROM; null when mail is off) and Slack's API base (SLACK_API_URL); see src/docs/notes/delivery.md. */
+  mail: MailEnv | null;
+  slackApiUrl: string;
 }
 
 export interface OidcEnv {
@@ -58,6 +61,12 @@ export interface OidcEnv {
   org: string | null;
   /** OIDC_ONLY: password sign-in is off. */
   only: boolean;
+}
+
+export interface MailEnv {
+  /** `smtp://user:pass@host:port` or `smtps://…`: set by the operator, so trusted (SPEC §16). */
+  smtpUrl: string;
+  from: string;
 }
 
 export { MODEL_PROVIDERS, type ModelProvider };
@@ -230,6 +239,11 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     metricsToken,
     oidc: oidcEnv(env),
     modelPrices: modelPrices(env),
+    mail: mailEnv(env),
+    slackApiUrl: url("SLACK_API_URL", (env.SLACK_API_URL ?? "").trim() || "https://slack.com/api", ["http:", "https:"]).href.replace(
+      /\/+$/,
+      "",
+    ),
     port,
     host,
     baseUrl,
@@ -323,4 +337,15 @@ function modelPrices(env: Env): Config["modelPrices"] {
   if ((input === null) !== (output === null))
     throw new ConfigError("CREW_MODEL_PRICE_INPUT and CREW_MODEL_PRICE_OUTPUT must be set together");
   return input === null || output === null ? null : { input, output };
+}
+
+/** SMTP_URL and MAIL_FROM: both or neither (mail is off without them). */
+function mailEnv(env: Env): MailEnv | null {
+  const smtpRaw = (env.SMTP_URL ?? "").trim();
+  const from = (env.MAIL_FROM ?? "").trim();
+  if (!smtpRaw && !from) return null;
+  if (!smtpRaw) throw new ConfigError("SMTP_URL must be set with MAIL_FROM, e.g. smtp://user:pass@mail.example.com:587");
+  if (!from) throw new ConfigError('MAIL_FROM must be set with SMTP_URL, e.g. "Crew <crew@example.com>"');
+  if (!/@/.test(from)) throw new ConfigError(`MAIL_FROM must be an address such as crew@example.com, got "${from}"`);
+  return { smtpUrl: url("SMTP_URL", smtpRaw, ["smtp:", "smtps:"]).href, from };
 }

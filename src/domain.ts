@@ -111,7 +111,7 @@ export const AGENTS: readonly AgentDefinition[] = [
   { id: "briefing", name: "Briefing", category: "ops", schedule: "30 7 * * *" },
   { id: "inbox", name: "Inbox", category: "ops", schedule: "10 * * * *" },
   { id: "calendar", name: "Calendar", category: "ops", schedule: "0 7 * * 1-5" },
-  { id: "slack", name: "Slack Digest", category: "ops", schedule: null },
+  { id: "slack", name: "Slack Digest", category: "ops", schedule: "20 * * * *" },
   { id: "compliance", name: "Compliance", category: "ops", schedule: "0 6 * * 1" },
   { id: "pulse", name: "Pulse", category: "intelligence", schedule: "0 * * * *" },
   { id: "dna", name: "Company DNA", category: "intelligence", schedule: "0 * * * *" },

@@ -6,6 +6,7 @@
  */
 import type { InStatement } from "@libsql/client";
 import type { Config } from "../config.ts";
+import { deliveryStatements } from "../integrations/notify/enqueue.ts";
 import type { Clock } from "../lib/clock.ts";
 import { DAY } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
@@ -127,8 +128,11 @@ export async function runBuiltIn(
   deps: RunDeps,
   org: Organization,
   agentId: string,
-  /** words: scheduled and on-demand runs of standup and briefing let a connected model write their text; regenerations do not. */
-  options: { mode?: StandupMode; words?: boolean } = {},
+  /**
+   * words: scheduled and on-demand runs of standup and briefing let a connected model write their text; regenerations do not.
+   * deliver: the same runs send the briefing and standup where people work (SPEC §18: mail, Slack, Teams); regenerations do not.
+   */
+  options: { mode?: StandupMode; words?: boolean; deliver?: boolean } = {},
 ): Promise<BuiltInRun> {
   const runner = RUNNERS[agentId];
   if (!runner) throw new Error(`agent ${agentId} has no built-in runner`);
@@ -139,6 +143,7 @@ export async function runBuiltIn(
     const wordy = options.words && deps.config && (agentId === "standup" || agentId === "briefing");
     const words = wordy && deps.config ? await modelWords({ ...deps, config: deps.config }, org.id, agentId, runId) : null;
     const result = await runner({ db: deps.db, org, now, runId, handoffs, mode: options.mode, words });
+    const outbox = options.deliver ? await deliveryStatements(deps.db, deps.config, { org, agentId, output: result.output, now }) : [];
     const finishedAt = deps.clock.now();
     await deps.db.batch(
       [
@@ -153,6 +158,7 @@ export async function runBuiltIn(
           finishedAt,
         }),
         ...result.statements,
+        ...outbox,
         ...handoffs.map((h) => handoffResultStatement(runId, h.id, "done", finishedAt)),
       ],
       "write",

@@ -82,7 +82,7 @@ export async function tick(deps: SchedulerDeps, holder: string): Promise<Schedul
     }
     // A standup slot's mode is its local time: before 12:00 morning, else evening.
     const mode = agent.agentId === "standup" ? standupModeAt(slot, agent.timeZone) : undefined;
-    const run = await runBuiltIn(deps, org, agent.agentId, { mode, words: true });
+    const run = await runBuiltIn(deps, org, agent.agentId, { mode, words: true, deliver: true });
     await countScheduledRun(deps, org.id, run);
     ran.push(run);
   }

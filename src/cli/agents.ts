@@ -59,7 +59,7 @@ async function runAgents(ctx: { db: Db; org: Organization; config: Config }, age
         `agent ${agent} has no built-in runner (those are ${BUILT_IN_RUNNERS.join(", ")}); an external runner acts for it through POST /api/agents/${agent}/runs`,
       );
     }
-    const run = await runBuiltIn(deps, ctx.org, agent, { words: true });
+    const run = await runBuiltIn(deps, ctx.org, agent, { words: true, deliver: true });
     return { result: run, text: `${run.agentId}: ${run.status} (${run.runId}): ${run.summary}\n`, failed: run.status === "error" };
   }
   const scheduler = createScheduler(deps, { holder: newHolder("cli") });

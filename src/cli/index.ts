@@ -148,7 +148,11 @@ const COMMANDS: Command[] = [
     name: "agents run",
     summary: "Run a built-in agent once now, or run every agent that is due (one scheduler pass).",
     usage: "crew agents run <agent> | crew agents run --due [--org ORG] [--json]",
-    positional: { name: "agent", value: "<agent>", description: "The agent to run now (any but slack; model-backed ones need a model)." },
+    positional: {
+      name: "agent",
+      value: "<agent>",
+      description: "The agent to run now (model-backed ones need a model; slack also needs Slack).",
+    },
     options: {
       due: { type: "boolean", description: "Run every agent whose scheduled slot is due (what the server's scheduler does)." },
       org: orgOption,
@@ -157,7 +161,7 @@ const COMMANDS: Command[] = [
     examples: ["npx crew agents run standup", "npx crew agents run --due"],
     notes:
       "Built-in runners compose from stored data: standup (mode by local time), briefing (every user), pulse, dna.\n" +
-      "The others run with the connected model (CREW_MODEL_* or Settings → Model; slack stays external): an\n" +
+      "The others run with the connected model (CREW_MODEL_* or Settings → Model; slack reads Settings → Slack): an\n" +
       "external runner can act for any agent through the agent-run API (POST /api/agents/{id}/runs, then\n" +
       "…/complete). --due takes the scheduler lease: while a server on the\n" +
       "same database leads the scheduler, it is the one that runs what is due.",
@@ -199,6 +203,18 @@ const COMMANDS: Command[] = [
     },
   },
   {
+    name: "notify test",
+    summary: "Send one test mail through SMTP_URL and print whether the server took it, or its exact reply.",
+    usage: "crew notify test --email E [--json]",
+    options: { email: { type: "string", value: "E", description: "Where to send the test mail." }, json: jsonOption },
+    examples: ["SMTP_URL=smtp://user:pass@mail.example.com:587 MAIL_FROM=crew@example.com npx crew notify test --email you@example.com"],
+    notes: "Checks the mail settings (SMTP_URL, MAIL_FROM) the briefing mail uses; nothing is stored.",
+    async run(flags, env, io) {
+      const { notifyTestFromCli } = await import("./notify.ts");
+      return notifyTestFromCli(flags, env, io);
+    },
+  },
+  {
     name: "mcp",
     summary: "Serve the MCP tools over stdio, acting as the user whose API key is in CREW_API_KEY.",
     usage: "crew mcp",
@@ -215,7 +231,7 @@ const COMMANDS: Command[] = [
 
 COMMANDS.push(...OPERATE_COMMANDS);
 
-const GROUPS = ["user", "key", "webhook", "agents", "model", "org"];
+const GROUPS = ["user", "key", "webhook", "agents", "model", "org", "notify"];
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -27,9 +27,10 @@ import { FeedError, readFeed } from "./feeds/feed.ts";
 import { type MailboxSettings, type MailCursor, MailError, readMailbox } from "./mail/imap.ts";
 import type { OutboundPolicy } from "./outbound.ts";
 import { open, SecretBoxError } from "./secret-box.ts";
+import { readSlack, SlackReadError, slackMissing } from "./slack/reader.ts";
 
 export interface SourceItem {
-  kind: "mail" | "feed";
+  kind: "mail" | "feed" | "slack_message";
   /** Stable: the message UID, the feed item's id (guid). */
   id: string;
   /** Subject, item title. */
@@ -68,7 +69,7 @@ export interface SourceDeps {
 /** A source could not be read at all (mailbox failed, or every feed of the agent): the alert is already raised. */
 export class SourceError extends Error {
   constructor(
-    readonly service: "imap" | "feeds",
+    readonly service: "imap" | "feeds" | "slack",
     message: string,
   ) {
     super(message);
@@ -78,6 +79,31 @@ export class SourceError extends Error {
 /** Agents that read feeds (SPEC §13 table); `inbox` reads the mailbox. */
 export const FEED_AGENTS = ["research", "corpdev", "content", "compliance"] as const;
 export const MAILBOX_AGENT = "inbox";
+/** The Slack agent reads the organization's Slack channels (SPEC §18). */
+export const SLACK_AGENT = "slack";
+
+/** The Slack reader's messages as source items: id = `channel/ts`, url = permalink, source = channel. */
+async function readSlackItems(deps: SourceDeps, orgId: string, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
+  try {
+    const read = await readSlack(deps, orgId, limits);
+    const items = read.items.map(
+      (m): SourceItem => ({
+        kind: "slack_message",
+        id: m.ref,
+        title: "",
+        ...(m.user ? { from: { name: m.user } } : {}),
+        date: m.date,
+        text: m.text,
+        ...(m.permalink ? { url: m.permalink } : {}),
+        source: m.channel,
+      }),
+    );
+    return { items, missing: read.missing, markSeen: read.markSeen };
+  } catch (error) {
+    if (error instanceof SlackReadError) throw new SourceError("slack", error.message);
+    throw error;
+  }
+}
 
 export const NEEDS_MAILBOX = "Needs a mailbox: add one in Settings → Sources";
 export const NEEDS_FEED = "Needs a feed: add one in Settings → Sources";
@@ -123,6 +149,7 @@ const isFeedAgent = (agentId: string) => (FEED_AGENTS as readonly string[]).incl
 
 /** Whether the agent's sources are configured (for "needs a source" summaries), without network access. */
 export async function sourceMissing(deps: Pick<SourceDeps, "db">, orgId: string, agentId: string): Promise<string | null> {
+  if (agentId === SLACK_AGENT) return slackMissing(deps.db, orgId);
   if (agentId === MAILBOX_AGENT) return (await mailboxOf(deps.db, orgId)) ? null : NEEDS_MAILBOX;
   if (isFeedAgent(agentId)) return (await feedsOfAgent(deps.db, orgId, agentId)).length > 0 ? null : NEEDS_FEED;
   return null;
@@ -137,6 +164,7 @@ export async function readSourcesFor(
   agentId: string,
   limits: { maxItems: number; maxChars: number },
 ): Promise<SourceRead> {
+  if (agentId === SLACK_AGENT) return readSlackItems(deps, orgId, limits);
   if (agentId === MAILBOX_AGENT) {
     const mailbox = await mailboxOf(deps.db, orgId);
     return mailbox ? readInbox(deps, mailbox, limits) : nothing(NEEDS_MAILBOX);

@@ -4,11 +4,13 @@ import { resumeAgentOp } from "./agent-pause.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
+import { connectSlack, connectTeams, disconnectSlack, disconnectTeams, getSlack, getTeams } from "./channels.ts";
 import { listOAuthGrants, revokeOAuthGrant } from "./grants.ts";
 import { connectCalendarIntegration, disconnectCalendarIntegration, getCalendarIntegration } from "./integrations.ts";
 import { createApiKey, deleteApiKey, listApiKeys } from "./keys.ts";
 import { listContactsOp } from "./listings.ts";
 import { deleteModelIntegration, getModelIntegration, saveModelIntegration, testModelIntegration } from "./model.ts";
+import { getMyNotifications, updateMyNotifications } from "./notifications.ts";
 import type { Operation } from "./registry.ts";
 import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "./reports.ts";
 import { addSourceOp, deleteSourceOp, listSourcesOp } from "./sources.ts";
@@ -55,4 +57,12 @@ export const operations: Operation[] = [
   listWebhooksOp,
   deleteWebhookOp,
   listWebhookDeliveries,
+  getMyNotifications,
+  updateMyNotifications,
+  getSlack,
+  connectSlack,
+  disconnectSlack,
+  getTeams,
+  connectTeams,
+  disconnectTeams,
 ] as unknown as Operation[];

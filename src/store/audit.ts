@@ -28,6 +28,8 @@ export const AUDIT_EVENTS = [
   "source.changed",
   "source.deleted",
   "model_settings.changed",
+  "channel.connected",
+  "channel.removed",
   "backup.written",
   "backup.restored",
 ] as const;

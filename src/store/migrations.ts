@@ -189,6 +189,63 @@ export const ISSUE25_SCHEMA: string[] = [
   "CREATE INDEX IF NOT EXISTS user_identities_user ON user_identities (user_id)",
 ];
 
+/**
+ * Issue 22: delivery where people work. `messages` is the outbox of mail, Slack and Teams messages,
+ * claimed and retried like webhook_deliveries (one atomic claim with a lease, the outcome recorded
+ * only by the current claim); `dedupe_key` makes "at most one briefing mail per user per day" a
+ * constraint. Per-user notification preferences, one-click mail links (only the SHA-256 stored) and
+ * the organization's Slack and Teams connections (secrets sealed).
+ */
+export const ISSUE22_DELIVERY_SCHEMA: string[] = [
+  `CREATE TABLE IF NOT EXISTS messages (
+     id              TEXT PRIMARY KEY,
+     org_id          TEXT NOT NULL,
+     user_id         TEXT,
+     channel         TEXT NOT NULL CHECK (channel IN ('email', 'slack', 'teams')),
+     kind            TEXT NOT NULL,
+     dedupe_key      TEXT UNIQUE,
+     payload         TEXT NOT NULL,
+     status          TEXT NOT NULL CHECK (status IN ('pending', 'delivering', 'delivered', 'failed')),
+     attempts        INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER,
+     locked_until    INTEGER,
+     last_attempt_at INTEGER,
+     last_error      TEXT,
+     created_at      INTEGER NOT NULL,
+     updated_at      INTEGER NOT NULL
+   ) STRICT`,
+  "CREATE INDEX IF NOT EXISTS messages_due ON messages (status, next_attempt_at)",
+  "CREATE INDEX IF NOT EXISTS messages_log ON messages (org_id, id)",
+  `CREATE TABLE IF NOT EXISTS notification_prefs (
+     user_id        TEXT PRIMARY KEY REFERENCES users (id),
+     briefing_email INTEGER NOT NULL DEFAULT 1,
+     briefing_slack INTEGER NOT NULL DEFAULT 0,
+     updated_at     INTEGER NOT NULL
+   ) STRICT`,
+  `CREATE TABLE IF NOT EXISTS mail_links (
+     token_hash TEXT PRIMARY KEY,
+     user_id    TEXT NOT NULL REFERENCES users (id),
+     purpose    TEXT NOT NULL CHECK (purpose IN ('action', 'unsubscribe')),
+     action_id  TEXT,
+     verb       TEXT CHECK (verb IN ('approve', 'done', 'dismiss')),
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     used_at    INTEGER
+   ) STRICT`,
+  "CREATE INDEX IF NOT EXISTS mail_links_age ON mail_links (expires_at)",
+  `CREATE TABLE IF NOT EXISTS org_channels (
+     org_id     TEXT NOT NULL,
+     kind       TEXT NOT NULL CHECK (kind IN ('slack', 'teams')),
+     config     TEXT NOT NULL,
+     state      TEXT NOT NULL DEFAULT '{}',
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (org_id, kind)
+   ) STRICT`,
+  // The Slack agent runs by itself now (hourly, like inbox): organizations that never set its schedule get the default.
+  "UPDATE agents SET schedule = '20 * * * *' WHERE id = 'slack' AND schedule IS NULL",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, statements: ISSUE13_SCHEMA },
@@ -198,6 +255,7 @@ export const migrations: Migration[] = [
   { version: 6, statements: ISSUE14_SCHEMA },
   { version: 7, statements: FOLD_USER_ADMIN_SCHEMA },
   { version: 8, statements: LIST_ORDER_SCHEMA },
+  { version: 12, statements: ISSUE22_DELIVERY_SCHEMA },
   { version: 13, statements: ISSUE25_SCHEMA },
 ];
 

@@ -55,6 +55,8 @@ export const NAV: NavEntry[] = [
   { href: "/settings/users", label: "Users", group: "settings", ownerOnly: true },
   { href: "/settings/sources", label: "Sources", group: "settings" },
   { href: "/settings/model", label: "Model", group: "settings", ownerOnly: true },
+  { href: "/settings/notifications", label: "Notifications", group: "settings" },
+  { href: "/settings/slack", label: "Slack", group: "settings", ownerOnly: true },
   { href: "/settings/audit", label: "Audit log", group: "settings", ownerOnly: true },
   { href: "/settings/backups", label: "Backups", group: "settings", ownerOnly: true },
 ];

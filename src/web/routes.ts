@@ -17,12 +17,15 @@ import { dashboardRoutes } from "./dashboard.ts";
 import { feedPageRoutes } from "./feed-pages.ts";
 import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
+import { mailLinkRoutes } from "./mail-links.ts";
 import { modelPageRoutes } from "./model-page.ts";
 import { oidcRoutes } from "./oidc-routes.ts";
+import { notificationsPageRoutes } from "./notifications-page.ts";
 import { reportPageRoutes } from "./report-pages.ts";
 import { resetPasswordRoutes } from "./reset-password.ts";
 import { settingsPageRoutes } from "./settings-pages.ts";
 import { setupRoutes } from "./setup.ts";
+import { slackPageRoutes } from "./slack-page.ts";
 import { sourcesPageRoutes } from "./sources-page.ts";
 import { suggestionsPageRoutes } from "./suggestions-page.ts";
 import { usersPageRoutes } from "./users-page.ts";
@@ -53,5 +56,8 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", usersPageRoutes(deps));
   router.route("/", sourcesPageRoutes(deps));
   router.route("/", modelPageRoutes(deps));
+  router.route("/", mailLinkRoutes(deps));
+  router.route("/", notificationsPageRoutes(deps));
+  router.route("/", slackPageRoutes(deps));
   return router;
 }

@@ -54,13 +54,12 @@ describe("crew agents run", () => {
     expect(await rows(db, "SELECT count(*) AS n FROM leases")).toEqual([{ n: 0 }]); // handed back
   });
 
-  it("refuses an agent that cannot run here (slack; a model-backed one without a model), or an unknown one, with a clear error", async () => {
+  it("refuses an agent that cannot run here (a model-backed one without a model, slack among them), or an unknown one, with a clear error", async () => {
     const spawned = await runCrew(["agents", "run", "slack"], env);
     expect(spawned).toEqual({
       code: 1,
       stdout: "",
-      stderr:
-        "crew agents run: agent slack has no built-in runner (those are standup, briefing, pulse, dna); an external runner acts for it through POST /api/agents/slack/runs\n",
+      stderr: "crew agents run: agent slack did not run: Needs a model: connect one in Settings → Model.\n",
     });
     expect(await local("agents", "run", "sales")).toMatchObject({
       code: 1,
@@ -86,7 +85,7 @@ describe("crew agents run", () => {
     const help = await local("agents", "run", "--help");
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: crew agents run <agent> | crew agents run --due [--org ORG] [--json]");
-    expect(help.stdout).toMatch(/^ {2}<agent> +The agent to run now \(any but slack; model-backed ones need a model\)\.$/m);
+    expect(help.stdout).toMatch(/^ {2}<agent> +The agent to run now \(model-backed ones need a model; slack also needs Slack\)\.$/m);
     expect(help.stdout).toMatch(/^ {2}--due +Run every agent whose scheduled slot is due/m);
     expect((await local("agents", "--help")).stdout).toBe(help.stdout);
     expect((await local("--help")).stdout).toMatch(/^ {2}agents run +Run a built-in agent once now/m);

@@ -67,7 +67,7 @@ describe("a run of each model-backed agent (scripted model server)", () => {
     await model?.close();
   });
 
-  it("runs the 12 model-backed agents (all formerly external ones but slack, which has no source)", () => {
+  it("runs the 13 model-backed agents (all formerly external ones; slack reads Slack since issue 22)", () => {
     expect(MODEL_AGENTS.sort()).toEqual(
       [
         "bdr",
@@ -82,9 +82,10 @@ describe("a run of each model-backed agent (scripted model server)", () => {
         "research",
         "revenue",
         "sales",
+        "slack",
       ].sort(),
     );
-    expect(JOBS.find((j) => j.id === "slack")?.runner).toBe("external");
+    expect(JOBS.find((j) => j.id === "slack")?.runner).toBe("model");
     expect(model.requests.map(agentOf).sort()).toEqual([...MODEL_AGENTS].sort());
   });
 
@@ -142,7 +143,7 @@ describe("a run of each model-backed agent (scripted model server)", () => {
     ]);
     expect((await call("/api/mcp/dna")).json.pipeline).toEqual([{ company: "Engines Ltd", stage: "proposal", value: 5000 }]);
     // Sources are marked seen only after the run completed.
-    expect(seen.sort()).toEqual(["compliance", "content", "corpdev", "inbox", "research"]);
+    expect(seen.sort()).toEqual(["compliance", "content", "corpdev", "inbox", "research", "slack"]);
   });
 
   it("passes mail and feed text only inside a delimited, untrusted data field", () => {

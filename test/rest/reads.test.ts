@@ -62,7 +62,7 @@ describe("GET /api/mcp/agents", () => {
       health: "never_ran",
       generatedAt: null,
       hoursAgo: null,
-      summary: "Runs through an external runner only: Crew has no chat source yet (POST /api/agents/slack/runs).",
+      summary: "Needs a model: connect one in Settings → Model.",
       hasData: false,
       paused: false,
     });

@@ -1,0 +1,77 @@
+/**
+ * The Teams sender of the message outbox (SPEC §18): the morning standup as an Adaptive Card,
+ * POSTed to the organization's Teams Workflows webhook through the outbound policy (SPEC §16: the
+ * URL is a user's, so loopback and private addresses are refused unless ALLOW_PRIVATE_TARGETS is
+ * on; a refused address reads like an unreachable one). 2xx acknowledges; 429 and 5xx are retried;
+ * another 4xx means the workflow is gone or changed, so trying again will not help.
+ */
+import { latestStandup } from "../../store/reports.ts";
+import { UNREACHABLE_TARGET } from "../../webhooks/targets.ts";
+import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
+import { teamsWebhookUrl } from "../slack/connection.ts";
+import type { Sender } from "./outbox.ts";
+
+interface StandupBody {
+  briefing: string;
+  interventions: { title: string; priority: string; agent: string }[];
+}
+
+export function standupCard(s: StandupBody, link: string): unknown {
+  return {
+    type: "message",
+    attachments: [
+      {
+        contentType: "application/vnd.microsoft.card.adaptive",
+        contentUrl: null,
+        content: {
+          $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+          type: "AdaptiveCard",
+          version: "1.4",
+          body: [
+            { type: "TextBlock", text: "Morning standup", weight: "Bolder", size: "Medium" },
+            { type: "TextBlock", text: s.briefing, wrap: true },
+            { type: "TextBlock", text: "Interventions", weight: "Bolder", spacing: "Medium" },
+            ...(s.interventions.length
+              ? s.interventions
+                  .slice(0, 20)
+                  .map((i) => ({ type: "TextBlock", text: `- [${i.priority}] ${i.title} (${i.agent})`, wrap: true }))
+              : [{ type: "TextBlock", text: "Nothing needs a person.", wrap: true }]),
+          ],
+          actions: [{ type: "Action.OpenUrl", title: "Open the standup in Crew", url: link }],
+        },
+      },
+    ],
+  };
+}
+
+export const teamsSender: Sender = async (deps, m, signal) => {
+  const url = await teamsWebhookUrl(deps, m.orgId);
+  if (!url)
+    return { ok: false, error: "No Teams webhook is saved (or it no longer opens): save it in Settings → Notifications.", permanent: true };
+  const standup = await latestStandup<StandupBody>(deps.db, m.orgId, "morning");
+  if (!standup) return { ok: false, error: "Skipped: no morning standup is stored.", permanent: true };
+  try {
+    const res = await outboundFetch(deps.outbound, url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(standupCard(standup.body, `${deps.config.baseUrl}/standup`)),
+      redirect: "manual",
+      maxRedirects: 0,
+      timeoutMs: 15_000,
+      ...(signal ? { signal } : {}),
+    });
+    await res.body?.cancel().catch(() => {});
+    if (res.ok) return { ok: true };
+    return {
+      ok: false,
+      error: `Teams answered HTTP ${res.status}.`,
+      permanent: res.status >= 400 && res.status < 500 && res.status !== 429,
+    };
+  } catch (error) {
+    if (error instanceof OutboundRefused || error instanceof OutboundFailed) {
+      deps.log.info("teams webhook not reached", { refused: error instanceof OutboundRefused, reason: error.reason });
+      return { ok: false, error: UNREACHABLE_TARGET };
+    }
+    throw error;
+  }
+};

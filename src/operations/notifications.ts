@@ -1,0 +1,57 @@
+/**
+ * A person's notification preferences (SPEC §18): the daily briefing by mail (default on) and as a
+ * Slack DM (default off). REST with the signed-in browser session only (CSRF rules apply), like
+ * API keys: a preference is the person's own, not something a key or an app changes. The web page
+ * /settings/notifications calls the same functions.
+ */
+import * as v from "valibot";
+import type { Principal } from "../auth/access.ts";
+import type { Db } from "../store/db.ts";
+import { getPrefs, type NotificationPrefs, setPrefsStatement } from "../store/notify.ts";
+import { defineOperation } from "./registry.ts";
+
+const tags = ["Notifications"];
+
+const Prefs = v.object({
+  briefingEmail: v.pipe(v.boolean(), v.description("The daily briefing by email after the morning briefing run (needs SMTP_URL).")),
+  briefingSlack: v.pipe(v.boolean(), v.description("The daily briefing as a Slack DM (needs the organization's Slack connection).")),
+});
+
+export const NotificationChanges = v.pipe(
+  v.strictObject({
+    briefingEmail: v.optional(v.boolean("Must be true or false.")),
+    briefingSlack: v.optional(v.boolean("Must be true or false.")),
+  }),
+  v.check((i) => i.briefingEmail !== undefined || i.briefingSlack !== undefined, "Send at least one of briefingEmail, briefingSlack."),
+);
+
+interface Deps {
+  db: Db;
+  clock: { now(): number };
+}
+
+export async function updatePrefsFor(deps: Deps, principal: Principal, changes: Partial<NotificationPrefs>): Promise<NotificationPrefs> {
+  await deps.db.execute(setPrefsStatement(principal.userId, changes, deps.clock.now()));
+  return getPrefs(deps.db, principal.userId);
+}
+
+export const getMyNotifications = defineOperation({
+  id: "getMyNotifications",
+  summary: "Your notification preferences",
+  description: "Whether the signed-in person gets the daily briefing by email and as a Slack DM. Needs a signed-in browser session.",
+  input: v.strictObject({}),
+  output: Prefs,
+  rest: { method: "GET", path: "/api/me/notifications", auth: "session", access: null, from: "query", tags },
+  handler: (ctx) => getPrefs(ctx.db, ctx.principal.userId),
+});
+
+export const updateMyNotifications = defineOperation({
+  id: "updateMyNotifications",
+  summary: "Change your notification preferences",
+  description:
+    "Turns the daily briefing by email or as a Slack DM on or off for the signed-in person; fields left out keep their value. Returns the preferences now. Needs a signed-in browser session.",
+  input: NotificationChanges,
+  output: Prefs,
+  rest: { method: "PATCH", path: "/api/me/notifications", auth: "session", access: null, from: "body", tags },
+  handler: (ctx, input) => updatePrefsFor(ctx, ctx.principal, input),
+});

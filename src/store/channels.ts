@@ -1,0 +1,71 @@
+/**
+ * The organization's team-chat connections (SPEC §18): Slack (bot token sealed, the channel the
+ * standups go to, the channels the Slack agent reads) and Teams (an incoming-webhook URL, sealed:
+ * it is a credential). `state` is what the Slack agent has read so far.
+ */
+import type { InStatement } from "@libsql/client";
+import { type Db, parseJson } from "./db.ts";
+
+export type ChannelKind = "slack" | "teams";
+
+export interface StoredChannel {
+  config: Record<string, unknown>;
+  state: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export async function getChannel(db: Db, orgId: string, kind: ChannelKind): Promise<StoredChannel | null> {
+  const row = await db.one<{ config: string; state: string; created_at: number; updated_at: number }>(
+    "SELECT config, state, created_at, updated_at FROM org_channels WHERE org_id = ? AND kind = ?",
+    [orgId, kind],
+  );
+  return (
+    row && {
+      config: parseJson<Record<string, unknown>>(row.config, {}),
+      state: parseJson<Record<string, unknown>>(row.state, {}),
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }
+  );
+}
+
+/** Connects or replaces the connection; what the agent read so far starts over with a new connection. */
+export function saveChannelStatement(orgId: string, kind: ChannelKind, config: Record<string, unknown>, now: number): InStatement {
+  return {
+    sql: `INSERT INTO org_channels (org_id, kind, config, state, created_at, updated_at) VALUES (?, ?, ?, '{}', ?, ?)
+          ON CONFLICT (org_id, kind) DO UPDATE SET config = excluded.config, state = '{}', updated_at = excluded.updated_at`,
+    args: [orgId, kind, JSON.stringify(config), now, now],
+  };
+}
+
+export function saveChannelStateStatement(orgId: string, kind: ChannelKind, state: Record<string, unknown>): InStatement {
+  return { sql: "UPDATE org_channels SET state = ? WHERE org_id = ? AND kind = ?", args: [JSON.stringify(state), orgId, kind] };
+}
+
+export async function deleteChannel(db: Db, orgId: string, kind: ChannelKind): Promise<boolean> {
+  return (await db.run("DELETE FROM org_channels WHERE org_id = ? AND kind = ?", [orgId, kind])) === 1;
+}
+
+/**
+ * The organization-wide alert of a delivery service (`slack`, `teams`): raised once while open
+ * (a second failure does not add another), resolved by the next success.
+ */
+export async function raiseServiceAlert(
+  db: Db,
+  a: { id: string; orgId: string; service: string; message: string; now: number },
+): Promise<void> {
+  await db.run(
+    `INSERT INTO integration_alerts (id, org_id, user_id, service, severity, message, flagged_at)
+     SELECT ?, ?, NULL, ?, 'critical', ?, ? WHERE NOT EXISTS (
+       SELECT 1 FROM integration_alerts WHERE org_id = ? AND service = ? AND user_id IS NULL AND resolved_at IS NULL)`,
+    [a.id, a.orgId, a.service, a.message, a.now, a.orgId, a.service],
+  );
+}
+
+export async function clearServiceAlert(db: Db, orgId: string, service: string, now: number): Promise<void> {
+  await db.run(
+    "UPDATE integration_alerts SET resolved_at = ? WHERE org_id = ? AND service = ? AND user_id IS NULL AND resolved_at IS NULL",
+    [now, orgId, service],
+  );
+}

@@ -1,0 +1,165 @@
+/**
+ * The message outbox (SPEC §18): every outgoing mail, Slack and Teams message is a row here, sent
+ * by a background deliverer. It follows the webhook outbox (store/webhooks.ts) statement for
+ * statement: the claim (`pending` or an expired `delivering` → `delivering`, attempts + 1) is one
+ * atomic UPDATE, and the outcome is recorded only by the claim that is still current, so processes
+ * sharing the database never send one attempt twice and a crashed claim is taken again once its
+ * lock expires. A `dedupe_key` makes "at most once" rules (one briefing mail per user per day) a
+ * constraint: a second enqueue with the same key is ignored.
+ */
+import type { InStatement } from "@libsql/client";
+import { newId } from "../lib/random.ts";
+import { type Db, parseJson } from "./db.ts";
+
+export const MESSAGE_CHANNELS = ["email", "slack", "teams"] as const;
+export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
+export type MessageStatus = "pending" | "delivering" | "delivered" | "failed";
+
+export interface NewMessage {
+  orgId: string;
+  userId: string | null;
+  channel: MessageChannel;
+  kind: string;
+  /** At most one message per key, ever (null: no rule). */
+  dedupeKey: string | null;
+  payload: unknown;
+}
+
+/** Part of the caller's batch (the run that produced the briefing or standup): due at once. */
+export function enqueueMessageStatement(m: NewMessage, now: number): InStatement {
+  return {
+    sql: `INSERT INTO messages (id, org_id, user_id, channel, kind, dedupe_key, payload, status, attempts, next_attempt_at, created_at, updated_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING`,
+    args: [newId("msg", now), m.orgId, m.userId, m.channel, m.kind, m.dedupeKey, JSON.stringify(m.payload), now, now, now],
+  };
+}
+
+export interface ClaimedMessage {
+  id: string;
+  orgId: string;
+  userId: string | null;
+  channel: MessageChannel;
+  kind: string;
+  payload: unknown;
+  /** This attempt's number, 1 for the first: with the id, the claim's fencing token. */
+  attempt: number;
+}
+
+interface ClaimRow {
+  id: string;
+  org_id: string;
+  user_id: string | null;
+  channel: MessageChannel;
+  kind: string;
+  payload: string;
+  attempts: number;
+}
+
+const DUE = "((status = 'pending' AND next_attempt_at <= ?) OR (status = 'delivering' AND locked_until < ?))";
+
+/** Claims up to `limit` due messages until `lockedUntil` (the outer WHERE repeats the due test: a row another process took first is skipped). */
+export async function claimDueMessages(db: Db, now: number, lockedUntil: number, limit: number): Promise<ClaimedMessage[]> {
+  // A read first: an idle poll never takes the write lock other processes' requests wait on.
+  if (!(await db.one(`SELECT 1 AS x FROM messages WHERE ${DUE} LIMIT 1`, [now, now]))) return [];
+  const rows = await db.all<ClaimRow>(
+    `UPDATE messages SET status = 'delivering', locked_until = ?, attempts = attempts + 1, last_attempt_at = ?, updated_at = ?
+      WHERE id IN (SELECT id FROM messages WHERE ${DUE} ORDER BY next_attempt_at LIMIT ?)
+        AND ${DUE}
+      RETURNING id, org_id, user_id, channel, kind, payload, attempts`,
+    [lockedUntil, now, now, now, now, limit, now, now],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    orgId: r.org_id,
+    userId: r.user_id,
+    channel: r.channel,
+    kind: r.kind,
+    payload: parseJson<unknown>(r.payload, null),
+    attempt: r.attempts,
+  }));
+}
+
+export type MessageOutcome =
+  | { status: "delivered" }
+  | { status: "pending"; error: string; nextAttemptAt: number }
+  | { status: "failed"; error: string };
+
+/** Records how an attempt ended, only while this claim is still the current one; false when it was taken over. */
+export async function finishMessage(db: Db, m: ClaimedMessage, outcome: MessageOutcome, now: number): Promise<boolean> {
+  const row = await db.one(
+    `UPDATE messages SET status = ?, locked_until = NULL, next_attempt_at = ?, last_error = ?, updated_at = ?
+      WHERE id = ? AND status = 'delivering' AND attempts = ? RETURNING 1 AS x`,
+    [
+      outcome.status,
+      outcome.status === "pending" ? outcome.nextAttemptAt : null,
+      outcome.status === "delivered" ? null : outcome.error,
+      now,
+      m.id,
+      m.attempt,
+    ],
+  );
+  return row !== null;
+}
+
+/** Gives a claim back untried (the process is stopping): due again at once, the attempt not counted. */
+export async function releaseMessage(db: Db, m: ClaimedMessage, now: number): Promise<void> {
+  await db.run(
+    `UPDATE messages SET status = 'pending', locked_until = NULL, attempts = attempts - 1, next_attempt_at = ?, updated_at = ?
+      WHERE id = ? AND status = 'delivering' AND attempts = ?`,
+    [now, now, m.id, m.attempt],
+  );
+}
+
+export interface MessageRecord {
+  id: string;
+  userId: string | null;
+  userEmail: string | null;
+  channel: MessageChannel;
+  kind: string;
+  status: MessageStatus;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastAttemptAt: number | null;
+  lastError: string | null;
+  createdAt: number;
+}
+
+/** The organization's delivery log, newest first (ids are ULIDs). */
+export async function listMessages(db: Db, orgId: string, limit: number): Promise<MessageRecord[]> {
+  const rows = await db.all<{
+    id: string;
+    user_id: string | null;
+    email: string | null;
+    channel: MessageChannel;
+    kind: string;
+    status: MessageStatus;
+    attempts: number;
+    next_attempt_at: number | null;
+    last_attempt_at: number | null;
+    last_error: string | null;
+    created_at: number;
+  }>(
+    `SELECT m.id, m.user_id, u.email, m.channel, m.kind, m.status, m.attempts, m.next_attempt_at, m.last_attempt_at, m.last_error, m.created_at
+       FROM messages m LEFT JOIN users u ON u.id = m.user_id
+      WHERE m.org_id = ? ORDER BY m.id DESC LIMIT ?`,
+    [orgId, limit],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    userId: r.user_id,
+    userEmail: r.email,
+    channel: r.channel,
+    kind: r.kind,
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastAttemptAt: r.last_attempt_at,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+  }));
+}
+
+/** Forgets finished messages last touched before `before`; their dedupe keys go with them (days, so no second mail). */
+export async function pruneMessages(db: Db, before: number): Promise<number> {
+  return db.run("DELETE FROM messages WHERE status IN ('delivered', 'failed') AND updated_at < ?", [before]);
+}

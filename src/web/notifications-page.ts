@@ -1,0 +1,127 @@
+/**
+ * `/settings/notifications` (SPEC §18): everyone's own preferences (the briefing by mail, as a
+ * Slack DM); for owners also the Teams webhook and the delivery log of every mail, Slack and Teams
+ * message (status, attempts, the last error). Plain CSRF-checked forms calling the same functions
+ * as /api/me/notifications and /api/integrations/teams.
+ */
+import { type Context, Hono } from "hono";
+import { html } from "hono/html";
+import { isOwner } from "../auth/roles.ts";
+import { sessionPrincipalOf, type ValidSession } from "../auth/sessions.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
+import { connectTeams, disconnectFor, slackStatus, teamsStatus } from "../operations/channels.ts";
+import { updateMyNotifications } from "../operations/notifications.ts";
+import { listMessages, type MessageRecord } from "../store/messages.ts";
+import { getPrefs } from "../store/notify.ts";
+import { type FormState, handleForm, withDone } from "./form-flow.ts";
+import { ago, alertBox, csrfField, type Html, renderPage } from "./layout.ts";
+import { ownersOnly } from "./owner.ts";
+import { accountOf, withSession } from "./pages.ts";
+import { runOperation } from "./run-operation.ts";
+
+const PATH = "/settings/notifications";
+const NOTICES: Record<string, string> = {
+  saved: "Preferences saved.",
+  teams: "Teams webhook saved: the morning standup will be posted there.",
+  "teams-removed": "Teams webhook removed.",
+};
+
+function logTable(rows: MessageRecord[], now: number): Html {
+  if (rows.length === 0) return html`<p class="muted">Nothing sent yet.</p>`;
+  return html`<div class="table-wrap"><table class="table stack">
+  <caption class="sr-only">Messages, newest first</caption>
+  <thead><tr><th scope="col">Message</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last error</th><th scope="col">Queued</th></tr></thead>
+  <tbody>${rows.map(
+    (m) => html`<tr>
+    <td data-label="Message">${m.kind} by ${m.channel === "email" ? "email" : m.channel === "slack" ? "Slack" : "Teams"}</td>
+    <td data-label="To">${m.userEmail ?? html`<span class="muted">the channel</span>`}</td>
+    <td data-label="Status"><span class="badge">${m.status}</span></td>
+    <td data-label="Attempts">${m.attempts}</td>
+    <td data-label="Last error" class="small">${m.lastError ?? ""}</td>
+    <td data-label="Queued" class="nowrap">${ago(m.createdAt, now)}</td>
+  </tr>`,
+  )}</tbody>
+</table></div>`;
+}
+
+async function render(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, state: FormState | null, status = 200): Promise<Response> {
+  const account = accountOf(found);
+  const owner = isOwner(found.user);
+  const orgId = found.user.orgId;
+  const [prefs, slack, teams, log] = await Promise.all([
+    getPrefs(deps.db, found.user.id),
+    slackStatus(deps, orgId),
+    owner ? teamsStatus(deps, orgId) : null,
+    owner ? listMessages(deps.db, orgId, 50) : [],
+  ]);
+  const notice = NOTICES[c.req.query("done") ?? ""];
+  const error = state?.errors["(body)"] ?? state?.errors.webhookUrl;
+  const body = html`<h1>Notifications</h1>
+${alertBox("success", notice)}${alertBox("error", error)}
+<section class="card" aria-labelledby="prefs-h">
+  <h2 id="prefs-h">Your daily briefing</h2>
+  ${deps.config.mail ? "" : alertBox("info", "Mail is not set up on this server (SMTP_URL, MAIL_FROM): no briefing mail goes out until it is.")}
+  <form method="post" action="${PATH}">${csrfField(account)}
+    <p><label><input type="checkbox" name="briefingEmail" value="on"${prefs.briefingEmail ? html` checked` : ""}> By email, after the morning briefing run</label></p>
+    <p><label><input type="checkbox" name="briefingSlack" value="on"${prefs.briefingSlack ? html` checked` : ""}> As a Slack direct message${slack.connected ? "" : html` <span class="muted">(Slack is not connected yet)</span>`}</label></p>
+    <p class="muted small">Slack finds you by your Crew email (${found.user.email}); if no Slack member has it, the DM is skipped and the delivery log says so.</p>
+    <button type="submit" class="btn btn-primary">Save preferences</button>
+  </form>
+</section>
+${
+  owner && teams
+    ? html`<section class="card" aria-labelledby="teams-h">
+  <h2 id="teams-h">Microsoft Teams</h2>
+  ${
+    teams.connected
+      ? html`<p>The morning standup is posted to a Teams workflow at <span class="mono">${teams.host}</span>.</p>
+  <form method="post" action="${PATH}/teams/delete">${csrfField(account)}<button type="submit" class="btn btn-danger">Remove the Teams webhook</button></form>`
+      : html`<p class="muted">No Teams webhook saved.</p>`
+  }
+  <form method="post" action="${PATH}/teams">${csrfField(account)}
+    <p><label for="webhookUrl">Incoming-webhook URL (Teams Workflows)</label><br>
+    <input id="webhookUrl" name="webhookUrl" type="url" class="input" required value="${state?.values.webhookUrl ?? ""}" autocomplete="off"></p>
+    <button type="submit" class="btn">Save the Teams webhook</button>
+  </form>
+</section>
+<section class="card" aria-labelledby="log-h">
+  <h2 id="log-h">Delivery log</h2>
+  <p class="muted small">Every mail, Slack and Teams message, newest first. Failed attempts are retried after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h.</p>
+  ${logTable(log, deps.clock.now())}
+</section>`
+    : ""
+}`;
+  return renderPage(c, { title: "Notifications", body, account, active: PATH }, status);
+}
+
+export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+  router.get(
+    PATH,
+    withSession(deps, (c, found) => render(deps, c, found, null)),
+  );
+  router.post(PATH, (c) =>
+    handleForm(deps, c, render, async (found, form) => {
+      await runOperation(deps, c, found, updateMyNotifications, {
+        briefingEmail: form.get("briefingEmail") === "on",
+        briefingSlack: form.get("briefingSlack") === "on",
+      });
+      return withDone(PATH, "saved");
+    }),
+  );
+  router.post(`${PATH}/teams`, (c) =>
+    handleForm(deps, c, render, async (found, form) => {
+      if (!isOwner(found.user)) return ownersOnly(c, found);
+      await runOperation(deps, c, found, connectTeams, { webhookUrl: form.get("webhookUrl") ?? "" });
+      return withDone(PATH, "teams");
+    }),
+  );
+  router.post(`${PATH}/teams/delete`, (c) =>
+    handleForm(deps, c, render, async (found) => {
+      if (!isOwner(found.user)) return ownersOnly(c, found);
+      await disconnectFor(deps, sessionPrincipalOf(found), "teams").catch(() => ({ ok: true }));
+      return withDone(PATH, "teams-removed");
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,97 @@
+/**
+ * `/settings/slack` (SPEC §18, owners): connect the workspace (bot token — sealed, never shown —,
+ * the standup channel, the channels the Slack agent reads), see what was sent to Slack lately
+ * (including briefing DMs skipped because no Slack member has the person's Crew email), and
+ * disconnect. Plain CSRF-checked forms calling the same operations as /api/integrations/slack.
+ */
+import { type Context, Hono } from "hono";
+import { html } from "hono/html";
+import type { ValidSession } from "../auth/sessions.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
+import { connectSlack, disconnectSlack, slackStatus } from "../operations/channels.ts";
+import { listMessages } from "../store/messages.ts";
+import { type FormState, handleForm, withDone } from "./form-flow.ts";
+import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
+import { requireOwner } from "./owner.ts";
+import { accountOf } from "./pages.ts";
+import { runOperation } from "./run-operation.ts";
+
+const PATH = "/settings/slack";
+const NOTICES: Record<string, string> = { connected: "Slack connected.", removed: "Slack disconnected." };
+
+async function render(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, state: FormState | null, status = 200): Promise<Response> {
+  const account = accountOf(found);
+  const orgId = found.user.orgId;
+  const [slack, log] = await Promise.all([slackStatus(deps, orgId), listMessages(deps.db, orgId, 100)]);
+  const sent = log.filter((m) => m.channel === "slack").slice(0, 20);
+  const errors = state?.errors ?? {};
+  const field = (name: string) => (errors[name] ? html`<span class="field-error" role="alert">${errors[name]}</span>` : "");
+  const body = html`<h1>Slack</h1>
+${alertBox("success", NOTICES[c.req.query("done") ?? ""])}${alertBox("error", errors["(body)"])}
+<section class="card" aria-labelledby="status-h">
+  <h2 id="status-h">Connection</h2>
+  ${
+    slack.connected
+      ? html`<dl class="facts"><dt>Standup channel</dt><dd class="mono">${slack.channel}</dd>
+    <dt>Read by the Slack agent</dt><dd class="mono">${slack.readChannels.join(", ") || html`<span class="muted">none</span>`}</dd>
+    <dt>Bot token</dt><dd>set (never shown)</dd></dl>
+  <form method="post" action="${PATH}/delete">${csrfField(account)}<button type="submit" class="btn btn-danger">Disconnect Slack</button></form>`
+      : html`<p class="muted">Not connected: standups are not posted to Slack, and the Slack agent says “Needs Slack”.</p>`
+  }
+</section>
+<section class="card" aria-labelledby="connect-h">
+  <h2 id="connect-h">${slack.connected ? "Replace the connection" : "Connect Slack"}</h2>
+  <form method="post" action="${PATH}">${csrfField(account)}
+    <p><label for="botToken">Bot token</label><br><input id="botToken" name="botToken" type="password" class="input" required autocomplete="off" placeholder="xoxb-…"> ${field("botToken")}</p>
+    <p><label for="channel">Standup channel</label><br><input id="channel" name="channel" class="input" required value="${state?.values.channel ?? slack.channel ?? ""}" placeholder="#standup or C0123456789"> ${field("channel")}</p>
+    <p><label for="readChannels">Channels the Slack agent reads (ids, separated by spaces or commas)</label><br><input id="readChannels" name="readChannels" class="input" value="${state?.values.readChannels ?? slack.readChannels.join(", ")}"> ${field("readChannels")}</p>
+    <button type="submit" class="btn btn-primary">Save</button>
+  </form>
+  <p class="muted small">The bot needs chat:write, users:read.email and channels:history, and must be a member of these channels.</p>
+</section>
+<section class="card" aria-labelledby="sent-h">
+  <h2 id="sent-h">Sent to Slack lately</h2>
+  ${
+    sent.length
+      ? html`<ul>${sent.map(
+          (m) =>
+            html`<li>${m.kind === "briefing" ? html`Briefing DM to ${m.userEmail}` : "Standup post"}: <strong>${m.status}</strong>${m.lastError ? html` — ${m.lastError}` : ""} (${ago(m.createdAt, deps.clock.now())})</li>`,
+        )}</ul>`
+      : html`<p class="muted">Nothing yet.</p>`
+  }
+</section>`;
+  return renderPage(c, { title: "Slack", body, account, active: PATH }, status);
+}
+
+export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+  router.get(PATH, async (c) => {
+    const found = await requireOwner(deps, c);
+    return found instanceof Response ? found : render(deps, c, found, null);
+  });
+  router.post(PATH, async (c) => {
+    const owner = await requireOwner(deps, c);
+    if (owner instanceof Response) return owner;
+    return handleForm(deps, c, render, async (found, form) => {
+      const readChannels = (form.get("readChannels") ?? "")
+        .split(/[\s,]+/)
+        .map((s) => s.trim())
+        .filter(Boolean);
+      await runOperation(deps, c, found, connectSlack, {
+        botToken: form.get("botToken") ?? "",
+        channel: form.get("channel") ?? "",
+        readChannels,
+      });
+      return withDone(PATH, "connected");
+    });
+  });
+  router.post(`${PATH}/delete`, async (c) => {
+    const owner = await requireOwner(deps, c);
+    if (owner instanceof Response) return owner;
+    return handleForm(deps, c, render, async (found) => {
+      await runOperation(deps, c, found, disconnectSlack, {}).catch(() => null);
+      return withDone(PATH, "removed");
+    });
+  });
+  return router;
+}
