@@ -36,6 +36,11 @@ export interface Config {
   backupKeep: number;
   /** The language model set by the operator (SPEC §13); wins over the owners' /settings/model. Null when unset. */
   model: ModelEnv | null;
+  /**
+   * OAUTH_CLIENT_METADATA_DOCUMENTS (default on): whether a client_id may name a metadata document.
+   * Off for servers without outbound access: clients then fall back to dynamic registration.
+   */
+  clientMetadataDocuments: boolean;
 }
 
 export { MODEL_PROVIDERS, type ModelProvider };
@@ -177,6 +182,7 @@ export function loadConfig(env: Env): Config {
     backupDir: (env.BACKUP_DIR ?? "").trim() || null,
     backupSchedule,
     backupKeep: integer(env, "BACKUP_KEEP", 7, 1, 10_000),
+    clientMetadataDocuments: (env.OAUTH_CLIENT_METADATA_DOCUMENTS ?? "").trim() === "" || flag(env, "OAUTH_CLIENT_METADATA_DOCUMENTS"),
   };
 }
 
