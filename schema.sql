@@ -1,4 +1,4 @@
--- Crew schema, version 8 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 10 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -114,6 +114,7 @@ CREATE TABLE IF NOT EXISTS oauth_grants (
   revoked_at   INTEGER
 ) STRICT;
 CREATE INDEX IF NOT EXISTS oauth_grants_user ON oauth_grants (user_id);
+CREATE INDEX IF NOT EXISTS oauth_grants_client ON oauth_grants (client_id, redirect_uri);
 
 CREATE TABLE IF NOT EXISTS oauth_codes (
   code_hash      TEXT PRIMARY KEY,
@@ -124,7 +125,8 @@ CREATE TABLE IF NOT EXISTS oauth_codes (
   resource       TEXT NOT NULL,
   scopes         TEXT NOT NULL,
   expires_at     INTEGER NOT NULL,
-  used_at        INTEGER
+  used_at        INTEGER,
+  redirect_uri_sent INTEGER NOT NULL DEFAULT 1   -- 0: the authorization request omitted it (one registered URI)
 ) STRICT;
 CREATE INDEX IF NOT EXISTS oauth_codes_expiry ON oauth_codes (expires_at);
 
@@ -312,7 +314,10 @@ CREATE TABLE IF NOT EXISTS webhooks (
   description TEXT,
   secret      TEXT NOT NULL,                   -- whsec_…, needed in clear to sign
   created_by  TEXT NOT NULL,                   -- a user id, or "cli"
-  created_at  INTEGER NOT NULL
+  created_at  INTEGER NOT NULL,
+  last_success_at     INTEGER,                 -- the last delivery attempt answered 2xx
+  last_failure_at     INTEGER,                 -- the last attempt that did not, and why
+  last_failure_reason TEXT
 ) STRICT;
 CREATE INDEX IF NOT EXISTS webhooks_org ON webhooks (org_id, id);
 
@@ -354,7 +359,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '8');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '10');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
