@@ -421,7 +421,10 @@ CREATE TABLE IF NOT EXISTS sources (
   agents      TEXT NOT NULL,                   -- JSON array of agent ids that read it
   state       TEXT NOT NULL DEFAULT '{}',      -- JSON, see above
   created_at  INTEGER NOT NULL,
-  updated_at  INTEGER NOT NULL
+  updated_at  INTEGER NOT NULL,
+  last_success_at     INTEGER,                 -- the last read that worked
+  last_failure_at     INTEGER,                 -- the last read that did not, and why (shown to owners)
+  last_failure_reason TEXT
 ) STRICT;
 CREATE UNIQUE INDEX IF NOT EXISTS sources_one_mailbox ON sources (org_id) WHERE kind = 'imap';
 CREATE INDEX IF NOT EXISTS sources_org ON sources (org_id, kind);

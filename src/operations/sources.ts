@@ -21,7 +21,7 @@ import {
   StoredFeed,
   StoredMailbox,
 } from "../integrations/sources.ts";
-import { iso } from "../lib/clock.ts";
+import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { type AuditActor, auditStatement } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
@@ -141,6 +141,9 @@ const SourceView = v.object({
     v.description("Why the last read failed (an open `imap` or `feeds` integration alert), or null."),
   ),
   createdAt: DateTime,
+  lastSuccessAt: v.pipe(v.nullable(DateTime), v.description("When a read of it last worked; null before the first.")),
+  lastFailureAt: v.pipe(v.nullable(DateTime), v.description("When a read of it last failed; null when none has.")),
+  lastFailureReason: v.pipe(v.nullable(v.string()), v.description("Why that read failed.")),
 });
 export type SourceView = v.InferOutput<typeof SourceView>;
 
@@ -162,7 +165,15 @@ export async function listSourcesFor(deps: SourceAdminDeps, orgId: string): Prom
   const rows = await listSources(deps.db, orgId);
   const mailAlert = rows.some((r) => r.kind === "imap") ? await openOrgAlert(deps.db, orgId, "imap") : null;
   const sources = rows.map((row): SourceView => {
-    const base = { id: row.id, kind: row.kind, agents: row.agents, createdAt: iso(row.createdAt) };
+    const base = {
+      id: row.id,
+      kind: row.kind,
+      agents: row.agents,
+      createdAt: iso(row.createdAt),
+      lastSuccessAt: isoOrNull(row.lastSuccessAt),
+      lastFailureAt: isoOrNull(row.lastFailureAt),
+      lastFailureReason: row.lastFailureReason,
+    };
     if (row.kind === "imap") {
       const m = jsonOr(StoredMailbox, row.config, null);
       return {

@@ -164,7 +164,7 @@ export const FOLD_USER_ADMIN_SCHEMA: string[] = [
 /**
  * Issue 18: a code remembers whether its authorization request named redirect_uri (then the token
  * request must repeat it, RFC 6749 §4.1.3); grants are found by client (which redirect URIs a
- * person ever approved); webhooks keep their last success and last failure with its reason.
+ * person ever approved); webhooks and sources keep their last success and last failure with its reason.
  */
 export const ISSUE18_SCHEMA: string[] = [
   "ALTER TABLE oauth_codes ADD COLUMN redirect_uri_sent INTEGER NOT NULL DEFAULT 1",
@@ -172,6 +172,9 @@ export const ISSUE18_SCHEMA: string[] = [
   "ALTER TABLE webhooks ADD COLUMN last_success_at INTEGER",
   "ALTER TABLE webhooks ADD COLUMN last_failure_at INTEGER",
   "ALTER TABLE webhooks ADD COLUMN last_failure_reason TEXT",
+  "ALTER TABLE sources ADD COLUMN last_success_at INTEGER",
+  "ALTER TABLE sources ADD COLUMN last_failure_at INTEGER",
+  "ALTER TABLE sources ADD COLUMN last_failure_reason TEXT",
 ];
 
 /** Steps from version 1 onwards, in order. */
