@@ -11,6 +11,7 @@ import type { Principal } from "../auth/access.ts";
 import { writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import { ApiError, notFound } from "../http/errors.ts";
+import { refusedWithoutLookup } from "../integrations/outbound.ts";
 import { seal } from "../integrations/secret-box.ts";
 import {
   FEED_AGENTS,
@@ -203,7 +204,24 @@ export async function listSourcesFor(deps: SourceAdminDeps, orgId: string): Prom
   return { sources };
 }
 
+/**
+ * A mailbox host or feed address the outbound policy refuses without a lookup (loopback, private,
+ * link-local) is refused at save, like a webhook's, with what to do: otherwise it is accepted and
+ * every read fails later. A public name that resolves to such an address is caught at read time.
+ */
+function refuseLocalAddress(allowPrivate: boolean, host: string, path: "host" | "url"): void {
+  if (!refusedWithoutLookup(host.replace(/^\[(.*)\]$/, "$1"), allowPrivate)) return;
+  const message =
+    "Points at a loopback, private or link-local address. Crew reads only public addresses unless the server runs with ALLOW_PRIVATE_TARGETS=true (for a mailbox or feed on this machine or your own network).";
+  throw new ApiError(400, "invalid_request", `The ${path} is refused: ${message}`, { issues: [{ path, message }] });
+}
+
 export async function addSourceFor(deps: SourceAdminDeps, orgId: string, actor: AuditActor, input: AddSourceInput): Promise<SourceView> {
+  refuseLocalAddress(
+    deps.config.allowPrivateTargets,
+    input.kind === "imap" ? input.host : new URL(input.url).hostname,
+    input.kind === "imap" ? "host" : "url",
+  );
   const now = deps.clock.now();
   const id = newId("src", now);
   if (input.kind === "imap") {
