@@ -5,12 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
+import { Browserish } from "../web/client.ts";
 
 let s: TestServer;
 let call: ReturnType<typeof api>;
+let ownerEmail: string;
 beforeAll(async () => {
   s = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: "false" } });
   const owner = await s.createUser("operator", undefined, "owner");
+  ownerEmail = owner.email;
   call = api(s.url, await s.createKey(owner, ["admin"]));
 });
 afterAll(() => s.close());
@@ -33,5 +36,23 @@ describe("local addresses at save", () => {
     expect(res.json.message).toContain("ALLOW_PRIVATE_TARGETS");
     expect(res.json.issues).toEqual([{ path, message: expect.stringContaining("loopback, private or link-local") }]);
     expect((await call("/api/integrations/sources")).json.sources).toEqual([]);
+  });
+});
+
+describe("local addresses explained where they are suggested", () => {
+  it("Settings → Model says a localhost model needs ALLOW_PRIVATE_TARGETS or the model's environment variables", async () => {
+    const tab = new Browserish(s.url);
+    await tab.signIn(ownerEmail);
+    const page = (await tab.request("/settings/model")).text;
+    expect(page).toContain("http://localhost:11434/v1");
+    expect(page).toContain("<code>ALLOW_PRIVATE_TARGETS=true</code>");
+    expect(page).toContain("<code>CREW_MODEL_BASE_URL</code>");
+  });
+
+  it("a calendar on localhost (the Radicale example) is refused with the same words as an unreachable one, naming the setting", async () => {
+    const res = await call("/api/integrations/calendar", { body: { url: "http://localhost:5232/", username: "me", password: "pw" } });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toContain("no answer, or not a public address");
+    expect(res.json.message).toContain("ALLOW_PRIVATE_TARGETS=true");
   });
 });
