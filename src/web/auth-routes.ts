@@ -15,7 +15,7 @@ import { clientAddress } from "../http/client-address.ts";
 import { assertSameOrigin, crossSiteReason } from "../http/csrf.ts";
 import { ApiError } from "../http/errors.ts";
 import { parseOrThrow } from "../http/validate.ts";
-import type { User } from "../store/users.ts";
+import { countUsers, type User } from "../store/users.ts";
 import { alertBox, messagePage, renderPage, seeOther } from "./layout.ts";
 import { readForm, refuseForgedForm, safeNextPath } from "./pages.ts";
 
@@ -26,9 +26,18 @@ const SignInBody = v.strictObject({
   password: v.pipe(v.string("Must be a string."), v.maxLength(4096, "Must be at most 4096 characters.")),
 });
 
-function signInPage(c: Context<AppEnv>, options: { next: string; email?: string; error?: string }, status = 200, extra = {}) {
+/** Before first-run setup nobody can sign in: say where the one-time setup link is. */
+const SETUP_PENDING = html`<strong>No account exists yet.</strong> When it started, the server printed a one-time setup link in its log (the terminal of <code>npm start</code>, or <code>journalctl -u crew</code>): “No user yet: create the owner account at …/setup?token=…”. Open it to create the owner account. Restarting the server prints a fresh one.`;
+
+function signInPage(
+  c: Context<AppEnv>,
+  options: { next: string; email?: string; error?: string; setupPending?: boolean },
+  status = 200,
+  extra = {},
+) {
   const body = html`<section class="card">
   <h1>Sign in to Crew</h1>
+  ${alertBox("info", options.setupPending ? SETUP_PENDING : null)}
   ${alertBox("error", options.error)}
   <form method="post" action="/sign-in" class="stack">
     <input type="hidden" name="next" value="${options.next}">
@@ -53,7 +62,7 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get("/sign-in", async (c) => {
     const next = safeNextPath(c.req.query("next"));
     if (await readSession(deps, c)) return seeOther(c, next);
-    return signInPage(c, { next });
+    return signInPage(c, { next, setupPending: (await countUsers(deps.db)) === 0 });
   });
 
   router.post("/sign-in", async (c) => {

@@ -54,3 +54,14 @@ describe("item 23: after start-then-seed the dashboard agrees with the other pag
     for (const { id } of latestIds) expect(demo.has(id), id).toBe(true);
   });
 });
+
+describe("item 27: the sign-in page before setup", () => {
+  it("says the one-time setup link is in the server log while no account exists, and not after", async () => {
+    const before = await (await fetch(`${s.url}/sign-in`)).text();
+    expect(before).toContain("No account exists yet");
+    expect(before).toContain("setup link in its log");
+    await s.createUser("operator", undefined, "owner");
+    const after = await (await fetch(`${s.url}/sign-in`)).text();
+    expect(after).not.toContain("No account exists yet");
+  });
+});
