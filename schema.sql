@@ -114,6 +114,7 @@ CREATE TABLE IF NOT EXISTS oauth_grants (
   revoked_at   INTEGER
 ) STRICT;
 CREATE INDEX IF NOT EXISTS oauth_grants_user ON oauth_grants (user_id);
+CREATE INDEX IF NOT EXISTS oauth_grants_client ON oauth_grants (client_id, redirect_uri);
 
 CREATE TABLE IF NOT EXISTS oauth_codes (
   code_hash      TEXT PRIMARY KEY,
@@ -124,7 +125,8 @@ CREATE TABLE IF NOT EXISTS oauth_codes (
   resource       TEXT NOT NULL,
   scopes         TEXT NOT NULL,
   expires_at     INTEGER NOT NULL,
-  used_at        INTEGER
+  used_at        INTEGER,
+  redirect_uri_sent INTEGER NOT NULL DEFAULT 1   -- 0: the authorization request omitted it (one registered URI)
 ) STRICT;
 CREATE INDEX IF NOT EXISTS oauth_codes_expiry ON oauth_codes (expires_at);
 
@@ -317,7 +319,10 @@ CREATE TABLE IF NOT EXISTS webhooks (
   description TEXT,
   secret      TEXT NOT NULL,                   -- whsec_…, needed in clear to sign
   created_by  TEXT NOT NULL,                   -- a user id, or "cli"
-  created_at  INTEGER NOT NULL
+  created_at  INTEGER NOT NULL,
+  last_success_at     INTEGER,                 -- the last delivery attempt answered 2xx
+  last_failure_at     INTEGER,                 -- the last attempt that did not, and why
+  last_failure_reason TEXT
 ) STRICT;
 CREATE INDEX IF NOT EXISTS webhooks_org ON webhooks (org_id, id);
 
@@ -421,7 +426,10 @@ CREATE TABLE IF NOT EXISTS sources (
   agents      TEXT NOT NULL,                   -- JSON array of agent ids that read it
   state       TEXT NOT NULL DEFAULT '{}',      -- JSON, see above
   created_at  INTEGER NOT NULL,
-  updated_at  INTEGER NOT NULL
+  updated_at  INTEGER NOT NULL,
+  last_success_at     INTEGER,                 -- the last read that worked
+  last_failure_at     INTEGER,                 -- the last read that did not, and why (shown to owners)
+  last_failure_reason TEXT
 ) STRICT;
 CREATE UNIQUE INDEX IF NOT EXISTS sources_one_mailbox ON sources (org_id) WHERE kind = 'imap';
 CREATE INDEX IF NOT EXISTS sources_org ON sources (org_id, kind);

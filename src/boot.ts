@@ -5,10 +5,11 @@
  */
 
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BackupFiles } from "./agents/backups.ts";
 import type { createApp } from "./app.ts";
+import { databaseFile, requireExistingDatabase, withDotEnv } from "./cli/environment.ts";
 import { type Config, ConfigError, loadConfig, type ReadText } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import type { Clock } from "./lib/clock.ts";
@@ -41,14 +42,6 @@ export function readSchema(): string {
   return readFileSync(SCHEMA_PATH, "utf8");
 }
 
-/** The file of a `file:` database, or null for a remote or in-memory database. */
-export function databaseFile(databaseUrl: string): string | null {
-  if (!databaseUrl.startsWith("file:")) return null;
-  const path = databaseUrl.slice("file:".length).split("?")[0] ?? "";
-  if (path.includes(":memory:")) return null;
-  return path.startsWith("//") ? path.slice(2) : path;
-}
-
 /** The folder a `file:` database lives in, or null for a remote database. */
 export function dataFolder(databaseUrl: string): string | null {
   const file = databaseFile(databaseUrl);
@@ -56,21 +49,8 @@ export function dataFolder(databaseUrl: string): string | null {
 }
 
 /**
- * For clients that start Crew in their own working directory (the stdio MCP server): a `file:`
- * database must already exist — creating an empty one (and a secret beside it) in whatever folder
- * the client chose would only lead to "unknown key". The message names the path tried.
- */
 /** How entries read `…_FILE` secrets (src/config.ts). */
 export const readSecretFile: ReadText = (path) => readFileSync(path, "utf8");
-
-function requireExistingDatabase(config: Config, env: Record<string, string | undefined>): void {
-  const file = databaseFile(config.databaseUrl);
-  if (file === null || existsSync(file)) return;
-  const how = (env.DATABASE_URL ?? env.DATABASE_URL_FILE ?? "").trim()
-    ? `DATABASE_URL names ${resolve(file)}`
-    : `DATABASE_URL is not set, so the default data/crew.db of the current folder was tried: ${resolve(file)}`;
-  throw new ConfigError(`no Crew database found (${how}); set DATABASE_URL to your server's database, e.g. file:/srv/crew/data/crew.db`);
-}
 
 /**
  * CREW_SECRET when set; otherwise the one generated into the data folder on first start
@@ -114,7 +94,7 @@ const shownUrl = (url: string) => url.split("?")[0];
  * (a folder that cannot be made, a server that is down, a wrong token), so it is reported as a
  * ConfigError naming DATABASE_URL: one line, as SPEC §1 asks for a bad value.
  */
-async function connect(config: Config): Promise<Db> {
+export async function connect(config: Config): Promise<Db> {
   let db: Db | null = null;
   try {
     const folder = dataFolder(config.databaseUrl);
@@ -188,7 +168,8 @@ export interface BootOptions {
   existingDatabaseOnly?: boolean;
 }
 
-export async function boot(env: Record<string, string | undefined>, options: BootOptions = {}): Promise<Booted> {
+export async function boot(given: Record<string, string | undefined>, options: BootOptions = {}): Promise<Booted> {
+  const env = withDotEnv(given);
   const loaded = loadConfig(env, readSecretFile);
   if (options.existingDatabaseOnly) requireExistingDatabase(loaded, env);
   // A new value rather than an assignment: the loaded configuration is never mutated.

@@ -45,6 +45,11 @@ export interface Config {
   /** Where mail goes out (SMTP_URL, MAIL_FROM; null when mail is off) and Slack's API base (SLACK_API_URL); see src/docs/notes/delivery.md. */
   mail: MailEnv | null;
   slackApiUrl: string;
+  /**
+   * OAUTH_CLIENT_METADATA_DOCUMENTS (default on): whether a client_id may name a metadata document.
+   * Off for servers without outbound access: clients then fall back to dynamic registration.
+   */
+  clientMetadataDocuments: boolean;
 }
 
 export interface OidcEnv {
@@ -261,6 +266,7 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     backupDir: (env.BACKUP_DIR ?? "").trim() || null,
     backupSchedule,
     backupKeep: integer(env, "BACKUP_KEEP", 7, 1, 10_000),
+    clientMetadataDocuments: (env.OAUTH_CLIENT_METADATA_DOCUMENTS ?? "").trim() === "" || flag(env, "OAUTH_CLIENT_METADATA_DOCUMENTS"),
   };
 }
 

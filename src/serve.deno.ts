@@ -1,6 +1,10 @@
-/** Deno entry: `deno task start` (deno.json). Same boot as Node; Deno.serve instead of @hono/node-server. */
-import { boot, dataFolder, listeningLine, readSecretFile, startupFailure } from "./boot.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+/**
+ * Deno entry: `deno task start` (deno.json). Same boot as Node; Deno.serve instead of @hono/node-server.
+ * The task may write anywhere the account may: DATABASE_URL can name any folder (the database, its
+ * WAL files and the generated secret live beside it), as with `npm start`; network, FFI and system
+ * access stay limited to what Crew needs.
+ */
+import { boot, listeningLine, startupFailure } from "./boot.ts";
 
 // The few Deno APIs used here, so `tsc` (configured for Node) checks this file too.
 declare const Deno: {
@@ -11,24 +15,9 @@ declare const Deno: {
   ): { shutdown(): Promise<void> };
   addSignalListener(signal: "SIGINT" | "SIGTERM", handler: () => void): void;
   exit(code: number): never;
-  permissions: { querySync(descriptor: { name: "write"; path: string }): { state: "granted" | "prompt" | "denied" } };
 };
 
-/**
- * deno.json's task allows writing to ./data only. A DATABASE_URL elsewhere needs its folder
- * writable too (the database, its WAL files and the generated secret live there): say exactly
- * which flag to add, in one line, instead of failing on the first write.
- */
-function checkWritePermission(env: Record<string, string>): void {
-  const folder = dataFolder(loadConfig(env, readSecretFile).databaseUrl) ?? "data";
-  if (Deno.permissions.querySync({ name: "write", path: folder }).state === "granted") return;
-  throw new ConfigError(
-    `Deno may not write to ${folder} (the folder of DATABASE_URL): add it to --allow-write, e.g. deno run … --allow-write=data,${folder} … src/serve.deno.ts`,
-  );
-}
-
 try {
-  checkWritePermission(Deno.env.toObject());
   const booted = await boot(Deno.env.toObject());
   const { config } = booted;
   const server = Deno.serve(

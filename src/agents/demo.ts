@@ -15,7 +15,14 @@ import { type ActionInsert, actionInsertStatement } from "../store/actions.ts";
 import { type AgentRunSummary, type RunInsert, runInsertStatement } from "../store/agents.ts";
 import { alertInsertStatement } from "../store/alerts.ts";
 import type { Db } from "../store/db.ts";
-import { contactInsertStatement, countDemoRows, type DemoTable, recordDemoRows, replaceDemoRows } from "../store/demo.ts";
+import {
+  contactInsertStatement,
+  countDemoRows,
+  type DemoTable,
+  newestOwnRunTimes,
+  recordDemoRows,
+  replaceDemoRows,
+} from "../store/demo.ts";
 import { handoffInsertStatement, insightInsertStatement } from "../store/feed.ts";
 import type { Organization } from "../store/orgs.ts";
 import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
@@ -126,7 +133,18 @@ export async function seedDemo(db: Db, org: Organization, now: number): Promise<
       hasData: true,
     })),
   ];
-  const runs: StoredRun[] = oldestFirst(runSpecs).map((r) => {
+  // After `npm start`, the scheduler's start-up runs of standup, briefing, pulse and dna are newer
+  // than the demo's designed times, and the dashboard reads each agent's latest run: move an
+  // agent's demo runs forward so its newest lands just after the newest run it already has.
+  const newestOwn = await newestOwnRunTimes(db, orgId);
+  const demoNewest = new Map<string, number>();
+  for (const r of runSpecs) demoNewest.set(r.agent, Math.min(demoNewest.get(r.agent) ?? Number.POSITIVE_INFINITY, r.ago));
+  const shifted = runSpecs.map((r) => {
+    const own = newestOwn.get(r.agent);
+    const newestAgo = demoNewest.get(r.agent) ?? 0;
+    return own !== undefined && now - newestAgo <= own ? { ...r, ago: r.ago - (own + 1 - (now - newestAgo)) } : r;
+  });
+  const runs: StoredRun[] = oldestFirst(shifted).map((r) => {
     const finishedAt = now - r.ago;
     return {
       id: newId("run", finishedAt),

@@ -55,8 +55,9 @@ async function runAgents(ctx: { db: Db; org: Organization; config: Config }, age
       };
     }
     if (!hasRunner(agent)) {
+      // Said as what to do: "no built-in runner" read as if the agent were broken or needed a model.
       throw new CommandError(
-        `agent ${agent} has no built-in runner (those are ${BUILT_IN_RUNNERS.join(", ")}); an external runner acts for it through POST /api/agents/${agent}/runs`,
+        `${agent} is run by a program of yours, not by Crew (${jobOf(agent).job.replace(/\.$/, "")}): that program reports through the run API, POST /api/agents/${agent}/runs (see /docs/notes/agents-runtime). Crew runs the others itself: ${BUILT_IN_RUNNERS.join(", ")} always, the model-backed agents once a model is connected.`,
       );
     }
     const run = await runBuiltIn(deps, ctx.org, agent, { words: true, deliver: true });

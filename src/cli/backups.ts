@@ -2,8 +2,8 @@
  * `crew backup` and `crew restore` (SPEC §14). The backup is written through the running
  * database (VACUUM INTO, src/store/backup.ts), so it is consistent while a server writes. The
  * restore checks the file first, refuses while a server leads the scheduler on this database
- * (unless --force), keeps the replaced database beside it, swaps the files, and opens the result
- * once so older schemas are brought forward. Every message names the secret file.
+ * (unless --force), keeps the replaced database beside it and swaps the files. Neither migrates
+ * (a backup is the database as it is; the server upgrades at start). Every message names the secret file.
  */
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -12,7 +12,8 @@ import { readSecretFile } from "../boot.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { systemClock } from "../lib/clock.ts";
 import { activeLeader, BackupError, backupFileName, checkBackup, localPath, SECRET_NOTE, writeBackup } from "../store/backup.ts";
-import { openStore } from "../store/db.ts";
+import { type Db, openStore } from "../store/db.ts";
+import { requireExistingDatabase } from "./environment.ts";
 import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
 
 /** BACKUP_DIR, else a `backups` folder beside the database file. */
@@ -33,30 +34,49 @@ function localDatabase(config: Config): string {
 export async function backupFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   const config = loadConfig(env, readSecretFile);
   const path = localDatabase(config);
+  requireExistingDatabase(config, env); // before a backups folder is made beside it
   const now = systemClock.now();
   const file = resolve(
     typeof flags.to === "string" && flags.to.trim() ? flags.to.trim() : join(defaultBackupDir(config, path), backupFileName(now)),
   );
   if (existsSync(file)) throw new CommandError(`${file} exists already; choose another --to`);
   mkdirSync(dirname(file), { recursive: true });
-  return withStore(env, async (db, org) => {
-    try {
-      await writeBackup(db, file);
-    } catch (error) {
-      if (error instanceof BackupError) throw new CommandError(error.message);
-      throw error;
-    }
-    const bytes = statSync(file).size;
-    const { schemaVersion } = checkBackup(file);
-    const { recordAudit } = await import("../store/audit.ts");
-    await recordAudit(db, org.id, "backup.written", { kind: "cli" }, systemClock.now(), file, { bytes });
-    if (flags.json) printJson(io, { file, bytes, schemaVersion, secretNote: SECRET_NOTE });
-    else {
-      io.out(`${file}\n`);
-      io.err(`Wrote a backup of ${path} (${(bytes / 1024).toFixed(0)} KiB, schema version ${schemaVersion}); ${SECRET_NOTE}.\n`);
-    }
-    return 0;
-  });
+  return withStore(
+    env,
+    async (db, org) => {
+      try {
+        await writeBackup(db, file);
+      } catch (error) {
+        if (error instanceof BackupError) throw new CommandError(error.message);
+        throw error;
+      }
+      const bytes = statSync(file).size;
+      // Any version: the copy is of the database as it is, also one a newer release wrote.
+      const { schemaVersion } = checkBackup(file, Number.MAX_SAFE_INTEGER);
+      await auditAsIs(db, org.id, "backup.written", file, { bytes });
+      if (flags.json) printJson(io, { file, bytes, schemaVersion, secretNote: SECRET_NOTE });
+      else {
+        io.out(`${file}\n`);
+        io.err(`Wrote a backup of ${path} (${(bytes / 1024).toFixed(0)} KiB, schema version ${schemaVersion}); ${SECRET_NOTE}.\n`);
+      }
+      return 0;
+    },
+    undefined,
+    { asIs: true },
+  );
+}
+
+/** Records the event when the database's schema has the audit log (a database older than it is copied all the same). */
+async function auditAsIs(
+  db: Db,
+  orgId: string,
+  event: "backup.written" | "backup.restored",
+  file: string,
+  detail: Record<string, unknown>,
+) {
+  const { recordAudit } = await import("../store/audit.ts");
+  const audited = await db.one("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'audit_events'");
+  if (audited) await recordAudit(db, orgId, event, { kind: "cli" }, systemClock.now(), file, detail);
 }
 
 export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
@@ -99,18 +119,19 @@ export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise
   rmSync(`${path}-shm`, { force: true });
   renameSync(incoming, path);
 
-  // Opening the store applies any migrations a backup from an older release needs.
-  return withStore(env, async (db, org) => {
-    const { recordAudit } = await import("../store/audit.ts");
-    await recordAudit(db, org.id, "backup.restored", { kind: "cli" }, systemClock.now(), file, {
-      schemaVersion: checked.schemaVersion,
-      forced: Boolean(flags.force),
-    });
-    io.out(
-      `Restored ${file} (schema version ${checked.schemaVersion}, ${checked.users} users) into ${path}` +
-        `${kept ? `; the replaced database is kept as ${kept}` : ""}.\n`,
-    );
-    io.err(`The restored database needs the crew-secret it was written with; ${SECRET_NOTE}.\n`);
-    return 0;
-  });
+  // Opened as it is: the server applies any migrations an older backup needs when it starts.
+  return withStore(
+    env,
+    async (db, org) => {
+      await auditAsIs(db, org.id, "backup.restored", file, { schemaVersion: checked.schemaVersion, forced: Boolean(flags.force) });
+      io.out(
+        `Restored ${file} (schema version ${checked.schemaVersion}, ${checked.users} users) into ${path}` +
+          `${kept ? `; the replaced database is kept as ${kept}` : ""}.\n`,
+      );
+      io.err(`The restored database needs the crew-secret it was written with; ${SECRET_NOTE}.\n`);
+      return 0;
+    },
+    undefined,
+    { asIs: true },
+  );
 }

@@ -14,11 +14,16 @@ import { type CliIo, type Env, type Flags, withStore } from "./support.ts";
 const shownUrl = (url: string) => url.split("?")[0];
 
 export async function migrateFromCli(env: Env, io: CliIo): Promise<number> {
-  return withStore(env, async (db, _org, config) => {
-    const version = await migrate(db, readSchema());
-    io.out(`Database ${shownUrl(config.databaseUrl)} is at schema version ${version}.\n`);
-    return 0;
-  });
+  return withStore(
+    env,
+    async (db, _org, config) => {
+      const version = await migrate(db, readSchema());
+      io.out(`Database ${shownUrl(config.databaseUrl)} is at schema version ${version}.\n`);
+      return 0;
+    },
+    undefined,
+    { create: true },
+  );
 }
 
 export async function seedFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {

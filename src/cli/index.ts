@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config.ts";
 import { KEY_SCOPES, PLANS } from "../domain.ts";
+import { withDotEnv } from "./environment.ts";
 import { OPERATE_COMMANDS } from "./operate-commands.ts";
 import { type CliIo, type Command, CommandError, type Env, type Flags, jsonOption, orgOption, UsageError } from "./support.ts";
 
@@ -70,7 +71,12 @@ const COMMANDS: Command[] = [
       password: { type: "string", value: "P", description: "Password, at least 8 characters.", required: true },
       name: { type: "string", value: "N", description: "Display name (default: the email's local part)." },
       plan: { type: "string", value: "PLAN", description: `One of ${PLANS.join(", ")} (default: lite).` },
-      role: { type: "string", value: "ROLE", description: "owner (manages the organization in the web app) or member (default)." },
+      role: {
+        type: "string",
+        value: "ROLE",
+        description:
+          "owner (manages the organization in the web app) or member; default: owner for the organization's first user, else member.",
+      },
       org: orgOption,
       json: jsonOption,
     },
@@ -92,6 +98,21 @@ const COMMANDS: Command[] = [
     async run(flags, env, io) {
       const { setUserPlanFromCli } = await import("./users.ts");
       return setUserPlanFromCli(flags, env, io);
+    },
+  },
+  {
+    name: "user set-role",
+    summary: "Make a user an owner (manages the organization in the web app) or a member.",
+    usage: "crew user set-role --email E --role owner|member",
+    options: {
+      email: { type: "string", value: "E", description: "The user's email address.", required: true },
+      role: { type: "string", value: "ROLE", description: "owner or member.", required: true },
+    },
+    examples: ["npx crew user set-role --email ada@example.com --role owner"],
+    notes: "An organization always keeps at least one active owner.",
+    async run(flags, env, io) {
+      const { setUserRoleFromCli } = await import("./users.ts");
+      return setUserRoleFromCli(flags, env, io);
     },
   },
   {
@@ -305,8 +326,10 @@ function findCommand(words: string[]): { command: Command; rest: number } {
 }
 
 /** Runs one command line; resolves to the exit code, or "running" when the command keeps serving. */
-export async function runCli(argv: string[], env: Env, io: CliIo): Promise<number | "running"> {
+export async function runCli(argv: string[], given: Env, io: CliIo): Promise<number | "running"> {
   let command: Command | null = null;
+  // The server's configuration: a .env in the working directory, under what the environment sets.
+  const env = withDotEnv(given);
   try {
     if (argv.length === 0) throw new UsageError("missing command");
     if (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version") {

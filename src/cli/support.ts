@@ -9,6 +9,7 @@ import { systemClock } from "../lib/clock.ts";
 import { Email, Title } from "../operations/schemas.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
+import { requireExistingDatabase } from "./environment.ts";
 
 export type Env = Record<string, string | undefined>;
 export type Flags = Record<string, string | boolean | undefined>;
@@ -47,21 +48,26 @@ export class CommandError extends Error {}
 
 /**
  * Opens the store from the environment (applying the schema), runs `work` on one organization —
- * `orgRef` (an `--org` value: id or name) or the default one — and closes it.
+ * `orgRef` (an `--org` value: id or name) or the default one — and closes it. A `file:` database
+ * that does not exist is refused unless `create` (`migrate`, `user create`: the scripted install).
+ * `asIs` opens it without applying the schema or migrations (`backup`, `restore`: a backup is a
+ * copy of the database as it is, restorable by the release that wrote it).
  */
 export async function withStore<T>(
   env: Env,
   work: (db: Db, org: Organization, config: Config) => Promise<T>,
   orgRef?: string | boolean,
+  options: { create?: boolean; asIs?: boolean } = {},
 ): Promise<T> {
   // Loaded here, not above: the store drivers are the slow part of starting (see src/cli/index.ts).
-  const [{ prepareStore, ensureSecret, readSecretFile }, { createLogger }, { getDefaultOrg, findOrg }] = await Promise.all([
+  const [{ prepareStore, connect, ensureSecret, readSecretFile }, { createLogger }, { getDefaultOrg, findOrg }] = await Promise.all([
     import("../boot.ts"),
     import("../lib/log.ts"),
     import("../store/orgs.ts"),
   ]);
   const loaded = loadConfig(env, readSecretFile);
-  const db = await prepareStore(loaded, createLogger(loaded.logLevel), systemClock.now());
+  if (!options.create) requireExistingDatabase(loaded, env);
+  const db = options.asIs ? await connect(loaded) : await prepareStore(loaded, createLogger(loaded.logLevel), systemClock.now());
   // Commands seal secrets (webhooks) as the server would: the same CREW_SECRET or generated one.
   const config: Config = { ...loaded, secret: ensureSecret(loaded) };
   try {

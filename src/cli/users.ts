@@ -4,7 +4,7 @@
  * so a usage error answers as fast as `--help`.
  */
 
-import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan } from "../domain.ts";
+import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan, ROLES, type Role } from "../domain.ts";
 import { iso, systemClock } from "../lib/clock.ts";
 import { type CliIo, CommandError, type Env, type Flags, parseEmail, parseTitle, printJson, UsageError, withStore } from "./support.ts";
 
@@ -24,16 +24,18 @@ export async function createUserFromCli(flags: Flags, env: Env, io: CliIo): Prom
   if (password.length < 8) throw new UsageError("--password must be at least 8 characters");
   const name = parseTitle("name", typeof flags.name === "string" ? flags.name : (email.split("@")[0] ?? email), 200);
   const plan = parsePlan(typeof flags.plan === "string" ? flags.plan : "lite");
-  const role = typeof flags.role === "string" ? flags.role : "member";
-  if (role !== "owner" && role !== "member") throw new UsageError(`unknown role "${role}"; roles are owner, member`);
+  const asked = typeof flags.role === "string" ? parseRole(flags.role) : null;
   return withStore(
     env,
     async (db, org) => {
-      const [{ hashPassword }, { createUser, EmailTakenError }, { recordAudit }] = await Promise.all([
+      const [{ hashPassword }, { createUser, EmailTakenError, activeOwnerIds }, { recordAudit }] = await Promise.all([
         import("../auth/passwords.ts"),
         import("../store/users.ts"),
         import("../store/audit.ts"),
       ]);
+      // The first user of an organization is its owner (as on the setup page), unless --role says
+      // otherwise: an organization without an owner has no one who can manage it in the web app.
+      const role = asked ?? ((await activeOwnerIds(db, org.id)).length === 0 ? "owner" : "member");
       const passwordHash = await hashPassword(password);
       let user: Awaited<ReturnType<typeof createUser>>;
       try {
@@ -48,7 +50,42 @@ export async function createUserFromCli(flags: Flags, env: Env, io: CliIo): Prom
       return 0;
     },
     flags.org,
+    // The scripted install (README) creates the database and its first user in one command.
+    { create: true },
   );
+}
+
+function parseRole(value: string): Role {
+  if ((ROLES as readonly string[]).includes(value)) return value as Role;
+  throw new UsageError(`unknown role "${value}"; roles are ${ROLES.join(", ")}`);
+}
+
+/** `crew user set-role`: an organization always keeps at least one active owner. */
+export async function setUserRoleFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  const email = parseEmail(String(flags.email));
+  const role = parseRole(String(flags.role));
+  return withStore(env, async (db) => {
+    const [{ getUserByEmail, updateOrgUser, activeOwnerIds }, { recordAudit }] = await Promise.all([
+      import("../store/users.ts"),
+      import("../store/audit.ts"),
+    ]);
+    const user = await getUserByEmail(db, email);
+    if (!user) throw new CommandError(`no user with email ${email}`);
+    if (user.role === role) {
+      io.out(`${email} is already ${role === "owner" ? "an owner" : "a member"}; nothing changed.\n`);
+      return 0;
+    }
+    const owners = await activeOwnerIds(db, user.orgId);
+    if (role === "member" && owners.length === 1 && owners[0] === user.id) {
+      throw new CommandError(
+        `${email} is the organization's last owner; make someone else an owner first (crew user set-role --role owner)`,
+      );
+    }
+    await updateOrgUser(db, user.orgId, user.id, { role });
+    await recordAudit(db, user.orgId, "user.role_changed", { kind: "cli" }, systemClock.now(), email, { role, from: user.role });
+    io.out(`${email} is now ${role === "owner" ? "an owner: they manage the organization in the web app" : "a member"}.\n`);
+    return 0;
+  });
 }
 
 export async function setUserPlanFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {

@@ -100,7 +100,7 @@ function classify(seen: Observed, url: string, error: unknown, notFound: string)
   if (seen.network) {
     return new CalDavError(
       "unreachable",
-      `Could not reach the calendar server at ${host}: no answer, or not a public address.`,
+      `Could not reach the calendar server at ${host}: no answer, or not a public address. A server on this machine or your own network (such as Radicale on localhost) needs the Crew server to run with ALLOW_PRIVATE_TARGETS=true.`,
       seen.network,
     );
   }

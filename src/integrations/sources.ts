@@ -19,6 +19,7 @@ import {
   mailboxOf,
   openOrgAlert,
   raiseOrgAlert,
+  recordSourceOutcome,
   resolveOrgAlertStatement,
   type SourceRow,
   saveSourceState,
@@ -176,23 +177,25 @@ export async function readSourcesFor(
   return nothing(null);
 }
 
-async function mailFailure(deps: SourceDeps, orgId: string, message: string, reason: string): Promise<never> {
+async function mailFailure(deps: SourceDeps, row: SourceRow, message: string, reason: string): Promise<never> {
+  const orgId = row.orgId;
   // The reason (addresses, server texts) goes to the log only; never a password (imapflow's errors do not carry it).
   deps.log.warn("mailbox read failed", { org_id: orgId, reason });
   const now = deps.clock.now();
+  await recordSourceOutcome(deps.db, orgId, row.id, message, now);
   await raiseOrgAlert(deps.db, { id: newId("alr", now), orgId, service: "imap", message: `Mailbox: ${message} ${FIX_IT}` }, now);
   throw new SourceError("imap", `Mailbox: ${message}`);
 }
 
 async function readInbox(deps: SourceDeps, row: SourceRow, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
   const stored = jsonOr(StoredMailbox, row.config, null);
-  if (!stored) return mailFailure(deps, row.orgId, "The saved mailbox settings cannot be read.", "config does not parse");
+  if (!stored) return mailFailure(deps, row, "The saved mailbox settings cannot be read.", "config does not parse");
   let password: string;
   try {
     password = await open(deps.secret ?? deps.config.secret ?? "", stored.password, mailboxPurpose(row.orgId));
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
-    return mailFailure(deps, row.orgId, "The saved mailbox password cannot be decrypted (was CREW_SECRET changed?).", "secret box");
+    return mailFailure(deps, row, "The saved mailbox password cannot be decrypted (was CREW_SECRET changed?).", "secret box");
   }
   const settings: MailboxSettings = { ...stored, password };
   const cursor: MailCursor = jsonOr(MailState, row.state, {});
@@ -201,8 +204,9 @@ async function readInbox(deps: SourceDeps, row: SourceRow, limits: { maxItems: n
     result = await readMailbox(deps.policy, settings, cursor, limits);
   } catch (error) {
     if (!(error instanceof MailError)) throw error;
-    return mailFailure(deps, row.orgId, error.message, error.reason);
+    return mailFailure(deps, row, error.message, error.reason);
   }
+  await recordSourceOutcome(deps.db, row.orgId, row.id, null, deps.clock.now());
   await resolveIfOpen(deps, row.orgId, "imap");
   const items = result.messages
     .sort((a, b) => b.uid - a.uid)
@@ -253,6 +257,7 @@ async function readFeeds(
   );
   // Each feed's own state holds its latest problem; the one `feeds` alert of the organization names every failing feed.
   for (const r of read) {
+    await recordSourceOutcome(deps.db, orgId, r.row.id, r.problem, deps.clock.now());
     if ((r.state.problem ?? null) !== r.problem) {
       const problem = r.problem;
       await updateFeedState(deps, orgId, r.row.id, (state) => ({ seen: state.seen, ...(problem ? { problem } : {}) }));

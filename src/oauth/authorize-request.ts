@@ -4,16 +4,20 @@
  *
  * Order matters (RFC 6749 §4.1.2.1): until client_id and redirect_uri are known good, errors go to
  * an error page and never to a redirect — an attacker must not be able to bounce the browser to a
- * URI of their choosing. After that, errors go back to the client as a redirect with state and iss.
+ * URI of their choosing. After that, errors go back to the client as a redirect with state and iss
+ * only when a person once approved that client's redirect URI on the consent page: anyone can
+ * register a client, so an unapproved URI would make Crew an open redirector for a malformed
+ * request (RFC 9700 §4.11.2). Those errors are an error page too.
  */
 
 import type { Config } from "../config.ts";
 import type { OAuthScope } from "../domain.ts";
 import type { Db } from "../store/db.ts";
 import { findClient, type OAuthClient } from "../store/oauth-clients.ts";
+import { approvedRedirectUris } from "../store/oauth-grants.ts";
 import { ClientDocumentProblem } from "./client-id-document.ts";
 import { isValidS256Challenge } from "./pkce.ts";
-import { matchRedirectUri, redirectUriProblem } from "./redirect-uri.ts";
+import { matchRedirectUri, redirectHost, redirectUriProblem } from "./redirect-uri.ts";
 import { resolveResource } from "./resource.ts";
 import { parseScopeParam } from "./scopes.ts";
 
@@ -32,6 +36,8 @@ export const AUTHORIZE_PARAMS = [
 export interface AuthorizeRequest {
   client: OAuthClient;
   redirectUri: string;
+  /** Whether the request named redirect_uri (else the client's only registered one is used). */
+  redirectUriSent: boolean;
   state: string | undefined;
   codeChallenge: string;
   scopes: OAuthScope[];
@@ -122,10 +128,13 @@ export async function checkAuthorizeRequest(
   }
 
   const state = only(params, "state") ?? undefined;
-  const fail = (error: string, code = error): AuthorizeCheck => ({
-    kind: "redirect",
-    location: clientRedirect(config, redirectUri, { error, error_description: DESCRIPTIONS[code], state }),
-  });
+  const approved = matchRedirectUri(await approvedRedirectUris(db, client.id), redirectUri) !== null;
+  const fail = (error: string, code = error): AuthorizeCheck =>
+    approved
+      ? { kind: "redirect", location: clientRedirect(config, redirectUri, { error, error_description: DESCRIPTIONS[code], state }) }
+      : pageError(
+          `${DESCRIPTIONS[code]} Crew does not send you on to ${redirectHost(redirectUri)}: no one has approved that address here yet. Start the connection again from your application, or ask its maker.`,
+        );
   for (const name of AUTHORIZE_PARAMS) if (name !== "resource" && params.getAll(name).length > 1) return fail("invalid_request");
 
   const responseType = only(params, "response_type");
@@ -146,5 +155,17 @@ export async function checkAuthorizeRequest(
   );
   if (resource === null) return fail("invalid_target");
 
-  return { kind: "ok", request: { client, redirectUri, state, codeChallenge: challenge, scopes: scope.scopes, resource, params } };
+  return {
+    kind: "ok",
+    request: {
+      client,
+      redirectUri,
+      redirectUriSent: presented !== undefined,
+      state,
+      codeChallenge: challenge,
+      scopes: scope.scopes,
+      resource,
+      params,
+    },
+  };
 }

@@ -113,6 +113,7 @@ export async function authorizePost(deps: AppDeps, c: Context<AppEnv>): Promise<
       grantId,
       clientId: request.client.id,
       redirectUri: request.redirectUri,
+      redirectUriSent: request.redirectUriSent,
       codeChallenge: request.codeChallenge,
       resource: request.resource,
       scopes,

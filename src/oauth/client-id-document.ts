@@ -85,7 +85,18 @@ export class ClientDocumentProblem extends Error {
 const unreachable = (host: string, detail: string) =>
   new ClientDocumentProblem(
     detail,
-    `Crew could not load the application's client metadata document from ${host}. Try again later, or ask the application's maker.`,
+    `Crew could not load the application's client metadata document from ${host}. Try again later, or ask the application's maker. ` +
+      "If this server has no outbound internet access, its operator can set OAUTH_CLIENT_METADATA_DOCUMENTS=off: " +
+      "applications then register with Crew directly; remove the server from your application and add it again.",
+  );
+
+/** Documents turned off (air-gapped deployments): say what the person and the operator can do. */
+const turnedOff = () =>
+  new ClientDocumentProblem(
+    "client metadata documents are off (OAUTH_CLIENT_METADATA_DOCUMENTS=off)",
+    "This Crew server does not accept applications that identify themselves by a web address (client metadata documents are " +
+      "turned off, OAUTH_CLIENT_METADATA_DOCUMENTS=off). Remove the server from your application and add it again: it then " +
+      "registers with Crew directly. If it keeps sending you here, connect it with an API key instead (Authorization: Bearer crew_…).",
   );
 const invalid = (detail: string) =>
   new ClientDocumentProblem(detail, `The application's client metadata document is not valid (${detail}), so Crew cannot let it sign in.`);
@@ -173,7 +184,11 @@ export async function loadDocumentClient(deps: AppDeps, url: string): Promise<OA
 
 /** Registered clients from the store; document URLs through their document (authorization requests). */
 export function clientLookup(deps: AppDeps): (clientId: string) => Promise<OAuthClient | null> {
-  return (clientId) => (isClientIdDocumentUrl(clientId) ? loadDocumentClient(deps, clientId) : findClient(deps.db, clientId));
+  return async (clientId) => {
+    if (!isClientIdDocumentUrl(clientId)) return findClient(deps.db, clientId);
+    if (!deps.config.clientMetadataDocuments) throw turnedOff();
+    return loadDocumentClient(deps, clientId);
+  };
 }
 
 /**

@@ -22,8 +22,9 @@ export function authorizationServerMetadata(config: Config) {
     token_endpoint_auth_methods_supported: [...AUTH_METHODS],
     revocation_endpoint_auth_methods_supported: [...AUTH_METHODS],
     code_challenge_methods_supported: ["S256"],
-    // SPEC §6: an https client_id with a path names a client metadata document (client-id-document.ts).
-    client_id_metadata_document_supported: true,
+    // An https client_id with a path names a client metadata document (client-id-document.ts),
+    // unless the operator turned them off: clients that see the flag never register dynamically.
+    ...(config.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
     service_documentation: `${base}/docs`,
     // authorization_response_iss_parameter_supported is deliberately absent (SPEC §6): `iss` is
     // always sent, but clients that drop it would fail once the flag is advertised.

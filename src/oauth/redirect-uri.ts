@@ -7,104 +7,31 @@
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /**
- * Schemes that are not a native app's private-use scheme (RFC 8252 §7.1): they run code, read
- * files, open browser internals, or are registered for another protocol (IANA permanent schemes).
- * Anything else that parses as a URI scheme is taken as private-use (cursor://, vscode://,
- * com.example.app:/cb), as clients in the field use them.
+ * Private-use schemes of MCP clients in the field that are not in reverse-domain form. Any other
+ * scheme must be reverse-domain (RFC 8252 §7.1: `com.example.app:`): a bare word may be a handler
+ * the operating system runs on the person's machine (`search-ms:`, `shell:`, `msdt:`, `hcp:`,
+ * `itms-services:`, `tn3270:` …), which no consent page should send a browser to.
  */
-const REFUSED_SCHEMES = new Set(
-  [
-    // code, files, in-memory documents
-    "javascript",
-    "vbscript",
-    "livescript",
-    "data",
-    "file",
-    "blob",
-    "filesystem",
-    "about",
-    "mhtml",
-    "mk",
-    "ms-its",
-    "its",
-    "jar",
-    "wyciwyg",
-    "res",
-    "view-source",
-    "content",
-    "intent",
-    "android-app",
-    "ios-app",
-    // browser internals
-    "chrome",
-    "chrome-extension",
-    "chrome-search",
-    "chrome-untrusted",
-    "chrome-devtools",
-    "devtools",
-    "edge",
-    "brave",
-    "opera",
-    "vivaldi",
-    "moz-extension",
-    "moz-icon",
-    "resource",
-    "safari-extension",
-    "safari-web-extension",
-    "webkit-extension",
-    "ms-browser-extension",
-    "browser",
-    "read",
-    "isolated-app",
-    "web+",
-    // IANA-registered protocols (not an app's callback)
-    "ftp",
-    "ftps",
-    "sftp",
-    "ws",
-    "wss",
-    "mailto",
-    "tel",
-    "sms",
-    "news",
-    "nntp",
-    "gopher",
-    "telnet",
-    "ldap",
-    "ldaps",
-    "imap",
-    "pop",
-    "smtp",
-    "ssh",
-    "irc",
-    "ircs",
-    "xmpp",
-    "sip",
-    "sips",
-    "rtsp",
-    "urn",
-    "tag",
-    "geo",
-    "dns",
-    "nfs",
-    "smb",
-    "cid",
-    "mid",
-    "dav",
-    "webcal",
-    "magnet",
-    "ipfs",
-    "ipns",
-    "git",
-    "svn",
-    "market",
-    "itms",
-    "itms-apps",
-  ].map((s) => `${s}:`),
-);
+export const KNOWN_CLIENT_SCHEMES: readonly string[] = [
+  "cursor",
+  "vscode",
+  "vscode-insiders",
+  "vscodium",
+  "code-oss",
+  "windsurf",
+  "claude",
+  "zed",
+  "kiro",
+  "trae",
+  "positron",
+  "raycast",
+  "warp",
+  "goose",
+];
+const KNOWN = new Set(KNOWN_CLIENT_SCHEMES.map((scheme) => `${scheme}:`));
 
-/** Families of browser- and OS-internal schemes, by prefix or suffix. */
-const refusedFamily = (protocol: string) => /^(chrome|moz|ms|edge|opera|safari|webkit)-|^web\+|-extension:$/.test(protocol);
+/** A reverse-domain scheme: at least two dot-separated labels, e.g. `com.example.app:`. */
+const REVERSE_DOMAIN = /^[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+:$/;
 
 const MAX_LENGTH = 2000;
 
@@ -127,9 +54,9 @@ export function redirectUriProblem(raw: unknown): string | null {
   if (url.protocol === "https:") return url.hostname ? null : "must name a host";
   if (url.protocol === "http:")
     return isLoopbackHttp(url) ? null : "must use https, or http only on a loopback host (localhost, 127.0.0.1, [::1])";
-  if (REFUSED_SCHEMES.has(url.protocol) || refusedFamily(url.protocol)) return "must not use this scheme";
-  // RFC 8252 §7.1 private-use scheme (cursor://…, vscode://…, com.example.app:/cb).
-  return null;
+  // RFC 8252 §7.1 private-use scheme (com.example.app:/cb), or a known client's (cursor://…, vscode://…).
+  if (KNOWN.has(url.protocol) || REVERSE_DOMAIN.test(url.protocol)) return null;
+  return "must not use this scheme: use https, http on a loopback host, or a private-use scheme in reverse-domain form (com.example.app:/callback)";
 }
 
 /**

@@ -54,7 +54,9 @@ async function exchangeCode(deps: AppDeps, c: Context<AppEnv>, client: OAuthClie
   const stored = taken.code;
   if (stored.expiresAt <= now) throw invalidGrant("code expired");
   if (stored.clientId !== client.id) throw invalidGrant("code issued to another client");
-  // OAuth 2.1 §4.1.3: redirect_uri must match when the authorization request carried one; Crew always stores it.
+  // RFC 6749 §4.1.3: required, and identical, when the authorization request carried one; when it
+  // did not (one registered URI), an optional one must still be that URI.
+  if (redirectUri === undefined && stored.redirectUriSent) throw invalidRequest("redirect_uri missing (it was sent at authorization)");
   if (redirectUri !== undefined && redirectUri !== stored.redirectUri) throw invalidGrant("redirect_uri mismatch");
   if (!verifyS256(verifier, stored.codeChallenge)) throw invalidGrant("PKCE verification failed");
 

@@ -11,6 +11,7 @@ import type { Principal } from "../auth/access.ts";
 import { writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import { ApiError, notFound } from "../http/errors.ts";
+import { refusedWithoutLookup } from "../integrations/outbound.ts";
 import { seal } from "../integrations/secret-box.ts";
 import {
   FEED_AGENTS,
@@ -21,7 +22,7 @@ import {
   StoredFeed,
   StoredMailbox,
 } from "../integrations/sources.ts";
-import { iso } from "../lib/clock.ts";
+import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { type AuditActor, auditStatement } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
@@ -141,6 +142,9 @@ const SourceView = v.object({
     v.description("Why the last read failed (an open `imap` or `feeds` integration alert), or null."),
   ),
   createdAt: DateTime,
+  lastSuccessAt: v.pipe(v.nullable(DateTime), v.description("When a read of it last worked; null before the first.")),
+  lastFailureAt: v.pipe(v.nullable(DateTime), v.description("When a read of it last failed; null when none has.")),
+  lastFailureReason: v.pipe(v.nullable(v.string()), v.description("Why that read failed.")),
 });
 export type SourceView = v.InferOutput<typeof SourceView>;
 
@@ -162,7 +166,15 @@ export async function listSourcesFor(deps: SourceAdminDeps, orgId: string): Prom
   const rows = await listSources(deps.db, orgId);
   const mailAlert = rows.some((r) => r.kind === "imap") ? await openOrgAlert(deps.db, orgId, "imap") : null;
   const sources = rows.map((row): SourceView => {
-    const base = { id: row.id, kind: row.kind, agents: row.agents, createdAt: iso(row.createdAt) };
+    const base = {
+      id: row.id,
+      kind: row.kind,
+      agents: row.agents,
+      createdAt: iso(row.createdAt),
+      lastSuccessAt: isoOrNull(row.lastSuccessAt),
+      lastFailureAt: isoOrNull(row.lastFailureAt),
+      lastFailureReason: row.lastFailureReason,
+    };
     if (row.kind === "imap") {
       const m = jsonOr(StoredMailbox, row.config, null);
       return {
@@ -192,7 +204,24 @@ export async function listSourcesFor(deps: SourceAdminDeps, orgId: string): Prom
   return { sources };
 }
 
+/**
+ * A mailbox host or feed address the outbound policy refuses without a lookup (loopback, private,
+ * link-local) is refused at save, like a webhook's, with what to do: otherwise it is accepted and
+ * every read fails later. A public name that resolves to such an address is caught at read time.
+ */
+function refuseLocalAddress(allowPrivate: boolean, host: string, path: "host" | "url"): void {
+  if (!refusedWithoutLookup(host.replace(/^\[(.*)\]$/, "$1"), allowPrivate)) return;
+  const message =
+    "Points at a loopback, private or link-local address. Crew reads only public addresses unless the server runs with ALLOW_PRIVATE_TARGETS=true (for a mailbox or feed on this machine or your own network).";
+  throw new ApiError(400, "invalid_request", `The ${path} is refused: ${message}`, { issues: [{ path, message }] });
+}
+
 export async function addSourceFor(deps: SourceAdminDeps, orgId: string, actor: AuditActor, input: AddSourceInput): Promise<SourceView> {
+  refuseLocalAddress(
+    deps.config.allowPrivateTargets,
+    input.kind === "imap" ? input.host : new URL(input.url).hostname,
+    input.kind === "imap" ? "host" : "url",
+  );
   const now = deps.clock.now();
   const id = newId("src", now);
   if (input.kind === "imap") {

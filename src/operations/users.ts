@@ -12,7 +12,7 @@ import { ApiError, notFound } from "../http/errors.ts";
 import { DAY, iso, isoOrNull } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
 import { type AuditActor, recordAudit } from "../store/audit.ts";
-import { createUser, deactivateUser, EmailTakenError, getUserById, listOrgUsers, updateOrgUser } from "../store/users.ts";
+import { activeOwnerIds, createUser, deactivateUser, EmailTakenError, getUserById, listOrgUsers, updateOrgUser } from "../store/users.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime, Email, Title } from "./schemas.ts";
 
@@ -94,8 +94,8 @@ const actorOf = (ctx: OperationContext): AuditActor => ({ kind: "user", userId: 
 
 /** The organization keeps at least one active owner. */
 async function assertNotLastOwner(ctx: OperationContext, userId: string, path: string): Promise<void> {
-  const owners = (await listOrgUsers(ctx.db, ctx.principal.orgId)).filter((u) => u.role === "owner" && u.deactivatedAt === null);
-  if (owners.length === 1 && owners[0]?.id === userId) {
+  const owners = await activeOwnerIds(ctx.db, ctx.principal.orgId);
+  if (owners.length === 1 && owners[0] === userId) {
     throw new ApiError(400, "invalid_request", "The organization needs an owner: make someone else an owner first.", {
       issues: [{ path, message: "The last owner stays an owner." }],
     });

@@ -57,6 +57,9 @@ const Webhook = v.object({
   description: v.nullable(v.string()),
   createdAt: DateTime,
   lastAttemptAt: v.pipe(v.nullable(DateTime), v.description("When the latest delivery attempt to it started; null before the first.")),
+  lastSuccessAt: v.pipe(v.nullable(DateTime), v.description("When an attempt last got a 2xx answer; null before the first.")),
+  lastFailureAt: v.pipe(v.nullable(DateTime), v.description("When an attempt last failed (no 2xx); null when none has.")),
+  lastFailureReason: v.pipe(v.nullable(v.string()), v.description("Why that attempt failed, e.g. `HTTP 500`.")),
 });
 
 const CreatedWebhook = v.object({
@@ -104,6 +107,9 @@ const toView = (w: WebhookRecord): v.InferOutput<typeof Webhook> => ({
   description: w.description,
   createdAt: iso(w.createdAt),
   lastAttemptAt: isoOrNull(w.lastAttemptAt),
+  lastSuccessAt: isoOrNull(w.lastSuccessAt),
+  lastFailureAt: isoOrNull(w.lastFailureAt),
+  lastFailureReason: w.lastFailureReason,
 });
 
 /** Creates a subscription of the organization; `createdBy` is a user id (or "cli"). */

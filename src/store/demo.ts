@@ -106,3 +106,17 @@ export async function recordDemoRows(db: Db, rows: Partial<Record<DemoTable, str
   const statements = recordDemoRowsStatements(rows);
   if (statements.length > 0) await db.batch(statements, "write");
 }
+
+/**
+ * When each agent of the organization last finished a run of its own (not one of a previous demo):
+ * the demo's runs of an agent go after it, so they are that agent's latest (SPEC §1).
+ */
+export async function newestOwnRunTimes(db: Db, orgId: string): Promise<Map<string, number>> {
+  const rows = await db.all<{ agent_id: string; at: number | null }>(
+    `SELECT agent_id, max(coalesce(finished_at, started_at)) AS at FROM agent_runs
+      WHERE org_id = ? AND id NOT IN (SELECT row_id FROM demo_rows WHERE table_name = 'agent_runs')
+      GROUP BY agent_id`,
+    [orgId],
+  );
+  return new Map(rows.filter((r) => r.at !== null).map((r) => [r.agent_id, r.at as number]));
+}

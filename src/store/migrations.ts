@@ -246,6 +246,22 @@ export const ISSUE22_DELIVERY_SCHEMA: string[] = [
   "UPDATE agents SET schedule = '20 * * * *' WHERE id = 'slack' AND schedule IS NULL",
 ];
 
+/**
+ * Issue 18: a code remembers whether its authorization request named redirect_uri (then the token
+ * request must repeat it, RFC 6749 §4.1.3); grants are found by client (which redirect URIs a
+ * person ever approved); webhooks and sources keep their last success and last failure with its reason.
+ */
+export const ISSUE18_SCHEMA: string[] = [
+  "ALTER TABLE oauth_codes ADD COLUMN redirect_uri_sent INTEGER NOT NULL DEFAULT 1",
+  "CREATE INDEX IF NOT EXISTS oauth_grants_client ON oauth_grants (client_id, redirect_uri)",
+  "ALTER TABLE webhooks ADD COLUMN last_success_at INTEGER",
+  "ALTER TABLE webhooks ADD COLUMN last_failure_at INTEGER",
+  "ALTER TABLE webhooks ADD COLUMN last_failure_reason TEXT",
+  "ALTER TABLE sources ADD COLUMN last_success_at INTEGER",
+  "ALTER TABLE sources ADD COLUMN last_failure_at INTEGER",
+  "ALTER TABLE sources ADD COLUMN last_failure_reason TEXT",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, statements: ISSUE13_SCHEMA },
@@ -255,6 +271,7 @@ export const migrations: Migration[] = [
   { version: 6, statements: ISSUE14_SCHEMA },
   { version: 7, statements: FOLD_USER_ADMIN_SCHEMA },
   { version: 8, statements: LIST_ORDER_SCHEMA },
+  { version: 10, statements: ISSUE18_SCHEMA },
   { version: 12, statements: ISSUE22_DELIVERY_SCHEMA },
   { version: 13, statements: ISSUE25_SCHEMA },
 ];

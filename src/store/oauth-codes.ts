@@ -10,6 +10,8 @@ export interface AuthorizationCode {
   grantId: string;
   clientId: string;
   redirectUri: string;
+  /** Whether the authorization request named redirect_uri: the token request must then repeat it. */
+  redirectUriSent: boolean;
   codeChallenge: string;
   resource: string;
   scopes: OAuthScope[];
@@ -26,6 +28,7 @@ interface CodeRow {
   scopes: string;
   expires_at: number;
   used_at: number | null;
+  redirect_uri_sent: number;
 }
 
 const toCode = (r: CodeRow): AuthorizationCode => ({
@@ -33,6 +36,7 @@ const toCode = (r: CodeRow): AuthorizationCode => ({
   grantId: r.grant_id,
   clientId: r.client_id,
   redirectUri: r.redirect_uri,
+  redirectUriSent: r.redirect_uri_sent !== 0,
   codeChallenge: r.code_challenge,
   resource: r.resource,
   scopes: scopesFromString(r.scopes),
@@ -45,13 +49,14 @@ export async function insertCode(db: Db, code: AuthorizationCode, now: number): 
     [
       { sql: "DELETE FROM oauth_codes WHERE expires_at < ?", args: [now - DAY] },
       {
-        sql: `INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, code_challenge, resource, scopes, expires_at)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        sql: `INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, redirect_uri_sent, code_challenge, resource, scopes, expires_at)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         args: [
           code.codeHash,
           code.grantId,
           code.clientId,
           code.redirectUri,
+          code.redirectUriSent ? 1 : 0,
           code.codeChallenge,
           code.resource,
           scopeString(code.scopes),

@@ -63,6 +63,17 @@ export async function insertGrant(db: Db, g: Omit<Grant, "createdAt" | "lastUsed
   );
 }
 
+/**
+ * The redirect URIs people approved for a client on the consent page (revoked grants included: the
+ * address was approved once). Bounded: a client has a handful of callbacks, loopback ports aside.
+ */
+export async function approvedRedirectUris(db: Db, clientId: string): Promise<string[]> {
+  const rows = await db.all<{ redirect_uri: string }>("SELECT DISTINCT redirect_uri FROM oauth_grants WHERE client_id = ? LIMIT 100", [
+    clientId,
+  ]);
+  return rows.map((r) => r.redirect_uri);
+}
+
 /** Revokes the grant and every token under it, in one transaction. Returns whether the grant was live. */
 export async function revokeGrant(db: Db, grantId: string, now: number, userId?: string): Promise<boolean> {
   const owner = userId === undefined ? "" : " AND user_id = ?";

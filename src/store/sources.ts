@@ -42,6 +42,10 @@ export interface SourceRow {
   state: string;
   createdAt: number;
   updatedAt: number;
+  /** The last read that worked; the last that did not, and the reason a person is shown. */
+  lastSuccessAt: number | null;
+  lastFailureAt: number | null;
+  lastFailureReason: string | null;
 }
 
 interface RawRow {
@@ -53,9 +57,12 @@ interface RawRow {
   state: string;
   created_at: number;
   updated_at: number;
+  last_success_at: number | null;
+  last_failure_at: number | null;
+  last_failure_reason: string | null;
 }
 
-const COLUMNS = "id, org_id, kind, config, agents, state, created_at, updated_at";
+const COLUMNS = "id, org_id, kind, config, agents, state, created_at, updated_at, last_success_at, last_failure_at, last_failure_reason";
 
 const toRow = (r: RawRow): SourceRow => ({
   id: r.id,
@@ -66,7 +73,20 @@ const toRow = (r: RawRow): SourceRow => ({
   state: r.state,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  lastSuccessAt: r.last_success_at,
+  lastFailureAt: r.last_failure_at,
+  lastFailureReason: r.last_failure_reason,
 });
+
+/** Records how a read of the source went: null `failure` is a success. */
+export async function recordSourceOutcome(db: Db, orgId: string, id: string, failure: string | null, now: number): Promise<void> {
+  await db.run(
+    failure === null
+      ? "UPDATE sources SET last_success_at = ? WHERE org_id = ? AND id = ?"
+      : "UPDATE sources SET last_failure_at = ?, last_failure_reason = ? WHERE org_id = ? AND id = ?",
+    failure === null ? [now, orgId, id] : [now, failure.slice(0, 500), orgId, id],
+  );
+}
 
 /** The organization's sources, mailbox first, then feeds oldest first (the order they were added). */
 export async function listSources(db: Db, orgId: string): Promise<SourceRow[]> {
@@ -99,14 +119,18 @@ export async function mailboxOf(db: Db, orgId: string): Promise<SourceRow | null
 }
 
 /** Adds a feed, or (for a mailbox) replaces the organization's one mailbox, its read position with it. */
-export function saveSourceStatement(s: Omit<SourceRow, "state" | "createdAt" | "updatedAt">, now: number): InStatement {
+export function saveSourceStatement(
+  s: Omit<SourceRow, "state" | "createdAt" | "updatedAt" | "lastSuccessAt" | "lastFailureAt" | "lastFailureReason">,
+  now: number,
+): InStatement {
   if (s.kind === "imap") {
     return {
       sql: `INSERT INTO sources (id, org_id, kind, config, agents, state, created_at, updated_at)
             VALUES (?, ?, 'imap', ?, ?, '{}', ?, ?)
             ON CONFLICT (org_id) WHERE kind = 'imap'
             DO UPDATE SET id = excluded.id, config = excluded.config, agents = excluded.agents, state = '{}',
-                          created_at = excluded.created_at, updated_at = excluded.updated_at`,
+                          created_at = excluded.created_at, updated_at = excluded.updated_at,
+                          last_success_at = NULL, last_failure_at = NULL, last_failure_reason = NULL`,
       args: [s.id, s.orgId, s.config, JSON.stringify(s.agents), now, now],
     };
   }

@@ -103,6 +103,12 @@ export async function listOrgUsers(db: Db, orgId: string): Promise<User[]> {
   return rows.map(toUser);
 }
 
+/** The organization's active owners' ids: it always keeps at least one (the web app, REST and the CLI check it). */
+export async function activeOwnerIds(db: Db, orgId: string): Promise<string[]> {
+  const rows = await db.all<{ id: string }>("SELECT id FROM users WHERE org_id = ? AND role = 'owner' AND deactivated_at IS NULL", [orgId]);
+  return rows.map((r) => r.id);
+}
+
 /** Changes a user's role and plan within one organization; false when no such user there. */
 export async function updateOrgUser(db: Db, orgId: string, userId: string, changes: { role?: Role; plan?: Plan }): Promise<boolean> {
   const changed = await db.run("UPDATE users SET role = coalesce(?, role), plan = coalesce(?, plan) WHERE id = ? AND org_id = ?", [

@@ -19,6 +19,10 @@ export interface WebhookRecord {
   createdAt: number;
   /** When the last delivery attempt to it started, over every event. */
   lastAttemptAt: number | null;
+  /** When an attempt last got a 2xx; when one last did not, and why (the failure's reason). */
+  lastSuccessAt: number | null;
+  lastFailureAt: number | null;
+  lastFailureReason: string | null;
 }
 
 interface WebhookRow {
@@ -29,6 +33,9 @@ interface WebhookRow {
   created_by: string;
   created_at: number;
   last_attempt_at: number | null;
+  last_success_at: number | null;
+  last_failure_at: number | null;
+  last_failure_reason: string | null;
 }
 
 const toWebhook = (r: WebhookRow): WebhookRecord => ({
@@ -39,9 +46,12 @@ const toWebhook = (r: WebhookRow): WebhookRecord => ({
   createdBy: r.created_by,
   createdAt: r.created_at,
   lastAttemptAt: r.last_attempt_at,
+  lastSuccessAt: r.last_success_at,
+  lastFailureAt: r.last_failure_at,
+  lastFailureReason: r.last_failure_reason,
 });
 
-const WEBHOOK_COLUMNS = `id, url, events, description, created_by, created_at,
+const WEBHOOK_COLUMNS = `id, url, events, description, created_by, created_at, last_success_at, last_failure_at, last_failure_reason,
   (SELECT max(d.last_attempt_at) FROM webhook_deliveries d WHERE d.webhook_id = webhooks.id) AS last_attempt_at`;
 
 export async function insertWebhook(
@@ -175,7 +185,17 @@ export async function finishAttempt(db: Db, d: ClaimedDelivery, outcome: Attempt
       d.attempt,
     ],
   );
-  return row !== null;
+  if (row === null) return false;
+  // The subscription's own last success and last failure (Settings shows them): a delivery row is
+  // one event's story, and retention removes old ones.
+  if (outcome.status === "delivered") await db.run("UPDATE webhooks SET last_success_at = ? WHERE id = ?", [now, d.webhookId]);
+  else
+    await db.run("UPDATE webhooks SET last_failure_at = ?, last_failure_reason = ? WHERE id = ?", [
+      now,
+      (outcome.error ?? (outcome.httpStatus !== null ? `HTTP ${outcome.httpStatus}` : "no answer")).slice(0, 500),
+      d.webhookId,
+    ]);
+  return true;
 }
 
 /** Gives a claim back untried (the process is stopping): due again at once, the attempt not counted. */

@@ -16,7 +16,7 @@ import { clientAddress } from "../http/client-address.ts";
 import { assertSameOrigin, crossSiteReason } from "../http/csrf.ts";
 import { ApiError } from "../http/errors.ts";
 import { parseOrThrow } from "../http/validate.ts";
-import type { User } from "../store/users.ts";
+import { countUsers, type User } from "../store/users.ts";
 import { alertBox, messagePage, renderPage, seeOther } from "./layout.ts";
 import { readForm, refuseForgedForm, safeNextPath } from "./pages.ts";
 
@@ -30,9 +30,12 @@ const SignInBody = v.strictObject({
 /** Password sign-in is off with OIDC_ONLY (issue 25): one message for the page and the JSON twin. */
 const passwordOff = (oidc: OidcEnv) => `Password sign-in is off here: use Sign in with ${oidc.name}.`;
 
+/** Before first-run setup nobody can sign in: say where the one-time setup link is. */
+const SETUP_PENDING = html`<strong>No account exists yet.</strong> When it started, the server printed a one-time setup link in its log (the terminal of <code>npm start</code>, or <code>journalctl -u crew</code>): “No user yet: create the owner account at …/setup?token=…”. Open it to create the owner account. Restarting the server prints a fresh one.`;
+
 function signInPage(
   c: Context<AppEnv>,
-  options: { next: string; email?: string; error?: string; oidc: OidcEnv | null },
+  options: { next: string; email?: string; error?: string; oidc: OidcEnv | null; setupPending?: boolean },
   status = 200,
   extra = {},
 ) {
@@ -45,6 +48,7 @@ function signInPage(
   }
   const body = html`<section class="card">
   <h1>Sign in to Crew</h1>
+  ${alertBox("info", options.setupPending ? SETUP_PENDING : null)}
   ${alertBox("error", options.error)}
   ${sso}
   <form method="post" action="/sign-in" class="stack">
@@ -70,7 +74,7 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get("/sign-in", async (c) => {
     const next = safeNextPath(c.req.query("next"));
     if (await readSession(deps, c)) return seeOther(c, next);
-    return signInPage(c, { next, oidc: deps.config.oidc });
+    return signInPage(c, { next, oidc: deps.config.oidc, setupPending: (await countUsers(deps.db)) === 0 });
   });
 
   router.post("/sign-in", async (c) => {

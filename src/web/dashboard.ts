@@ -5,6 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
+import { BUILT_IN_RUNNERS } from "../agents/runners.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
@@ -13,6 +14,7 @@ import { listActionQueue } from "../operations/actions.ts";
 import { type AgentDashboard, getAgents } from "../operations/agents.ts";
 import { getBriefing, getStandup } from "../operations/reports.ts";
 import { getOrg } from "../store/orgs.ts";
+import { hasOwnContent } from "../store/own-content.ts";
 import { gettingStarted } from "./getting-started.ts";
 import { ago, alertBox, type Html, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly } from "./owner.ts";
@@ -80,16 +82,17 @@ async function renderDashboard(deps: AppDeps, c: Context<AppEnv>, found: ValidSe
   const { user } = found;
   const account = accountOf(found);
   const owner = isOwner(user);
-  const [d, queue, standup, briefing] = await Promise.all([
+  const [d, queue, standup, briefing, own] = await Promise.all([
     runOperation(deps, c, found, getAgents, {}),
     runOperation(deps, c, found, listActionQueue, { limit: 100 }),
     runOptional(deps, c, found, getStandup, {}),
     runOperation(deps, c, found, getBriefing, {}),
+    hasOwnContent(deps.db, user.orgId, BUILT_IN_RUNNERS),
   ]);
   const open = queue.actions.filter((a) => a.status !== "done" && a.status !== "dismissed");
   const top = open.filter((a) => a.priority === "critical" || a.priority === "high").slice(0, 5);
-  // "No content of its own": no agent has run and nobody has added an action.
-  const fresh = d.neverRan === d.total && queue.actions.length === 0;
+  // "No content of its own": the built-in composers run at start and on schedule, so they do not count.
+  const fresh = !own;
   const scopes = allowedKeyScopes(user.plan);
   const body = html`<h1>Dashboard</h1>
 ${alertBox("success", doneNotice(DONE, c.req.query("done")))}

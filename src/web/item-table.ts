@@ -26,7 +26,7 @@ export interface ItemRow {
   /** A short identifier shown small after the name. */
   id: Html;
   /** One value per middle column, in order; `mono` for hosts and ids. */
-  cells: { value: string; mono?: boolean }[];
+  cells: { value: string | Html; mono?: boolean }[];
   createdAt: string;
   lastUsedAt: string | null;
   revoke: RevokeStep;

@@ -102,6 +102,7 @@ function settingsForm(account: PageAccount, view: View, s: ModelStatus, saved: b
         <label for="m-baseUrl">Base URL</label>
         <input id="m-baseUrl" name="baseUrl" maxlength="2000" spellcheck="false" inputmode="url" placeholder="http://localhost:11434/v1" value="${value("baseUrl", s.source === "settings" ? s.baseUrl : "")}"${aria("baseUrl")}>
         ${err("baseUrl")}
+        <p class="muted small">A model on this machine or your own network (such as Ollama on localhost) is refused here unless the server runs with <code>ALLOW_PRIVATE_TARGETS=true</code>; or set <code>CREW_MODEL_PROVIDER</code>, <code>CREW_MODEL_BASE_URL</code> and <code>CREW_MODEL</code> in the server's environment, which is trusted.</p>
       </div>
       <div class="field">
         <label for="m-model">Model</label>

@@ -17,7 +17,7 @@ import { toFieldIssues } from "../http/validate.ts";
 import { FEED_AGENTS, MAILBOX_AGENT } from "../integrations/sources.ts";
 import { addSourceFor, addSourceSchemaFor, deleteSourceFor, listSourcesFor, type SourceView } from "../operations/sources.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
-import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
+import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
 import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
 
 const PATH = "/settings/sources";
@@ -104,9 +104,21 @@ function sourceList(account: PageAccount, sources: SourceView[], now: number): H
     return {
       name,
       id: html`${detail ? html`<br><span class="small">${detail}</span>` : ""}${src.problem ? html`<br><span class="field-error small">${src.problem}</span>` : ""}<br><span class="muted small mono">${src.id}</span>`,
-      cells: [{ value: src.agents.join(", ") }],
+      cells: [
+        { value: src.agents.join(", ") },
+        { value: ago(src.lastSuccessAt, now) },
+        {
+          value: src.lastFailureAt
+            ? html`${ago(src.lastFailureAt, now)}<br><span class="small field-error">${src.lastFailureReason ?? ""}</span>`
+            : html`<span class="muted">none</span>`,
+        },
+      ],
       createdAt: src.createdAt,
-      lastUsedAt: null,
+      lastUsedAt:
+        [src.lastSuccessAt, src.lastFailureAt]
+          .filter((t): t is string => t !== null)
+          .sort()
+          .at(-1) ?? null,
       revoke: {
         action: `${PATH}/delete`,
         field: ["id", src.id],
@@ -119,7 +131,7 @@ function sourceList(account: PageAccount, sources: SourceView[], now: number): H
   return itemTable(account, now, {
     caption: "Sources of your organization",
     nameLabel: "Source",
-    columns: ["Read by"],
+    columns: ["Read by", "Last success", "Last failure"],
     createdLabel: "Added",
     rows,
   });

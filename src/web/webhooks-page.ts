@@ -19,7 +19,7 @@ import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CreatedWebhook, CreateWebhookInput, createWebhookFor, deleteWebhookFor, listWebhooksFor } from "../operations/webhooks.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
-import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
+import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly, requireOwner } from "./owner.ts";
 import { accountOf, readSignedInForm } from "./pages.ts";
 
@@ -102,7 +102,15 @@ function hookList(account: PageAccount, hooks: WebhookRow[], now: number): Html 
       name,
       // The URL under the name, where a long one has the widest column to wrap in.
       id: html`<br><span class="small mono">${h.url}</span><br><span class="muted small mono">${h.id}</span>`,
-      cells: [{ value: h.events.join(", ") }],
+      cells: [
+        { value: h.events.join(", ") },
+        { value: ago(h.lastSuccessAt, now) },
+        {
+          value: h.lastFailureAt
+            ? html`${ago(h.lastFailureAt, now)}<br><span class="small field-error">${h.lastFailureReason ?? ""}</span>`
+            : html`<span class="muted">none</span>`,
+        },
+      ],
       createdAt: h.createdAt,
       lastUsedAt: h.lastAttemptAt,
       revoke: {
@@ -114,8 +122,14 @@ function hookList(account: PageAccount, hooks: WebhookRow[], now: number): Html 
       },
     };
   });
-  const caption = "Webhooks of your organization, newest first; “Last used” is the latest delivery attempt";
-  return itemTable(account, now, { caption, nameLabel: "Webhook", columns: ["Events"], createdLabel: "Created", rows });
+  const caption = "Webhooks of your organization, newest first; “Last used” is the latest delivery attempt, whatever its outcome";
+  return itemTable(account, now, {
+    caption,
+    nameLabel: "Webhook",
+    columns: ["Events", "Last success", "Last failure"],
+    createdLabel: "Created",
+    rows,
+  });
 }
 
 function fieldErrorsOf(issues: FieldIssue[], url: string): FieldErrors {

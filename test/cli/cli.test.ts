@@ -108,7 +108,7 @@ describe.concurrent("usage errors (exit 2)", () => {
       [["launch"], 'crew: unknown command "launch" (see crew --help)'],
       [
         ["user"],
-        "crew: missing subcommand: user create | user set-plan | user list | user reset-password | user deactivate (see crew --help)",
+        "crew: missing subcommand: user create | user set-plan | user set-role | user list | user reset-password | user deactivate (see crew --help)",
       ],
       [["user", "delete"], 'crew: unknown command "user delete" (see crew --help)'],
       [["migrate", "--force"], "crew migrate: unknown option --force (see crew migrate --help)"],
@@ -218,6 +218,9 @@ describe.concurrent("commands", () => {
         "Grace Hopper",
         "--plan",
         "operator",
+        // Explicit: the first user of an organization would be its owner (test/cli/first-use.test.ts).
+        "--role",
+        "member",
       ),
       crew("user", "create", "--email", "linus@example.com", "--password", "12345678", "--json"),
     ]);

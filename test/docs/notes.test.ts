@@ -97,3 +97,15 @@ describe("README", () => {
     }
   });
 });
+
+describe("issue 18 item 17: the README's stdio set-up", () => {
+  it("gives the checkout's path (or the binary), never npx crew, which npm would resolve from its registry", () => {
+    const readme = readFileSync(`${ROOT}README.md`, "utf8");
+    expect(readme).toContain('"command": "node", "args": ["/path/to/crew/bin/crew.js", "mcp"]');
+    expect(readme).toContain('"command": "/usr/local/bin/crew"');
+    for (const [name, text] of [["README.md", readme], ...files.map((f) => [f, readFileSync(`${ROOT}src/docs/notes/${f}`, "utf8")])]) {
+      // A stdio client config that starts `npx crew`, in JSON or as a `claude mcp add … -- npx crew mcp` line.
+      expect(text, name).not.toMatch(/"command":\s*"npx",\s*"args":\s*\[\s*"crew"|--\s+npx\s+crew\s+mcp/);
+    }
+  });
+});

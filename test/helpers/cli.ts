@@ -74,12 +74,12 @@ async function slot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** `crew …args` through bin/crew.js, as `npx crew` runs it. */
-export function runCrew(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+/** `crew …args` through bin/crew.js, as `npx crew` runs it (in `cwd`, by default the checkout). */
+export function runCrew(args: string[], env: Record<string, string>, input?: string, cwd: string = ROOT): Promise<CliResult> {
   return slot(
     () =>
       new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [`${ROOT}bin/crew.js`, ...args], { cwd: ROOT, env: childEnv(env) });
+        const child = spawn(process.execPath, [`${ROOT}bin/crew.js`, ...args], { cwd, env: childEnv(env) });
         let stdout = "";
         let stderr = "";
         child.stdout.on("data", (chunk: Buffer) => {

@@ -228,8 +228,10 @@ describe("authorization requests as clients send them", () => {
   it.each([
     ["no code_challenge_method (plain by default)", { code_challenge_method: undefined }],
     ["plain", { code_challenge_method: "plain" }],
-  ])("refuses PKCE with %s, carrying state and iss", async (_, authorize) => {
-    const c = await connect({ authorize: { ...authorize, state: STATE } });
+  ])("refuses PKCE with %s, carrying state and iss (to a client approved before)", async (_, authorize) => {
+    // Errors go back only to a redirect URI a person approved (RFC 9700 §4.11.2; test/oauth/redirects.test.ts).
+    const { clientId } = await connect();
+    const c = await connect({ clientId, authorize: { ...authorize, state: STATE } });
     expect(c.callback.searchParams.get("error")).toBe("invalid_request");
     expect(c.callback.searchParams.get("state")).toBe(STATE);
     expect(c.callback.searchParams.get("iss")).toBe(s.url);

@@ -23,6 +23,9 @@ let browser: HttpBrowser;
 signedInServer((f) => ({ s, email, browser } = f));
 
 const connect = (options: Parameters<typeof connectAs>[2] = {}) => connectAs(s.url, email, { browser, ...options });
+/** A client whose redirect URI a person approved once: only then do request errors go back to it (RFC 9700 §4.11.2). */
+const connectApproved = async (options: Parameters<typeof connectAs>[2] = {}) =>
+  connect({ ...options, clientId: (await connect()).clientId });
 
 const refresh = (clientId: string, token: string) =>
   postForm(`${s.url}/oauth/token`, { grant_type: "refresh_token", refresh_token: token, client_id: clientId });
@@ -32,8 +35,8 @@ describe("PKCE", () => {
     ["plain", { code_challenge_method: "plain" }],
     ["a missing method", { code_challenge_method: undefined }],
     ["a missing challenge", { code_challenge: undefined, code_challenge_method: undefined }],
-  ])("refuses %s with a redirect carrying invalid_request", async (_, authorize) => {
-    const c = await connect({ authorize });
+  ])("refuses %s with a redirect carrying invalid_request (to an approved client)", async (_, authorize) => {
+    const c = await connectApproved({ authorize });
     expect(c.code).toBe("");
     expect(Object.fromEntries(c.callback.searchParams)).toEqual({
       error: "invalid_request",
@@ -124,11 +127,11 @@ describe("the authorization endpoint", () => {
     }
   });
 
-  it("redirects invalid_target for a foreign resource and invalid_scope for an unknown scope", async () => {
-    const target = await connect({ authorize: { resource: "https://other.example/mcp" } });
+  it("redirects invalid_target for a foreign resource and invalid_scope for an unknown scope (to an approved client)", async () => {
+    const target = await connectApproved({ authorize: { resource: "https://other.example/mcp" } });
     expect(target.callback.searchParams.get("error")).toBe("invalid_target");
     expect(target.callback.searchParams.get("iss")).toBe(s.url);
-    const scope = await connect({ authorize: { scope: "crew:read openid" } });
+    const scope = await connectApproved({ authorize: { scope: "crew:read openid" } });
     expect(scope.callback.searchParams.get("error")).toBe("invalid_scope");
     expect(scope.callback.searchParams.get("state")).toBe(scope.state);
   });

@@ -25,12 +25,12 @@ describe("redirect URI policy", () => {
     ["http://127.0.0.2/cb", "must use https, or http only on a loopback host (localhost, 127.0.0.1, [::1])"],
     ["https://example.com/cb#frag", "must not contain a fragment"],
     ["https://example.com/cb#", "must not contain a fragment"],
-    ["javascript:alert(1)", "must not use this scheme"],
-    ["data:text/html,hi", "must not use this scheme"],
+    ["javascript:alert(1)", expect.stringMatching(/^must not use this scheme/)],
+    ["data:text/html,hi", expect.stringMatching(/^must not use this scheme/)],
     ["/relative/path", "must be an absolute URI"],
     ["", "must be a non-empty string"],
   ])("refuses %s", (uri, reason) => {
-    expect(redirectUriProblem(uri)).toBe(reason);
+    expect(redirectUriProblem(uri)).toEqual(reason);
   });
 
   it.each([

@@ -40,6 +40,9 @@ describe("POST /api/webhooks", () => {
       description: "CRM sync",
       createdAt: res.json.createdAt,
       lastAttemptAt: null,
+      lastSuccessAt: null,
+      lastFailureAt: null,
+      lastFailureReason: null,
     });
   });
 
