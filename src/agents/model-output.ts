@@ -30,7 +30,7 @@ const fields = (job: AgentJob) => {
   const others = AGENT_IDS.filter((id) => id !== job.id) as [string, ...string[]];
   return {
     suggestions: list(
-      v.object({
+      v.strictObject({
         title: text(200, "One line."),
         detail: optionalText(2000, "Why, and the source it comes from."),
         priority: v.optional(oneOf(PRIORITIES)),
@@ -39,7 +39,7 @@ const fields = (job: AgentJob) => {
       "Advice for the founder; replaces this agent's open suggestions.",
     ),
     actions: list(
-      v.object({
+      v.strictObject({
         title: text(200, "What a person should do."),
         description: optionalText(2000, "Details, and the source (e.g. the mail's subject)."),
         priority: oneOf(PRIORITIES),
@@ -52,7 +52,7 @@ const fields = (job: AgentJob) => {
       "Items for the action queue.",
     ),
     insights: list(
-      v.object({
+      v.strictObject({
         title: text(200, "One line."),
         detail: optionalText(2000, "Details and source."),
         type: v.optional(oneOf(INSIGHT_TYPES)),
@@ -63,7 +63,7 @@ const fields = (job: AgentJob) => {
     ),
     handoffs: list(
       // Not critical: a critical handoff starts the other agent's run at once, and models must not chain runs.
-      v.object({
+      v.strictObject({
         to: oneOf(others),
         title: text(200, "The work asked for."),
         context: optionalText(2000, "What the other agent needs to know."),
@@ -73,7 +73,7 @@ const fields = (job: AgentJob) => {
       "Work for other agents.",
     ),
     contacts: list(
-      v.object({
+      v.strictObject({
         name: text(200, "The person's name."),
         email: v.optional(v.pipe(v.string(), v.email("Must be an email address."), v.maxLength(320))),
         company: optionalText(200, "Their company."),
@@ -84,19 +84,19 @@ const fields = (job: AgentJob) => {
       20,
       "Contacts to create or update (matched by email).",
     ),
-    metrics: v.optional(v.object({ dau: count, wau: count, mrr: count })),
+    metrics: v.optional(v.strictObject({ dau: count, wau: count, mrr: count })),
     profile: v.optional(
-      v.object({
+      v.strictObject({
         archetype: optionalText(200, "The company's archetype in a few words."),
         strengths: v.optional(v.pipe(v.array(text(500, "A strength.")), v.maxLength(10))),
         weaknesses: v.optional(v.pipe(v.array(text(500, "A weakness.")), v.maxLength(10))),
         patterns: v.optional(
-          v.pipe(v.array(v.object({ name: text(200, "Pattern name."), insight: text(2000, "What it means.") })), v.maxLength(10)),
+          v.pipe(v.array(v.strictObject({ name: text(200, "Pattern name."), insight: text(2000, "What it means.") })), v.maxLength(10)),
         ),
       }),
     ),
     pipeline: list(
-      v.object({ company: text(200, "The company."), stage: oneOf(PIPELINE_STAGES), value: count }),
+      v.strictObject({ company: text(200, "The company."), stage: oneOf(PIPELINE_STAGES), value: count }),
       100,
       "The whole deal pipeline, as it is now.",
     ),
@@ -108,7 +108,7 @@ export function outputSchema(job: AgentJob) {
   const all = fields(job);
   const entries: Record<string, v.GenericSchema> = { summary: text(500, "One line for the dashboard: what this run found and did.") };
   for (const write of job.writes) entries[write] = all[write];
-  return v.object(entries);
+  return v.strictObject(entries);
 }
 
 const fullSchema = (job: AgentJob) => v.object({ summary: v.string(), ...fields(job) });

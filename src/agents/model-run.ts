@@ -284,12 +284,15 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
     const instructions = (await getInstructionOverride(deps.db, org.id, agentId)) ?? job.instructions;
     const schema = outputSchema(job);
     const messages: ModelMessage[] = [{ role: "user", content: userMessage(org, now, fields) }];
-    const request = { system: instructions, messages, schema };
+    const request = { system: instructions, messages, schema, orgId: org.id };
     let issues: string[] = [];
     for (let attempt = 1; attempt <= 2; attempt++) {
       const result = await callForObject(model, request);
       usage = add(usage, result.usage);
-      if (!result.ok && result.kind === "failed") return await fail(`Model call failed: ${result.message}`, result.message, true);
+      if (!result.ok && result.kind === "failed") {
+        deps.log.warn("model call failed", { agent: agentId, run: runId, detail: result.detail });
+        return await fail(`Model call failed: ${result.message}`, result.message, true);
+      }
       if (!result.ok) {
         issues = result.issues;
         messages.push({ role: "assistant", content: result.text || "(empty)" }, { role: "user", content: retryPrompt(issues) });

@@ -11,6 +11,7 @@ import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts"
 import { createRegenerator } from "../../src/agents/regenerate.ts";
 import { createScheduler } from "../../src/agents/scheduler.ts";
 import { createLogger } from "../../src/lib/log.ts";
+import { createOrg } from "../../src/store/orgs.ts";
 import { rows } from "../helpers/agents.ts";
 import { client } from "../helpers/rest.ts";
 import { fakeSources, modelEnv, SCRIPTED_MODEL_KEY, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
@@ -181,8 +182,9 @@ describe("the Anthropic provider (scripted Messages endpoint)", () => {
 });
 
 describe("concurrency (scripted model server)", () => {
-  it("lets at most 2 model calls run at a time in one process", async () => {
+  it("lets at most 2 model calls run at a time in one process, across organizations", async () => {
     const { model, s, deps } = await setup();
+    const orgs = [s.org, ...(await Promise.all(["B", "C", "D", "E"].map((n) => createOrg(s.db, n, "UTC", s.clock.now()))))];
     const waiting: (() => void)[] = [];
     model.script(
       () =>
@@ -190,7 +192,7 @@ describe("concurrency (scripted model server)", () => {
           waiting.push(() => resolve({ object: { summary: "done" } }));
         }),
     );
-    const runs = Promise.all(["growth", "product", "finance", "bdr", "sales"].map((id) => runModelAgent(deps, s.org, id)));
+    const runs = Promise.all(["growth", "product", "finance", "bdr", "sales"].map((id, i) => runModelAgent(deps, orgs[i] ?? s.org, id)));
     // Release answers one by one as they arrive: the server never holds more than two.
     for (let released = 0; released < 5; released++) {
       await vi.waitFor(() => expect(waiting.length).toBeGreaterThan(0));

@@ -16,20 +16,19 @@ import { type api, startServer, type TestServer } from "../helpers/server.ts";
 
 const agentOf = (r: RecordedRequest) => /You are the .+? agent \((\w+)\)\./.exec(r.system)?.[1] ?? "?";
 
-/** Answers every agent with one record of each kind (the runner keeps the kinds the agent may write). */
+/** Answers every agent with one record of each kind it may write (the answer schema is strict). */
 function everythingAnswer(r: RecordedRequest, contactId: string) {
   const id = agentOf(r);
-  return {
-    object: {
-      summary: `${id}: reviewed the data`,
-      suggestions: [{ title: `${id} suggests a step`, detail: "Because the data says so.", priority: "high" }],
-      actions: [{ title: `${id} asks a person`, priority: "medium", type: "follow_up", contactId }],
-      insights: [{ title: `${id} noticed a trend`, impact: "high" }],
-      handoffs: [{ to: id === "sales" ? "bdr" : "sales", title: `${id} hands over a lead` }],
-      contacts: [{ name: "Grace Hopper", email: "grace@example.com", company: "Navy" }],
-      pipeline: [{ company: "Engines Ltd", stage: "proposal", value: 5000 }],
-    },
+  const writes = new Set<string>(JOBS.find((j) => j.id === id)?.writes ?? []);
+  const all: Record<string, unknown> = {
+    suggestions: [{ title: `${id} suggests a step`, detail: "Because the data says so.", priority: "high" }],
+    actions: [{ title: `${id} asks a person`, priority: "medium", type: "follow_up", contactId }],
+    insights: [{ title: `${id} noticed a trend`, impact: "high" }],
+    handoffs: [{ to: id === "sales" ? "bdr" : "sales", title: `${id} hands over a lead` }],
+    contacts: [{ name: "Grace Hopper", email: "grace@example.com", company: "Navy" }],
+    pipeline: [{ company: "Engines Ltd", stage: "proposal", value: 5000 }],
   };
+  return { object: { summary: `${id}: reviewed the data`, ...Object.fromEntries(Object.entries(all).filter(([k]) => writes.has(k))) } };
 }
 
 describe("a run of each model-backed agent (scripted model server)", () => {
