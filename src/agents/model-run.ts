@@ -213,8 +213,12 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         job.reads.source === "mail" ? (source?.items ?? []) : [],
       );
       const at = deps.clock.now();
+      let stored: { summary: string };
       try {
-        await completeAgentRun(deps, org.id, agentId, runId, completion, [usageStatement(), resolveModelAlertStatement(org.id, at)]);
+        stored = await completeAgentRun(deps, org.id, agentId, runId, completion, [
+          usageStatement(),
+          resolveModelAlertStatement(org.id, at),
+        ]);
       } catch (error) {
         // References the data does not hold (a made-up contact id): the model gets them back like schema issues.
         if (!(error instanceof ApiError) || error.status !== 400) throw error;
@@ -223,7 +227,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         continue;
       }
       await source?.markSeen();
-      return { runId, agentId, status: "ok", summary: completion.summary, ...usage };
+      return { runId, agentId, status: "ok", summary: stored.summary, ...usage };
     }
     const detail = `The model's answer was invalid after one retry: ${issues.slice(0, 5).join("; ")}`;
     return await fail(detail, detail, true);

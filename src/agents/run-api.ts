@@ -177,7 +177,7 @@ async function completionStatements(
   runId: string,
   input: Completion,
   now: number,
-): Promise<{ statements: InStatement[]; actions: ActionInsert[]; later: DomainEvent[] }> {
+): Promise<{ statements: InStatement[]; actions: ActionInsert[]; later: DomainEvent[]; summary: string }> {
   const hasData =
     input.status === "ok" &&
     (input.output !== undefined ||
@@ -186,11 +186,12 @@ async function completionStatements(
       input.profile !== undefined);
   // Each thing said once (SPEC §17): restated suggestions and actions merge into the open ones.
   const said = await plannedWrites(db, orgId, agentId, input, now);
+  const summary = said.summary(input.summary);
   const statements: InStatement[] = [
     completeRunStatement({
       runId,
       status: input.status,
-      summary: said.summary(input.summary),
+      summary,
       error: input.error ?? null,
       output: input.output,
       metrics: input.metrics ?? null,
@@ -267,7 +268,7 @@ async function completionStatements(
     later.push({ type: "handoff.created", orgId, handoffId: id, to: h.to, priority: h.priority, at: now });
   }
   for (const c of input.contacts ?? []) statements.push(upsertContactStatement(orgId, newId("con", now), c, agentId, now));
-  return { statements, actions, later };
+  return { statements, actions, later, summary };
 }
 
 export async function completeAgentRun(
@@ -278,7 +279,7 @@ export async function completeAgentRun(
   input: Completion,
   /** Statements stored in the same transaction (a model-backed run's token usage and `model` alert). */
   extra: InStatement[] = [],
-): Promise<void> {
+): Promise<{ summary: string }> {
   assertAgent(agentId);
   const { db } = deps;
   const run = await getRun(db, orgId, agentId, runId);
@@ -289,11 +290,12 @@ export async function completeAgentRun(
     throw new ApiError(400, "invalid_request", `Unknown references: ${issues.map((i) => i.path).join(", ")}.`, { issues });
   }
   const now = deps.clock.now();
-  const { statements, actions, later } = await completionStatements(db, orgId, agentId, runId, input, now);
+  const { statements, actions, later, summary } = await completionStatements(db, orgId, agentId, runId, input, now);
   try {
     await commit(db, [...statements, ...extra], [...actions.map(actionCreated), ...later], deps.events.emit);
   } catch (error) {
     if (isAlreadyCompleted(error)) throw conflict(runId); // a concurrent completion won the race
     throw error;
   }
+  return { summary };
 }
