@@ -61,7 +61,7 @@ export const updateSuggestionOp = defineOperation({
   id: "updateSuggestion",
   summary: "Accept or dismiss a suggestion",
   description:
-    'Sets a suggestion\'s status: "accepted" makes it an action (once: accepting again returns the same actionId), "dismissed" (with an optional reason ≤ 500) keeps the agents from suggesting the same thing for 30 days, "open" undoes either. Returns the stored suggestion.',
+    'Sets a suggestion\'s status: "accepted" makes it an action (once: accepting again returns the same actionId), "dismissed" (with an optional reason of at most 500 characters) keeps the agents from suggesting the same thing for 30 days, "open" undoes either. Returns the stored suggestion.',
   input: v.strictObject({
     id: v.pipe(v.string(), v.description("The suggestion id (sug_…).")),
     status: v.picklist(["open", "accepted", "dismissed"], "Must be one of open, accepted, dismissed."),
