@@ -178,6 +178,12 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         return await fail(`Could not read its source: ${error.message}`, error.message, false); // the imap/feeds alert is raised already
       }
     }
+    if (source && source.items.length === 0 && started.handoffs.length === 0) {
+      // Nothing new to read and no work handed over (SPEC §13): no model call, no tokens spent.
+      const summary = `Nothing new since the previous run (no new ${job.reads.source === "mail" ? "mail" : "feed item"}, no handoff): no model call.`;
+      await completeAgentRun(deps, org.id, agentId, runId, { status: "ok", summary, output: { skipped: "nothing_new" } });
+      return { runId, agentId, status: "skipped", summary, ...usage };
+    }
     const { fields, handles } = await gatherInputs(deps, org.id, job, started, source?.items ?? [], now);
     const instructions = (await getInstructionOverride(deps.db, org.id, agentId)) ?? job.instructions;
     const schema = outputSchema(job);

@@ -126,6 +126,17 @@ describe("evidence (scripted OpenAI-compatible model server)", () => {
   });
 });
 
+describe("nothing new (scripted OpenAI-compatible model server)", () => {
+  it("skips a research run with no new feed item and no handoff without a model request", async () => {
+    const { model, s } = await setup();
+    const state = { fresh: false };
+    const run = await runModelAgent({ ...s.deps, sources: feedSources(state) }, s.org, "research");
+    expect(run).toMatchObject({ status: "skipped", summary: expect.stringContaining("no model call"), tokensIn: 0 });
+    expect(model.requests).toHaveLength(0);
+    expect(await rows(s.db, "SELECT status FROM agent_runs WHERE id = ?", [run.runId])).toEqual([{ status: "ok" }]);
+  });
+});
+
 describe("each thing said once (scripted OpenAI-compatible model server)", () => {
   it("merges one title from two agents (other case and punctuation), keeps one action per title, and says so in the summary", async () => {
     const { model, s, deps, call } = await setup();
