@@ -119,8 +119,18 @@ const fields = (job: AgentJob) => {
   };
 };
 
-/** The schema of the object the agent answers: `summary` and the fields its job may write. */
+const schemas = new Map<string, ReturnType<typeof buildOutputSchema>>();
+
+/** The schema of the object the agent answers: `summary` and the fields its job may write (built once per agent). */
 export function outputSchema(job: AgentJob) {
+  const known = schemas.get(job.id);
+  if (known) return known;
+  const built = buildOutputSchema(job);
+  schemas.set(job.id, built);
+  return built;
+}
+
+function buildOutputSchema(job: AgentJob) {
   const all = fields(job);
   const entries: Record<string, v.GenericSchema> = { summary: text(500, "One line for the dashboard: what this run found and did.") };
   for (const write of job.writes) entries[write] = all[write];

@@ -47,6 +47,17 @@ export const CALL_TIMEOUT_MS = 120_000;
 
 const limiter = createKeyedLimiter(MAX_CONCURRENT_CALLS, MAX_CALLS_PER_ORG);
 
+/** The schema in words, worked out once per schema object (the agents' schemas are built once). */
+const descriptions = new WeakMap<v.GenericSchema, string>();
+function describedSchema(schema: v.GenericSchema): string {
+  let text = descriptions.get(schema);
+  if (text === undefined) {
+    text = describeAnswer(answerJsonSchema(schema));
+    descriptions.set(schema, text);
+  }
+  return text;
+}
+
 /** Connections whose server refused `json_schema`: asked in JSON mode from then on (this process). */
 const jsonModeOnly = new Set<string>();
 const connectionKey = (c: ModelConnection) => `${c.provider} ${c.baseUrl ?? ""} ${c.model}`;
@@ -165,7 +176,7 @@ export async function callForObject<T extends v.GenericSchema>(
   c: ModelConnection,
   request: ObjectRequest<T>,
 ): Promise<CallResult<v.InferOutput<T>>> {
-  const system = `${request.system}\n\n${describeAnswer(answerJsonSchema(request.schema))}`;
+  const system = `${request.system}\n\n${describedSchema(request.schema)}`;
   const attempt = (mode: "json_schema" | "json") =>
     generateObject({
       model: languageModel(c, mode),
