@@ -19,6 +19,7 @@ import {
 import { commit } from "../store/commit.ts";
 import { existingContactIds } from "../store/contacts.ts";
 import type { Db } from "../store/db.ts";
+import { EvidenceList } from "./evidence-schema.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, LongText, PageLimit, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
 
@@ -61,6 +62,8 @@ export const Action = v.object({
   createdAt: DateTime,
   updatedAt: DateTime,
   createdBy: v.pipe(v.string(), v.description("The user, or agent, that created it.")),
+  evidence: EvidenceList,
+  runId: v.pipe(v.nullable(v.string()), v.description("The agent run that wrote it.")),
 });
 
 export const toActionView = (a: ActionRecord): v.InferOutput<typeof Action> => ({

@@ -14,6 +14,7 @@ import { getMyNotifications, updateMyNotifications } from "./notifications.ts";
 import type { Operation } from "./registry.ts";
 import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "./reports.ts";
 import { addSourceOp, deleteSourceOp, listSourcesOp } from "./sources.ts";
+import { updateSuggestionOp } from "./suggestions.ts";
 import { createWebhook, deleteWebhookOp, listWebhookDeliveries, listWebhooksOp } from "./webhooks.ts";
 import { addContact, createHandoff, postInsight } from "./writes.ts";
 
@@ -22,6 +23,7 @@ export const operations: Operation[] = [
   getStandup,
   getBriefing,
   getSuggestions,
+  updateSuggestionOp,
   getCompanyProfile,
   listActionQueue,
   getActionOp,

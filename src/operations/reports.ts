@@ -6,9 +6,10 @@ import { SUGGESTION_AGENTS } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
 import { iso } from "../lib/clock.ts";
 import { latestBriefing, latestProfile, latestStandup } from "../store/reports.ts";
-import { listOpenSuggestions } from "../store/suggestions.ts";
+import { listSuggestions } from "../store/suggestions.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, Priority } from "./schemas.ts";
+import { Suggestion, toSuggestionView } from "./suggestions.ts";
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -110,36 +111,23 @@ export const getBriefing = defineOperation({
   },
 });
 
-export const Suggestion = v.object({
-  agent: v.string(),
-  title: v.string(),
-  detail: v.string(),
-  priority: Priority,
-  createdAt: DateTime,
-});
-
 export const getSuggestions = defineOperation({
   id: "getSuggestions",
   summary: "Agent suggestions",
   description:
-    "Open suggestions from the agents, critical first, then newest. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse). Use it to find what the crew recommends doing next.",
+    "Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.",
   input: v.strictObject({
     agent: v.optional(v.picklist(SUGGESTION_AGENTS, `Must be one of ${SUGGESTION_AGENTS.join(", ")}.`)),
+    status: v.optional(
+      v.pipe(v.picklist(["open", "dismissed", "accepted"], "Must be one of open, dismissed, accepted."), v.description("Default open.")),
+    ),
   }),
   output: v.object({ suggestions: v.array(Suggestion) }),
   rest: { method: "GET", path: "/api/mcp/suggestions", access: readAccess(), from: "query", tags: ["Reports"] },
   mcp: { name: "crew_suggestions", title: "Agent suggestions", access: readAccess(), annotations: readOnly },
   handler: async (ctx, input) => {
-    const rows = await listOpenSuggestions(ctx.db, ctx.principal.orgId, input.agent);
-    return {
-      suggestions: rows.map((s) => ({
-        agent: s.agent,
-        title: s.title,
-        detail: s.detail,
-        priority: s.priority,
-        createdAt: iso(s.createdAt),
-      })),
-    };
+    const rows = await listSuggestions(ctx.db, ctx.principal.orgId, { agent: input.agent, status: input.status ?? "open" });
+    return { suggestions: rows.map(toSuggestionView) };
   },
 });
 

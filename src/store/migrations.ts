@@ -262,6 +262,27 @@ export const ISSUE18_SCHEMA: string[] = [
   "ALTER TABLE sources ADD COLUMN last_failure_reason TEXT",
 ];
 
+/**
+ * Issue 20 (trustworthy intelligence): evidence on what runs write (JSON arrays of
+ * {kind, ref, title, url?, excerpt?}), the suggestion lifecycle (accepted with its action,
+ * dismissed with a reason, other agents that raised the same thing), snoozed actions, the run
+ * an item came from, and the fingerprint of a model-backed run's inputs (unchanged → skipped).
+ */
+export const ISSUE20_SCHEMA: string[] = [
+  "ALTER TABLE suggestions ADD COLUMN evidence TEXT",
+  "ALTER TABLE suggestions ADD COLUMN also_raised_by TEXT NOT NULL DEFAULT '[]'",
+  "ALTER TABLE suggestions ADD COLUMN action_id TEXT",
+  "ALTER TABLE suggestions ADD COLUMN reason TEXT",
+  "ALTER TABLE suggestions ADD COLUMN updated_at INTEGER",
+  "CREATE INDEX IF NOT EXISTS suggestions_by_status ON suggestions (org_id, status, updated_at)",
+  "ALTER TABLE actions ADD COLUMN evidence TEXT",
+  "ALTER TABLE actions ADD COLUMN run_id TEXT",
+  "ALTER TABLE actions ADD COLUMN snoozed_until INTEGER",
+  "ALTER TABLE insights ADD COLUMN evidence TEXT",
+  "ALTER TABLE handoffs ADD COLUMN evidence TEXT",
+  "ALTER TABLE agent_runs ADD COLUMN input_hash TEXT",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, statements: ISSUE13_SCHEMA },
@@ -272,6 +293,7 @@ export const migrations: Migration[] = [
   { version: 7, statements: FOLD_USER_ADMIN_SCHEMA },
   { version: 8, statements: LIST_ORDER_SCHEMA },
   { version: 10, statements: ISSUE18_SCHEMA },
+  { version: 11, statements: ISSUE20_SCHEMA },
   { version: 12, statements: ISSUE22_DELIVERY_SCHEMA },
   { version: 13, statements: ISSUE25_SCHEMA },
 ];

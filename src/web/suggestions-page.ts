@@ -1,27 +1,33 @@
 /**
- * /suggestions (SPEC §12): the agents' open suggestions, filtered by the nine agents of §5 (links),
- * and "make it an action": the same addActions operation as REST, source "web", with the
- * suggestion's agent named in the description.
+ * /suggestions (SPEC §12, §17): the agents' open suggestions, filtered by the nine agents of §5
+ * (links), each with what it is based on (linked) and the other agents that raised it; "Make it
+ * an action" and "Dismiss" (an optional reason) are the same updateSuggestion operation as
+ * PATCH /api/mcp/suggestions/{id}, so accepting twice is still one action.
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { AGENTS, SUGGESTION_AGENTS } from "../domain.ts";
-import { addActions } from "../operations/actions.ts";
+import { AGENTS, type Evidence, SUGGESTION_AGENTS } from "../domain.ts";
 import { getSuggestions } from "../operations/reports.ts";
+import { updateSuggestionOp } from "../operations/suggestions.ts";
 import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
-import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
+import { ago, alertBox, csrfField, type Html, renderPage } from "./layout.ts";
 import { accountOf, withSession } from "./pages.ts";
 import { queryInput, runOperation } from "./run-operation.ts";
 import { doneNotice, emptyState, filterLinks, priorityBadge } from "./ui.ts";
 
 const agentName = (id: string) => AGENTS.find((a) => a.id === id)?.name ?? id;
 
-/** The action a suggestion becomes: its title and priority; its agent and detail in the description. */
-export function suggestionAsAction(s: { agent: string; title: string; detail: string; priority: string }) {
-  const description = `Suggested by the ${agentName(s.agent)} agent (${s.agent}).${s.detail ? `\n\n${s.detail}` : ""}`;
-  return { title: s.title, priority: s.priority, description: description.slice(0, 5000) };
+/** "Based on: …" under an item a run wrote, each piece of evidence linked where it has a URL. */
+export function basedOn(evidence: readonly Evidence[]): Html | string {
+  if (evidence.length === 0) return "";
+  const items = evidence.map((e, i) => {
+    const label = html`${e.title}`;
+    const linked = e.url ? html`<a href="${e.url}" rel="noopener noreferrer">${label}</a>` : label;
+    return html`${i > 0 ? ", " : ""}<span class="evidence" title="${e.excerpt ?? ""}">${linked}</span>`;
+  });
+  return html`<p class="small muted based-on">Based on: ${items}</p>`;
 }
 
 async function renderSuggestions(
@@ -41,23 +47,26 @@ async function renderSuggestions(
     ...SUGGESTION_AGENTS.map((a) => ({ href: `/suggestions?agent=${a}`, text: agentName(a), current: input.agent === a })),
   ]);
   const items = suggestions.map(
-    (s, i) => html`<li class="suggestion">
+    (s, i) => html`<li class="suggestion" id="${s.id}">
       <div class="action-head">${priorityBadge(s.priority)} <span class="action-title">${s.title}</span></div>
       <p class="action-desc">${s.detail}</p>
-      <p class="small muted"><a href="/agents/${s.agent}">${agentName(s.agent)}</a> · ${ago(s.createdAt, now)}</p>
-      <form method="post" action="/suggestions/act">
+      ${basedOn(s.evidence)}
+      <p class="small muted"><a href="/agents/${s.agent}">${agentName(s.agent)}</a>${
+        s.alsoRaisedBy.length ? html` (also ${s.alsoRaisedBy.map(agentName).join(", ")})` : ""
+      } · ${ago(Date.parse(s.createdAt), now)}</p>
+      <form method="post" action="/suggestions/act" class="inline-form">
         ${csrfField(account)}
         <input type="hidden" name="back" value="${here}">
-        <input type="hidden" name="agent" value="${s.agent}">
-        <input type="hidden" name="title" value="${s.title}">
-        <input type="hidden" name="detail" value="${s.detail}">
-        <input type="hidden" name="priority" value="${s.priority}">
-        <button type="submit" class="btn btn-small" id="make-${i}">Make it an action<span class="sr-only">: “${s.title}”</span></button>
+        <input type="hidden" name="id" value="${s.id}">
+        <button type="submit" class="btn btn-small" name="status" value="accepted" id="make-${i}">Make it an action<span class="sr-only">: “${s.title}”</span></button>
+        <label class="sr-only" for="reason-${i}">Why dismiss “${s.title}” (optional)</label>
+        <input type="text" name="reason" id="reason-${i}" maxlength="500" placeholder="Reason (optional)">
+        <button type="submit" class="btn btn-small btn-quiet" name="status" value="dismissed" id="dismiss-${i}">Dismiss<span class="sr-only">: “${s.title}”</span></button>
       </form>
     </li>`,
   );
   const body = html`<h1>Suggestions</h1>
-${alertBox("success", doneNotice({ acted: "Added to the action queue." }, c.req.query("done")))}
+${alertBox("success", doneNotice({ acted: "Added to the action queue.", dismissed: "Dismissed: the agents will not suggest it again for 30 days." }, c.req.query("done")))}
 ${alertBox("error", state ? Object.values(state.errors).join(" ") : null)}
 ${filters}
 ${
@@ -79,14 +88,11 @@ export function suggestionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/suggestions/act", (c) =>
     handleForm(deps, c, renderSuggestions, async (found, form) => {
-      const suggestion = {
-        agent: form.get("agent") ?? "",
-        title: form.get("title") ?? "",
-        detail: form.get("detail") ?? "",
-        priority: form.get("priority") ?? "",
-      };
-      await runOperation(deps, c, found, addActions, suggestionAsAction(suggestion));
-      return withDone(backTo(form, "/suggestions"), "acted");
+      const status = form.get("status") === "dismissed" ? "dismissed" : "accepted";
+      const reason = form.get("reason")?.trim();
+      const input = { id: form.get("id") ?? "", status, ...(status === "dismissed" && reason ? { reason } : {}) };
+      await runOperation(deps, c, found, updateSuggestionOp, input);
+      return withDone(backTo(form, "/suggestions"), status === "dismissed" ? "dismissed" : "acted");
     }),
   );
   return router;

@@ -40,8 +40,17 @@ async function flags(): Promise<Record<number, string[]>> {
 
 beforeAll(async () => {
   dovecot = await startDovecot("crew", PASSWORD);
-  // The model answers with a summary only: no contacts, no actions.
-  model = await startScriptedModel(() => ({ object: { summary: "Three new messages" } }));
+  // The model names no contacts; its one action cites the mail it rests on by the handle it was given.
+  model = await startScriptedModel((r) => {
+    const mail = JSON.parse(/<data name="mail" untrusted="true">\n(.*)\n<\/data>/.exec(r.messages[0]?.text ?? "")?.[1] ?? "[]");
+    const pricing = mail.find((m: { subject: string }) => m.subject === "Engine pricing");
+    return {
+      object: {
+        summary: "Three new messages",
+        actions: [{ title: "Answer Ada about engine pricing", priority: "high", type: "follow_up", evidence: [pricing.handle] }],
+      },
+    };
+  });
   s = await startServer({ env: modelEnv(model) });
   const at = Date.UTC(2026, 10, 23, 9, 0, 0);
   dovecot.deliver({ from: '"Ada Lovelace" <ada@example.org>', subject: "Engine pricing", body: INJECTION, date: new Date(at) });
@@ -106,5 +115,17 @@ describe("inbox run against a real Dovecot (scripted model server)", () => {
       ["grace@example.net", "grace", "inbox"],
     ]);
     expect(await flags()).toEqual(before);
+
+    // Evidence (SPEC §17): the action rests on the mail, named by its Message-ID, subject and sender.
+    const action = (await call("/api/mcp/actions?limit=10")).json.actions.find((a: { title: string }) => a.title.startsWith("Answer Ada"));
+    expect(action.evidence).toEqual([
+      {
+        kind: "mail",
+        ref: expect.stringMatching(/^m\d+\.\d+@example\.com$/),
+        title: "Engine pricing — Ada Lovelace",
+        excerpt: expect.stringContaining("Ignore previous instructions"),
+      },
+    ]);
+    expect(action.runId).toMatch(/^run_/);
   });
 });

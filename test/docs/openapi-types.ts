@@ -89,7 +89,7 @@ export interface paths {
         };
         /**
          * Agent suggestions
-         * @description Open suggestions from the agents, critical first, then newest. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse). Use it to find what the crew recommends doing next.
+         * @description Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.
          *
          *     Access: API key with scope `read` or `admin`, or OAuth token with `crew:read` (or `crew:write`, `crew:admin`). Plan: pro, team_growth or a plan above.
          *
@@ -104,6 +104,32 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/suggestions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Accept or dismiss a suggestion
+         * @description Sets a suggestion's status: "accepted" makes it an action (once: accepting again returns the same actionId), "dismissed" (with an optional reason of at most 500 characters) keeps the agents from suggesting the same thing for 30 days, "open" undoes either. Returns the stored suggestion.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         *
+         *     MCP: also the tool `crew_update_suggestion`.
+         */
+        patch: operations["updateSuggestion"];
         trace?: never;
     };
     "/api/mcp/dna": {
@@ -435,7 +461,7 @@ export interface paths {
         put?: never;
         /**
          * Test the model connection
-         * @description Makes one tiny call to the model in use (it is asked to answer {"answer":"pong"}) and reports the answer, or the exact error (unreachable, 401, 404 model unknown, 429). Costs a few tokens; not counted against the daily budget.
+         * @description Makes one tiny call to the model in use (it is asked to answer "pong"; any answer passes) and reports the answer, or the exact error (unreachable, 401, 404 model unknown, 429); then one tiny structured call says whether structured output works (`structured.mode`: `json_schema`, or `json` when the server refused json_schema). Costs a few tokens; not counted against the daily budget.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -1682,6 +1708,8 @@ export interface operations {
         parameters: {
             query?: {
                 agent?: "product" | "growth" | "revenue" | "content" | "corpdev" | "sales" | "bdr" | "compliance" | "pulse";
+                /** @description Default open. */
+                status?: "open" | "dismissed" | "accepted";
             };
             header?: never;
             path?: never;
@@ -1702,13 +1730,38 @@ export interface operations {
                 content: {
                     "application/json": {
                         suggestions: {
+                            id: string;
                             agent: string;
                             title: string;
                             detail: string;
                             /** @enum {string} */
                             priority: "critical" | "high" | "medium" | "low";
+                            /** @enum {string} */
+                            status: "open" | "accepted" | "dismissed" | "superseded";
+                            /** @description Other agents that raised the same thing. */
+                            alsoRaisedBy: string[];
+                            /** @description What it rests on (empty for records a person wrote). */
+                            evidence: {
+                                /** @enum {string} */
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                                ref: string;
+                                /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                                title: string;
+                                /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                                url?: string;
+                                /** @description At most 300 characters of the input's text. */
+                                excerpt?: string;
+                            }[];
+                            /** @description Accepted: the action it became. */
+                            actionId: string | null;
+                            /** @description Dismissed: why, when a reason was given. */
+                            reason: string | null;
+                            runId: string | null;
                             /** Format: date-time */
                             createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
                         }[];
                     };
                 };
@@ -1766,6 +1819,187 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    updateSuggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The suggestion id (sug_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "open" | "accepted" | "dismissed";
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        agent: string;
+                        title: string;
+                        detail: string;
+                        /** @enum {string} */
+                        priority: "critical" | "high" | "medium" | "low";
+                        /** @enum {string} */
+                        status: "open" | "accepted" | "dismissed" | "superseded";
+                        /** @description Other agents that raised the same thing. */
+                        alsoRaisedBy: string[];
+                        /** @description What it rests on (empty for records a person wrote). */
+                        evidence: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                            title: string;
+                            /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                            url?: string;
+                            /** @description At most 300 characters of the input's text. */
+                            excerpt?: string;
+                        }[];
+                        /** @description Accepted: the action it became. */
+                        actionId: string | null;
+                        /** @description Dismissed: why, when a reason was given. */
+                        reason: string | null;
+                        runId: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
             /** @description Rate limited: rate_limited. */
@@ -1976,6 +2210,21 @@ export interface operations {
                             updatedAt: string;
                             /** @description The user, or agent, that created it. */
                             createdBy: string;
+                            /** @description What it rests on (empty for records a person wrote). */
+                            evidence: {
+                                /** @enum {string} */
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                                ref: string;
+                                /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                                title: string;
+                                /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                                url?: string;
+                                /** @description At most 300 characters of the input's text. */
+                                excerpt?: string;
+                            }[];
+                            /** @description The agent run that wrote it. */
+                            runId: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2312,6 +2561,21 @@ export interface operations {
                         updatedAt: string;
                         /** @description The user, or agent, that created it. */
                         createdBy: string;
+                        /** @description What it rests on (empty for records a person wrote). */
+                        evidence: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                            title: string;
+                            /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                            url?: string;
+                            /** @description At most 300 characters of the input's text. */
+                            excerpt?: string;
+                        }[];
+                        /** @description The agent run that wrote it. */
+                        runId: string | null;
                     };
                 };
             };
@@ -2458,6 +2722,21 @@ export interface operations {
                         updatedAt: string;
                         /** @description The user, or agent, that created it. */
                         createdBy: string;
+                        /** @description What it rests on (empty for records a person wrote). */
+                        evidence: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                            title: string;
+                            /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                            url?: string;
+                            /** @description At most 300 characters of the input's text. */
+                            excerpt?: string;
+                        }[];
+                        /** @description The agent run that wrote it. */
+                        runId: string | null;
                     };
                 };
             };
@@ -4375,6 +4654,16 @@ export interface operations {
                         model: string;
                         tokensIn: number;
                         tokensOut: number;
+                        structured: {
+                            /** @constant */
+                            ok: true;
+                            /** @enum {string} */
+                            mode: "json_schema" | "json";
+                        } | {
+                            /** @constant */
+                            ok: false;
+                            error: string;
+                        };
                     } | {
                         /** @constant */
                         ok: false;

@@ -6,12 +6,14 @@
  * and 375 px and screenshotted into test/artifacts/screenshots/; the main flows run again with
  * JavaScript off.
  */
+
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../src/agents/demo.ts";
 import { createRegenerator } from "../../src/agents/regenerate.ts";
+import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
 import { ARTIFACTS_DIR, CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { auditInPage, focusIsVisible, WIDTHS, watchedContext } from "../helpers/page-audit.ts";
 import { api, startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";
@@ -245,6 +247,31 @@ describe("acting in the browser", () => {
     );
     expect(made?.priority).toBe(suggestion.priority);
     expect(made?.description).toContain("Suggested by the Sales agent (sales).");
+
+    // "Based on" links to the evidence; Dismiss (with a reason) is remembered (SPEC §17).
+    await s.db.execute(
+      suggestionInsertStatement({
+        id: "sug_e2e_based_on",
+        orgId: s.org.id,
+        agentId: "sales",
+        runId: null,
+        title: "Match Acme's price cut",
+        detail: "",
+        priority: "high",
+        createdAt: s.clock.now(),
+        evidence: [{ kind: "feed_item", ref: "guid-1", title: "Acme cuts prices by 20%", url: "https://news.example.com/acme" }],
+      }),
+    );
+    await page.goto(`${s.url}/suggestions?agent=sales`);
+    const based = page.locator("#sug_e2e_based_on");
+    expect(await based.getByRole("link", { name: "Acme cuts prices by 20%" }).getAttribute("href")).toBe("https://news.example.com/acme");
+    await based.getByLabel(/^Why dismiss/).fill("We compete on service.");
+    await based.getByRole("button", { name: /^Dismiss/ }).click();
+    await page.waitForURL(`${s.url}/suggestions?agent=sales&done=dismissed`);
+    expect(await page.locator("#sug_e2e_based_on").count()).toBe(0);
+    expect((await rest("/api/mcp/suggestions?status=dismissed")).json.suggestions).toEqual([
+      expect.objectContaining({ id: "sug_e2e_based_on", reason: "We compete on service." }),
+    ]);
 
     // An insight, a handoff, a contact.
     await page.goto(`${s.url}/feed`);

@@ -111,7 +111,7 @@ export async function oauthAccessToken(db: Db, baseUrl: string, userId: string, 
 }
 
 /** Valid arguments for every tool (crew_update_action gets an id once an action exists). */
-export function toolArguments(actionId: string): Record<string, Record<string, unknown>> {
+export function toolArguments(actionId: string, suggestionId = ""): Record<string, Record<string, unknown>> {
   return {
     crew_briefing: {},
     crew_standup: { mode: "morning" },
@@ -121,6 +121,7 @@ export function toolArguments(actionId: string): Record<string, Record<string, u
     crew_list_actions: { limit: 5 },
     crew_add_action: { title: "Call Acme back", priority: "high" },
     crew_update_action: { id: actionId, status: "done" },
+    crew_update_suggestion: { id: suggestionId, status: "dismissed", reason: "Not now." },
     crew_add_contact: { name: "Ada Lovelace", email: "ada@example.com" },
     crew_create_handoff: { from: "manual", to: "sales", title: "Follow up with Acme" },
     crew_post_insight: { title: "Churn is down", impact: "high" },

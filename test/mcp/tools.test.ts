@@ -3,6 +3,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeGrant } from "../../src/store/oauth-grants.ts";
+import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
 import {
   connectHttp,
   errorJson,
@@ -19,6 +20,7 @@ const READ_TOOLS = ["crew_agent_status", "crew_standup", "crew_briefing", "crew_
 const WRITE_TOOLS = [
   "crew_add_action",
   "crew_update_action",
+  "crew_update_suggestion",
   "crew_add_contact",
   "crew_create_handoff",
   "crew_post_insight",
@@ -126,7 +128,9 @@ describe("tools/call", () => {
   it("runs every tool but the calendar ones, with structuredContent matching its outputSchema and a JSON text block", async () => {
     const first = await call(admin, "crew_add_action", { title: "Seed action" });
     const actionId = (first.structuredContent as { actionId: string }).actionId;
-    const args = toolArguments(actionId);
+    const suggestion = { id: "sug_tools_test", orgId: s.org.id, agentId: "growth", runId: null, title: "Raise prices", detail: "" };
+    await s.db.execute(suggestionInsertStatement({ ...suggestion, priority: "medium", createdAt: s.clock.now() }));
+    const args = toolArguments(actionId, suggestion.id);
     for (const tool of adminTools) {
       if (tool.name === "crew_find_time" || tool.name === "crew_calendar_create") continue;
       const result = await call(admin, tool.name, args[tool.name]);

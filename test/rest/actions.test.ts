@@ -87,6 +87,8 @@ describe("GET /api/mcp/actions", () => {
       createdAt: iso(first.createdAt),
       updatedAt: iso(first.createdAt),
       createdBy: userId,
+      evidence: [],
+      runId: null,
     });
   });
 
@@ -186,6 +188,8 @@ describe("POST /api/mcp/actions", () => {
         createdAt: iso(s.clock.now()),
         updatedAt: iso(s.clock.now()),
         createdBy: userId,
+        evidence: [],
+        runId: null,
       },
     ]);
   });
@@ -312,6 +316,8 @@ describe("PATCH /api/mcp/actions/{id}", () => {
       createdAt,
       updatedAt: iso(s.clock.now()),
       createdBy: userId,
+      evidence: [],
+      runId: null,
     });
     const raised = await call(`/api/mcp/actions/${id}`, { method: "PATCH", body: { priority: "critical", lane: "today" } });
     expect(raised.json).toMatchObject({ status: "approved", priority: "critical", lane: "today" });

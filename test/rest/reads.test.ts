@@ -208,11 +208,19 @@ describe("GET /api/mcp/suggestions", () => {
       ["low", "Post the case study"],
     ]);
     expect(all.json.suggestions[0]).toEqual({
+      id: expect.stringMatching(/^sug_/),
       agent: "sales",
       title: "Renew Acme before Friday",
       detail: "Why: Renew Acme before Friday",
       priority: "critical",
+      status: "open",
+      alsoRaisedBy: [],
+      evidence: [],
+      actionId: null,
+      reason: null,
+      runId: null,
       createdAt: iso(now - 3 * HOUR),
+      updatedAt: iso(now - 3 * HOUR),
     });
     const sales = await call("/api/mcp/suggestions?agent=sales");
     expect(sales.json.suggestions.map((x: any) => x.title)).toEqual([

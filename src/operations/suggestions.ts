@@ -1,0 +1,94 @@
+/**
+ * Suggestions (SPEC §17 "Feedback"): their evidence, who else raised them, and their lifecycle —
+ * open → accepted (made an action, kept as `actionId`) | dismissed (an optional reason) |
+ * superseded. Dismissals reach the agents' runs, so a topic is not suggested again for 30 days.
+ * Accepting is idempotent: a suggestion accepted twice is still one action.
+ */
+import * as v from "valibot";
+import { writeAccess } from "../auth/access.ts";
+import { AGENTS, SUGGESTION_STATUSES } from "../domain.ts";
+import { notFound } from "../http/errors.ts";
+import { iso } from "../lib/clock.ts";
+import { actionCreated, actionInsertStatement, newActionRow } from "../store/actions.ts";
+import { commit } from "../store/commit.ts";
+import { findSuggestion, type SuggestionRecord, setSuggestionStatus } from "../store/suggestions.ts";
+import { sourceOf } from "./actions.ts";
+import { EvidenceList } from "./evidence-schema.ts";
+import { defineOperation } from "./registry.ts";
+import { DateTime, Priority } from "./schemas.ts";
+
+export const Suggestion = v.object({
+  id: v.string(),
+  agent: v.string(),
+  title: v.string(),
+  detail: v.string(),
+  priority: Priority,
+  status: v.picklist(SUGGESTION_STATUSES),
+  alsoRaisedBy: v.pipe(v.array(v.string()), v.description("Other agents that raised the same thing.")),
+  evidence: EvidenceList,
+  actionId: v.pipe(v.nullable(v.string()), v.description("Accepted: the action it became.")),
+  reason: v.pipe(v.nullable(v.string()), v.description("Dismissed: why, when a reason was given.")),
+  runId: v.nullable(v.string()),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
+
+export const toSuggestionView = (s: SuggestionRecord): v.InferOutput<typeof Suggestion> => ({
+  id: s.id,
+  agent: s.agent,
+  title: s.title,
+  detail: s.detail,
+  priority: s.priority,
+  status: s.status,
+  alsoRaisedBy: s.alsoRaisedBy,
+  evidence: s.evidence,
+  actionId: s.actionId,
+  reason: s.reason,
+  runId: s.runId,
+  createdAt: iso(s.createdAt),
+  updatedAt: iso(s.updatedAt),
+});
+
+const agentName = (id: string) => AGENTS.find((a) => a.id === id)?.name ?? id;
+
+/** The action a suggestion becomes: its title and priority; its agent, detail and evidence in the description and record. */
+export function suggestionAsAction(s: Pick<SuggestionRecord, "agent" | "title" | "detail" | "priority" | "evidence">) {
+  const description = `Suggested by the ${agentName(s.agent)} agent (${s.agent}).${s.detail ? `\n\n${s.detail}` : ""}`;
+  return { title: s.title, priority: s.priority, description: description.slice(0, 5000), type: "task" as const, evidence: s.evidence };
+}
+
+export const updateSuggestionOp = defineOperation({
+  id: "updateSuggestion",
+  summary: "Accept or dismiss a suggestion",
+  description:
+    'Sets a suggestion\'s status: "accepted" makes it an action (once: accepting again returns the same actionId), "dismissed" (with an optional reason of at most 500 characters) keeps the agents from suggesting the same thing for 30 days, "open" undoes either. Returns the stored suggestion.',
+  input: v.strictObject({
+    id: v.pipe(v.string(), v.description("The suggestion id (sug_…).")),
+    status: v.picklist(["open", "accepted", "dismissed"], "Must be one of open, accepted, dismissed."),
+    reason: v.optional(v.pipe(v.string(), v.maxLength(500, "Must be at most 500 characters."))),
+  }),
+  output: Suggestion,
+  rest: { method: "PATCH", path: "/api/mcp/suggestions/{id}", access: writeAccess(), from: "body", tags: ["Reports"] },
+  mcp: {
+    name: "crew_update_suggestion",
+    title: "Accept or dismiss a suggestion",
+    access: writeAccess(),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    links: (out) => (out.actionId ? [{ uri: `crew://actions/${out.actionId}`, name: String(out.actionId) }] : []),
+  },
+  handler: async (ctx, input) => {
+    const orgId = ctx.principal.orgId;
+    const found = await findSuggestion(ctx.db, orgId, input.id);
+    if (!found) throw notFound(`Suggestion ${input.id}`);
+    const now = ctx.clock.now();
+    let actionId = found.actionId;
+    if (input.status === "accepted" && !actionId) {
+      const row = newActionRow(suggestionAsAction(found), { orgId, source: sourceOf(ctx.via), createdBy: ctx.principal.userId, now });
+      await commit(ctx.db, [actionInsertStatement(row)], [actionCreated(row)], ctx.events.emit);
+      actionId = row.id;
+    }
+    const reason = input.reason?.trim() || null;
+    await setSuggestionStatus(ctx.db, orgId, input.id, { status: input.status, reason, actionId }, now);
+    return toSuggestionView((await findSuggestion(ctx.db, orgId, input.id)) ?? found);
+  },
+});

@@ -1,0 +1,92 @@
+/**
+ * The aim of issue 20 (benchmark): a model-backed run's own overhead — everything but waiting for
+ * the model — at the catalog's input limits with 50 open suggestions and 50 open actions handed
+ * over. The model is a scripted OpenAI-compatible server on loopback that answers at once, so the
+ * measured time is Crew's work plus one loopback HTTP exchange (an upper bound of the overhead).
+ * The figure is printed; the assertion is loose (the machine is shared), the target is ≤ 20 ms.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts";
+import { actionInsertStatement, newActionRow } from "../../src/store/actions.ts";
+import { insightInsertStatement } from "../../src/store/feed.ts";
+import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
+import { fakeSources, handlesIn, modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+let model: ScriptedModel | undefined;
+let s: TestServer | undefined;
+afterAll(async () => {
+  await s?.close();
+  await model?.close();
+});
+
+describe("a model-backed run's own overhead (scripted model server)", () => {
+  it("stays small with 50 open suggestions, 50 open actions and the catalog's limits of contacts and insights", async () => {
+    model = await startScriptedModel((r) => ({
+      object: {
+        summary: "ok",
+        suggestions: [{ title: `Fresh idea ${r.body.messages.length}`, evidence: handlesIn(r, "c").slice(0, 2) }],
+        actions: [{ title: "Call the top lead", priority: "high", evidence: handlesIn(r, "a").slice(0, 1) }],
+      },
+    }));
+    s = await startServer({ env: modelEnv(model) });
+    const now = s.clock.now();
+    const orgId = s.org.id;
+    const statements = [];
+    for (let i = 0; i < 50; i++) {
+      statements.push(
+        suggestionInsertStatement({
+          id: `sug_b${i}`,
+          orgId,
+          agentId: "growth",
+          runId: null,
+          title: `Idea ${i}`,
+          detail: "x".repeat(300),
+          priority: "medium",
+          createdAt: now,
+        }),
+        actionInsertStatement(
+          newActionRow(
+            { title: `Task ${i}`, description: "y".repeat(300), priority: "medium", type: "task" },
+            { orgId, source: "api", createdBy: "u", now },
+          ),
+        ),
+      );
+    }
+    for (let i = 0; i < 40; i++) {
+      statements.push(
+        {
+          sql: "INSERT INTO contacts (id, org_id, name, email, notes, relationship, created_by, created_at, updated_at, name_key) VALUES (?, ?, ?, ?, ?, 'customer', 'u', ?, ?, ?)",
+          args: [`con_b${i}`, orgId, `Person ${i}`, `p${i}@example.com`, "z".repeat(300), now, now, `person ${i}`],
+        },
+        insightInsertStatement({
+          id: `ins_b${i}`,
+          orgId,
+          agent: "research",
+          title: `Insight ${i}`,
+          detail: "w".repeat(300),
+          type: "insight",
+          impact: "high",
+          createdBy: "research",
+          createdAt: now,
+        }),
+      );
+    }
+    await s.db.batch(statements, "write");
+    const deps: ModelRunDeps = { ...s.deps, sources: fakeSources() };
+    await runModelAgent(deps, s.org, "sales"); // warm-up: prepared statements, module caches
+    const times: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const started = performance.now();
+      const run = await runModelAgent(deps, s.org, "sales");
+      times.push(performance.now() - started);
+      expect(run.status).toBe("ok");
+    }
+    times.sort((a, b) => a - b);
+    const median = times[3] ?? 0;
+    console.log(
+      `model-backed run overhead (incl. one loopback HTTP exchange): median ${median.toFixed(1)} ms, min ${times[0]?.toFixed(1)} ms`,
+    );
+    expect(median).toBeLessThan(250);
+  });
+});
