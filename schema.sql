@@ -1,4 +1,4 @@
--- Crew schema, version 8 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 15 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -354,7 +354,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '8');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '15');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
@@ -478,3 +478,21 @@ CREATE INDEX IF NOT EXISTS contacts_recent ON contacts (org_id, updated_at, id);
 CREATE INDEX IF NOT EXISTS insights_newest ON insights (org_id, id);
 CREATE INDEX IF NOT EXISTS handoffs_by_rank ON handoffs (org_id, priority_rank, id DESC);
 CREATE INDEX IF NOT EXISTS audit_events_newest ON audit_events (org_id, id);
+
+-- issue 21 (migration step 15): `crew eval` results, one row per agent per evaluation
+-- (src/docs/notes/eval.md). scores is the agent's scorecard row as JSON.
+CREATE TABLE IF NOT EXISTS eval_runs (
+  id          TEXT PRIMARY KEY,
+  org_id      TEXT NOT NULL,
+  batch_id    TEXT NOT NULL,                  -- one `crew eval` (or "Run evaluation")
+  agent_id    TEXT NOT NULL,
+  sets        TEXT NOT NULL,                  -- the set names, comma-separated
+  provider    TEXT NOT NULL,
+  model       TEXT NOT NULL,
+  passed      INTEGER NOT NULL,               -- 1: evidence 100 %, no injection obeyed
+  scores      TEXT NOT NULL,                  -- JSON
+  started_at  INTEGER NOT NULL,
+  finished_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS eval_runs_latest ON eval_runs (org_id, agent_id, finished_at, id);
+CREATE INDEX IF NOT EXISTS eval_runs_batches ON eval_runs (org_id, finished_at, batch_id);

@@ -70,6 +70,8 @@ export interface ModelRun {
   summary: string;
   tokensIn: number;
   tokensOut: number;
+  /** Model calls the run made (2: the first answer was invalid); set when the run completed. */
+  attempts?: number;
 }
 
 const strictPolicy = (config: Config): OutboundPolicy => ({ allowPrivate: config.allowPrivateTargets, resolve: async () => [] });
@@ -313,7 +315,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         continue;
       }
       await source?.markSeen();
-      return { runId, agentId, status: "ok", summary: completion.summary, ...usage };
+      return { runId, agentId, status: "ok", summary: completion.summary, ...usage, attempts: attempt };
     }
     const detail = `The model's answer was invalid after one retry: ${issues.slice(0, 5).join("; ")}`;
     return await fail(detail, detail, true);

@@ -86,7 +86,8 @@ export type IdPrefix =
   | "grt"
   | "req"
   | "src"
-  | "aud";
+  | "aud"
+  | "evl";
 
 /** `act_01JD…`: a type prefix and a ULID (time-ordered, so ids sort newest last). */
 export function newId(prefix: IdPrefix, nowMs: number): string {
