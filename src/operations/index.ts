@@ -1,5 +1,6 @@
 /** Every operation, in the order the documents list them. Projections iterate this list. */
 import { addActions, getActionOp, listActionQueue, updateActionOp } from "./actions.ts";
+import { getAgentOp } from "./agent-eval.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
@@ -48,6 +49,7 @@ export const operations: Operation[] = [
   startAgentRunOp,
   completeAgentRunOp,
   listAgentRunsOp,
+  getAgentOp,
   updateAgentOp,
   createWebhook,
   listWebhooksOp,

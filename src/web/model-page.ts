@@ -18,6 +18,7 @@ import { toFieldIssues } from "../http/validate.ts";
 import { type ModelStatus, modelStatus, resolveModel, saveModel, type TestOutcome, testModel } from "../integrations/model/settings.ts";
 import { ModelSettingsInput } from "../operations/model.ts";
 import { getInstructionOverride, setInstructionOverride } from "../store/model.ts";
+import { modelEvalCard } from "./eval-page.ts";
 import { alertBox, csrfField, type Html, messagePage, type PageAccount, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly } from "./owner.ts";
 import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
@@ -135,7 +136,8 @@ ${alertBox("success", view.notice)}
   ${statusCard(s)}
   ${testCard(account, view.test)}
 </div>
-${settingsForm(account, view, s, s.source === "settings")}`;
+${settingsForm(account, view, s, s.source === "settings")}
+${await modelEvalCard(deps, found)}`;
   return renderPage(c, { title: "Model", body, account, active: PATH }, status);
 }
 
@@ -171,6 +173,7 @@ const NOTICES: Record<string, string> = {
   saved: "Model settings saved.",
   instructions: "Instructions saved.",
   reset: "Back to the default instructions.",
+  eval: "Evaluation started: it runs in the background; reload this page to see the result.",
 };
 
 export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
