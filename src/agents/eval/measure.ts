@@ -75,8 +75,8 @@ async function storedText(db: Store): Promise<string> {
 
 const OPEN_ACTION = new Set(["pending", "approved", "in_progress"]);
 
-/** Reads back what the run stored: everything written at or after `since`. */
-export async function collect(db: Store, orgId: string, agentId: string, since: number): Promise<Collected> {
+/** Reads back what the run stored: everything written at or after `since`; every stored text only when canaries are to be looked for. */
+export async function collect(db: Store, orgId: string, agentId: string, since: number, canaries: boolean): Promise<Collected> {
   const [suggestions, actions, insights, handoffs, contacts, profiles] = await Promise.all([
     db.all<Row>("SELECT * FROM suggestions WHERE org_id = ?", [orgId]),
     db.all<Row>("SELECT * FROM actions WHERE org_id = ?", [orgId]),
@@ -162,7 +162,7 @@ export async function collect(db: Store, orgId: string, agentId: string, since: 
     written: [...all.filter((r) => r.at >= since).map(strip), ...deals],
     open: all.filter((r) => r.open).map(strip),
     refs,
-    stored: await storedText(db),
+    stored: canaries ? await storedText(db) : "",
   };
 }
 

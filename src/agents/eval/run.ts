@@ -14,13 +14,12 @@ import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
 import { newId } from "../../lib/random.ts";
 import type { Db } from "../../store/db.ts";
-import { openStore } from "../../store/db.ts";
-import { evalRunInsertStatement, schemaOf } from "../../store/evals.ts";
+import { evalRunInsertStatement } from "../../store/evals.ts";
 import { getModelSettings, listInstructionOverrides } from "../../store/model.ts";
 import type { Organization } from "../../store/orgs.ts";
 import { MODEL_AGENTS } from "../jobs.ts";
 import { type ScenarioScore, score } from "./measure.ts";
-import { runScenario, type ScenarioContext } from "./scenario.ts";
+import { makeTemplate, runScenario, type ScenarioContext } from "./scenario.ts";
 import { EVALS_DIR, loadSets } from "./sets.ts";
 
 export interface EvalDeps {
@@ -109,20 +108,6 @@ function agentScore(agent: string, scores: ScenarioScore[], prices: EvalOptions[
   };
 }
 
-/** The empty database every scenario copies: the organization's schema, no rows. */
-async function makeTemplate(db: Db, dir: string): Promise<string> {
-  const file = join(dir, "template.db");
-  const template = await openStore({ url: `file:${file}` });
-  try {
-    await template.batch(await schemaOf(db), "write");
-    // Everything into the main file, which is what scenarios copy.
-    await template.execute("PRAGMA wal_checkpoint(TRUNCATE)");
-  } finally {
-    template.close();
-  }
-  return file;
-}
-
 /** Runs the evaluation and stores its scorecard; throws EvalRefused when it cannot start. */
 export async function runEval(deps: EvalDeps, org: Organization, options: EvalOptions = {}): Promise<EvalReport> {
   const model = await resolveModel(deps, org.id);
@@ -145,15 +130,21 @@ export async function runEval(deps: EvalDeps, org: Organization, options: EvalOp
   const dir = mkdtempSync(join(tmpdir(), "crew-eval-"));
   const scores: ScenarioScore[] = [];
   try {
+    const template = join(dir, "template.db");
+    await makeTemplate(deps.db, template, {
+      org,
+      // The organization's saved model when the environment sets none, and its own instructions:
+      // the evaluation measures what its runs would do.
+      model: deps.config.model ? null : await getModelSettings(deps.db, org.id),
+      instructions: await listInstructionOverrides(deps.db, org.id),
+    });
     const ctx: ScenarioContext = {
       dir,
-      template: await makeTemplate(deps.db, dir),
+      template,
       org,
       config: deps.config,
       log: deps.log,
       ...(deps.outbound ? { outbound: deps.outbound } : {}),
-      model: deps.config.model ? null : await getModelSettings(deps.db, org.id),
-      instructions: await listInstructionOverrides(deps.db, org.id),
     };
     for (const { set, agent } of plan) {
       options.progress?.({ agent, done: scores.length, total: plan.length });

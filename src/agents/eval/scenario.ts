@@ -15,7 +15,8 @@ import type { Logger } from "../../lib/log.ts";
 import { newId } from "../../lib/random.ts";
 import { actionInsertStatement, newActionRow } from "../../store/actions.ts";
 import { upsertContactStatement } from "../../store/contacts.ts";
-import { openStore, type Store } from "../../store/db.ts";
+import { type Db, openStore, type Store } from "../../store/db.ts";
+import { schemaOf } from "../../store/evals.ts";
 import { handoffInsertStatement, insightInsertStatement } from "../../store/feed.ts";
 import type { StoredModelSettings } from "../../store/model.ts";
 import { saveModelSettings, setInstructionOverride } from "../../store/model.ts";
@@ -27,7 +28,7 @@ import { createEvents } from "../events.ts";
 import { jobOf } from "../jobs.ts";
 import { type ModelRun, runModelAgent, type SourceAccess } from "../model-run.ts";
 import { type Collected, collect } from "./measure.ts";
-import type { EvalSet } from "./sets.ts";
+import { caseReaches, type EvalSet } from "./sets.ts";
 
 /** What every scenario of one evaluation shares. */
 export interface ScenarioContext {
@@ -39,10 +40,6 @@ export interface ScenarioContext {
   config: Config;
   log: Logger;
   outbound?: OutboundPolicy;
-  /** The organization's saved model (copied into each throwaway database), when the environment sets none. */
-  model: StoredModelSettings | null;
-  /** The organization's own instructions per agent: the evaluation measures what its runs would do. */
-  instructions: Map<string, string>;
 }
 
 export interface ScenarioOutcome {
@@ -75,24 +72,43 @@ function setSources(set: EvalSet): SourceAccess {
   };
 }
 
-/** Stores the set's records, each a little older than the scenario's start. */
+/**
+ * The empty database every scenario copies: the organization's schema, the organization (same id,
+ * so its sealed model key opens) with its 17 agents, its model settings and instructions; no data.
+ */
+export async function makeTemplate(
+  orgDb: Db,
+  file: string,
+  template: { org: Organization; model: StoredModelSettings | null; instructions: Map<string, string> },
+): Promise<void> {
+  const db = await openStore({ url: `file:${file}` });
+  try {
+    await db.batch(await schemaOf(orgDb), "write");
+    const { org } = template;
+    await db.run("INSERT INTO organizations (id, name, time_zone, is_default, created_at) VALUES (?, ?, ?, 1, 0)", [
+      org.id,
+      org.name,
+      org.timeZone,
+    ]);
+    await seedAgents(db, org.id);
+    if (template.model) await saveModelSettings(db, org.id, { ...template.model, dailyTokens: null });
+    for (const [agentId, text] of template.instructions) await setInstructionOverride(db, org.id, agentId, text, 0);
+    // Everything into the main file, which is what scenarios copy.
+    await db.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+  } finally {
+    db.close();
+  }
+}
+
+/** Stores the set's records, each a little older than the scenario's start, in one transaction. */
 async function seed(db: Store, ctx: ScenarioContext, set: EvalSet, agentId: string): Promise<void> {
   const orgId = ctx.org.id;
   let at = set.now - 3_600_000;
   const tick = () => (at += 1000);
-  await db.run("INSERT INTO organizations (id, name, time_zone, is_default, created_at) VALUES (?, ?, ?, 1, ?)", [
-    orgId,
-    set.company,
-    ctx.org.timeZone,
-    tick(),
-  ]);
-  await seedAgents(db, orgId);
-  if (ctx.model) await saveModelSettings(db, orgId, { ...ctx.model, dailyTokens: null });
-  const instructions = ctx.instructions.get(agentId);
-  if (instructions) await setInstructionOverride(db, orgId, agentId, instructions, tick());
   const by = { orgId, source: "eval", createdBy: "eval" };
   await db.batch(
     [
+      { sql: "UPDATE organizations SET name = ? WHERE id = ?", args: [set.company, orgId] },
       ...set.contacts.map((c) => {
         const now = tick();
         return upsertContactStatement(orgId, newId("con", now), c, "eval", now);
@@ -154,7 +170,13 @@ export async function runScenario(ctx: ScenarioContext, set: EvalSet, agentId: s
     const before = performance.now();
     const run = await runModelAgent(deps, { ...ctx.org, name: set.company }, agentId);
     const runMs = performance.now() - before;
-    const collected = await collect(db, ctx.org.id, agentId, runStart);
+    const collected = await collect(
+      db,
+      ctx.org.id,
+      agentId,
+      runStart,
+      set.injections.some((c) => caseReaches(c, agentId)),
+    );
     return { run, collected, runMs, totalMs: performance.now() - started };
   } finally {
     db.close();
