@@ -165,7 +165,8 @@ CREATE TABLE IF NOT EXISTS agent_runs (
   metrics     TEXT,                            -- JSON {dau, wau, mrr}, pulse runs
   has_data    INTEGER NOT NULL DEFAULT 0,
   started_at  INTEGER NOT NULL,
-  finished_at INTEGER
+  finished_at INTEGER,
+  input_hash  TEXT                             -- model-backed runs: fingerprint of the inputs handed over
 ) STRICT;
 -- The dashboard's "latest run" and "latest successful run" per agent, read without a sort.
 CREATE INDEX IF NOT EXISTS agent_runs_agent ON agent_runs (org_id, agent_id, finished_at, id);
@@ -210,10 +211,16 @@ CREATE TABLE IF NOT EXISTS suggestions (
   detail        TEXT NOT NULL,
   priority      TEXT NOT NULL,
   priority_rank INTEGER NOT NULL,              -- 0 critical … 3 low
-  status        TEXT NOT NULL DEFAULT 'open',
-  created_at    INTEGER NOT NULL
+  status        TEXT NOT NULL DEFAULT 'open',  -- open | accepted | dismissed | superseded
+  created_at    INTEGER NOT NULL,
+  evidence      TEXT,                          -- JSON [{kind, ref, title, url?, excerpt?}]
+  also_raised_by TEXT NOT NULL DEFAULT '[]',   -- JSON [agent id]: other agents that raised the same thing
+  action_id     TEXT,                          -- accepted: the action it became
+  reason        TEXT,                          -- dismissed: why (optional)
+  updated_at    INTEGER
 ) STRICT;
 CREATE INDEX IF NOT EXISTS suggestions_order ON suggestions (org_id, priority_rank, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS suggestions_by_status ON suggestions (org_id, status, updated_at);
 
 CREATE TABLE IF NOT EXISTS profiles (
   id           TEXT PRIMARY KEY,
@@ -240,7 +247,10 @@ CREATE TABLE IF NOT EXISTS actions (
   deal_id       TEXT,
   created_by    TEXT NOT NULL,
   created_at    INTEGER NOT NULL,
-  updated_at    INTEGER NOT NULL
+  updated_at    INTEGER NOT NULL,
+  evidence      TEXT,                          -- JSON, as on suggestions
+  run_id        TEXT,                          -- the run that wrote it
+  snoozed_until INTEGER                        -- hidden from the open queue until then
 ) STRICT;
 -- Column directions match the queue's ORDER BY priority_rank, id DESC: pages read in index order, no sort.
 CREATE INDEX IF NOT EXISTS actions_queue ON actions (org_id, priority_rank, id DESC);
@@ -277,7 +287,8 @@ CREATE TABLE IF NOT EXISTS handoffs (
   run_id        TEXT,                          -- the run that claimed it
   created_by    TEXT NOT NULL,
   created_at    INTEGER NOT NULL,
-  updated_at    INTEGER NOT NULL
+  updated_at    INTEGER NOT NULL,
+  evidence      TEXT                           -- JSON, as on suggestions
 ) STRICT;
 CREATE INDEX IF NOT EXISTS handoffs_queue ON handoffs (org_id, to_agent, status, priority_rank, created_at, id);
 
@@ -290,7 +301,8 @@ CREATE TABLE IF NOT EXISTS insights (
   type       TEXT NOT NULL,
   impact     TEXT NOT NULL,
   created_by TEXT NOT NULL,
-  created_at INTEGER NOT NULL
+  created_at INTEGER NOT NULL,
+  evidence   TEXT                              -- JSON, as on suggestions
 ) STRICT;
 CREATE INDEX IF NOT EXISTS insights_feed ON insights (org_id, created_at, id);
 

@@ -196,3 +196,32 @@ export function webhookEventOf(e: DomainEvent): WebhookEvent | null {
       return null;
   }
 }
+
+/** What a record a run wrote rests on (SPEC §17 "Evidence"). */
+export const EVIDENCE_KINDS = [
+  "mail",
+  "feed_item",
+  "calendar_event",
+  "slack_message",
+  "contact",
+  "action",
+  "insight",
+  "handoff",
+  "deal",
+  "metric",
+  "suggestion",
+] as const;
+export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
+
+/** One input a record rests on: `ref` identifies it (a Crew id, a Message-ID, a feed item's GUID or link…). */
+export interface Evidence {
+  kind: EvidenceKind;
+  ref: string;
+  title: string;
+  url?: string;
+  excerpt?: string;
+}
+
+/** Suggestion lifecycle (SPEC §17 "Feedback"). */
+export const SUGGESTION_STATUSES = ["open", "accepted", "dismissed", "superseded"] as const;
+export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];

@@ -5,10 +5,12 @@
  * model is shown.
  */
 import * as v from "valibot";
+import type { Evidence } from "../domain.ts";
 import { ACTION_TYPES, AGENT_IDS, PRIORITIES } from "../domain.ts";
 import type { SourceItem } from "../integrations/sources.ts";
 import { PIPELINE_STAGES } from "../operations/reports.ts";
 import { INSIGHT_TYPES, RELATIONSHIPS } from "../operations/writes.ts";
+import { evidenceOf, type Handles, withoutForeignUrls } from "./handles.ts";
 import type { AgentJob } from "./jobs.ts";
 import type { Completion } from "./run-api.ts";
 
@@ -25,21 +27,31 @@ const list = <T extends v.GenericSchema>(item: T, max: number, what: string) =>
   v.optional(v.pipe(v.array(item, "Must be an array."), v.maxLength(max, `Must hold at most ${max} items.`), v.description(what)));
 const oneOf = <T extends readonly [string, ...string[]]>(values: T) => v.picklist(values, `Must be one of ${values.join(", ")}.`);
 const count = v.pipe(v.number("Must be a number."), v.minValue(0, "Must not be negative."));
+const evidence = v.pipe(
+  v.array(v.string("Must be a handle."), "Must be an array of handles."),
+  v.minLength(1, "Cite at least one handle of the data this rests on."),
+  v.maxLength(10, "Must hold at most 10 handles."),
+  v.description('The handles of the data items this rests on (e.g. ["m1", "c3"]): only handles given in the data.'),
+);
+const sameAs = (what: string) =>
+  v.optional(v.pipe(v.string(), v.description(`The handle of an open ${what} given in the data that this one repeats.`)));
 
 const fields = (job: AgentJob) => {
   const others = AGENT_IDS.filter((id) => id !== job.id) as [string, ...string[]];
   return {
     suggestions: list(
-      v.object({
+      v.strictObject({
         title: text(200, "One line."),
         detail: optionalText(2000, "Why, and the source it comes from."),
         priority: v.optional(oneOf(PRIORITIES)),
+        evidence,
+        sameAs: sameAs("suggestion"),
       }),
       10,
       "Advice for the founder; replaces this agent's open suggestions.",
     ),
     actions: list(
-      v.object({
+      v.strictObject({
         title: text(200, "What a person should do."),
         description: optionalText(2000, "Details, and the source (e.g. the mail's subject)."),
         priority: oneOf(PRIORITIES),
@@ -47,33 +59,37 @@ const fields = (job: AgentJob) => {
         contactId: v.optional(
           v.pipe(v.string(), v.description("The id of a contact given in the data (con_…), if the action is about one.")),
         ),
+        evidence,
+        sameAs: sameAs("action"),
       }),
       10,
       "Items for the action queue.",
     ),
     insights: list(
-      v.object({
+      v.strictObject({
         title: text(200, "One line."),
         detail: optionalText(2000, "Details and source."),
         type: v.optional(oneOf(INSIGHT_TYPES)),
         impact: v.optional(oneOf(["low", "medium", "high"] as const)),
+        evidence,
       }),
       10,
       "Posts to the feed every agent reads.",
     ),
     handoffs: list(
       // Not critical: a critical handoff starts the other agent's run at once, and models must not chain runs.
-      v.object({
+      v.strictObject({
         to: oneOf(others),
         title: text(200, "The work asked for."),
         context: optionalText(2000, "What the other agent needs to know."),
         priority: v.optional(oneOf(["high", "medium", "low"] as const)),
+        evidence,
       }),
       5,
       "Work for other agents.",
     ),
     contacts: list(
-      v.object({
+      v.strictObject({
         name: text(200, "The person's name."),
         email: v.optional(v.pipe(v.string(), v.email("Must be an email address."), v.maxLength(320))),
         company: optionalText(200, "Their company."),
@@ -84,19 +100,19 @@ const fields = (job: AgentJob) => {
       20,
       "Contacts to create or update (matched by email).",
     ),
-    metrics: v.optional(v.object({ dau: count, wau: count, mrr: count })),
+    metrics: v.optional(v.strictObject({ dau: count, wau: count, mrr: count })),
     profile: v.optional(
-      v.object({
+      v.strictObject({
         archetype: optionalText(200, "The company's archetype in a few words."),
         strengths: v.optional(v.pipe(v.array(text(500, "A strength.")), v.maxLength(10))),
         weaknesses: v.optional(v.pipe(v.array(text(500, "A weakness.")), v.maxLength(10))),
         patterns: v.optional(
-          v.pipe(v.array(v.object({ name: text(200, "Pattern name."), insight: text(2000, "What it means.") })), v.maxLength(10)),
+          v.pipe(v.array(v.strictObject({ name: text(200, "Pattern name."), insight: text(2000, "What it means.") })), v.maxLength(10)),
         ),
       }),
     ),
     pipeline: list(
-      v.object({ company: text(200, "The company."), stage: oneOf(PIPELINE_STAGES), value: count }),
+      v.strictObject({ company: text(200, "The company."), stage: oneOf(PIPELINE_STAGES), value: count }),
       100,
       "The whole deal pipeline, as it is now.",
     ),
@@ -108,47 +124,76 @@ export function outputSchema(job: AgentJob) {
   const all = fields(job);
   const entries: Record<string, v.GenericSchema> = { summary: text(500, "One line for the dashboard: what this run found and did.") };
   for (const write of job.writes) entries[write] = all[write];
-  return v.object(entries);
+  return v.strictObject(entries);
 }
 
 const fullSchema = (job: AgentJob) => v.object({ summary: v.string(), ...fields(job) });
 type Out = v.InferOutput<ReturnType<typeof fullSchema>>;
 
-/** The completion (SPEC §8) that stores what the model answered; claimed handoffs are reported done. */
-export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds: string[]): Completion {
+/**
+ * The completion (SPEC §8) that stores what the model answered; claimed handoffs are reported
+ * done. Cited handles become evidence (check them first with citationIssues); URLs in the text
+ * that are neither the evidence's nor Crew's own are removed.
+ */
+export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds: string[], handles: Handles, base: string): Completion {
   const a = answer as Partial<Out> & { summary: string };
   const pipeline = a.pipeline;
   const profile = a.profile || pipeline ? { ...(a.profile ?? {}), ...(pipeline ? { pipeline } : {}) } : undefined;
+  const cited = (r: { evidence?: string[] }) => evidenceOf(r.evidence, handles);
+  const clean = (text: string, ev: Evidence[]) => withoutForeignUrls(text, ev, base);
+  const same = (handle: string | undefined) => (handle ? { sameAs: handles.get(handle)?.ref } : {});
   return {
     status: "ok",
-    summary: a.summary,
+    summary: clean(a.summary, []),
     ...(a.suggestions && {
-      suggestions: a.suggestions.map((s) => ({ title: s.title, detail: s.detail ?? "", priority: s.priority ?? "medium" })),
+      suggestions: a.suggestions.map((s) => {
+        const ev = cited(s);
+        return {
+          title: clean(s.title, ev),
+          detail: clean(s.detail ?? "", ev),
+          priority: s.priority ?? "medium",
+          evidence: ev,
+          ...same(s.sameAs),
+        };
+      }),
     }),
     ...(a.actions && {
-      actions: a.actions.map((x) => ({
-        title: x.title,
-        ...(x.description && { description: x.description }),
-        priority: x.priority,
-        type: x.type ?? "task",
-        ...(x.contactId && { contactId: x.contactId }),
-      })),
+      actions: a.actions.map((x) => {
+        const ev = cited(x);
+        return {
+          title: clean(x.title, ev),
+          ...(x.description && { description: clean(x.description, ev) }),
+          priority: x.priority,
+          type: x.type ?? "task",
+          ...(x.contactId && { contactId: x.contactId }),
+          evidence: ev,
+          ...same(x.sameAs),
+        };
+      }),
     }),
     ...(a.insights && {
-      insights: a.insights.map((i) => ({
-        title: i.title,
-        ...(i.detail && { detail: i.detail }),
-        type: i.type ?? "insight",
-        impact: i.impact ?? "medium",
-      })),
+      insights: a.insights.map((i) => {
+        const ev = cited(i);
+        return {
+          title: clean(i.title, ev),
+          ...(i.detail && { detail: clean(i.detail, ev) }),
+          type: i.type ?? "insight",
+          impact: i.impact ?? "medium",
+          evidence: ev,
+        };
+      }),
     }),
     ...(a.handoffs && {
-      newHandoffs: a.handoffs.map((h) => ({
-        to: h.to,
-        title: h.title,
-        ...(h.context && { context: h.context }),
-        priority: h.priority ?? "medium",
-      })),
+      newHandoffs: a.handoffs.map((h) => {
+        const ev = cited(h);
+        return {
+          to: h.to,
+          title: clean(h.title, ev),
+          ...(h.context && { context: clean(h.context, ev) }),
+          priority: h.priority ?? "medium",
+          evidence: ev,
+        };
+      }),
     }),
     ...(a.contacts && { contacts: a.contacts }),
     ...(a.metrics && { metrics: a.metrics }),

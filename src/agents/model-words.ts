@@ -12,7 +12,7 @@ import type { Logger } from "../lib/log.ts";
 import { addRunUsageStatement, getInstructionOverride, tokensSince } from "../store/model.ts";
 import { jobOf } from "./jobs.ts";
 
-const Words = v.object({
+const Words = v.strictObject({
   text: v.pipe(v.string(), v.minLength(1, "Must not be empty."), v.maxLength(1500, "Must be at most 1500 characters.")),
 });
 
@@ -47,12 +47,13 @@ export async function modelWords(
       ],
       schema: Words,
       maxOutputTokens: 800,
+      orgId,
     });
     if (!result.ok) {
       deps.log.warn("model words failed; composed text kept", {
         agent: agentId,
         run: runId,
-        error: result.kind === "failed" ? result.message : "invalid answer",
+        error: result.kind === "failed" ? result.detail : "invalid answer",
       });
       return null;
     }

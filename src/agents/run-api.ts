@@ -14,13 +14,20 @@
  * calendar integration) are resolved there.
  */
 import type { InStatement } from "@libsql/client";
-import type { Priority } from "../domain.ts";
+import type { Evidence, Priority } from "../domain.ts";
 import { type ActionLane, isAgentId } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { contactIssues } from "../operations/actions.ts";
-import { type ActionInsert, actionCreated, actionInsertStatement, newActionRow } from "../store/actions.ts";
+import {
+  type ActionInsert,
+  actionCreated,
+  actionEvidenceStatement,
+  actionInsertStatement,
+  listOpenActions,
+  newActionRow,
+} from "../store/actions.ts";
 import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
 import { commit } from "../store/commit.ts";
 import { upsertContactStatement } from "../store/contacts.ts";
@@ -38,8 +45,15 @@ import {
   requeueUnreportedStatement,
   startRun,
 } from "../store/runs.ts";
-import { suggestionInsertStatement, supersedeSuggestionsStatement } from "../store/suggestions.ts";
+import {
+  dismissedSince,
+  listSuggestions,
+  suggestionInsertStatement,
+  suggestionMergeStatement,
+  supersedeSuggestionsStatement,
+} from "../store/suggestions.ts";
 import { mergeProfile, type ProfileBody } from "./compose-profile.ts";
+import { DISMISSAL_MEMORY_MS, planWrites } from "./dedupe.ts";
 import type { DomainEvent, Events } from "./events.ts";
 
 /** At most this many insights are handed to one run (high impact first, then newest). */
@@ -73,7 +87,7 @@ export interface Completion {
   summary: string;
   error?: string;
   output?: unknown;
-  suggestions?: { title: string; detail: string; priority: Priority }[];
+  suggestions?: { title: string; detail: string; priority: Priority; evidence?: Evidence[]; sameAs?: string }[];
   metrics?: { dau: number; wau: number; mrr: number };
   profile?: Partial<ProfileBody>;
   actions?: {
@@ -85,13 +99,15 @@ export interface Completion {
     lane?: ActionLane;
     contactId?: string;
     dealId?: string;
+    evidence?: Evidence[];
+    sameAs?: string;
   }[];
   alerts?: { service: string; severity: "critical" | "warning"; message: string }[];
   handoffs?: { id: string; status: "done" | "failed" }[];
   /** Insights the run posts to the shared feed (agent = this agent). */
-  insights?: { title: string; detail?: string; type: string; impact: "low" | "medium" | "high" }[];
+  insights?: { title: string; detail?: string; type: string; impact: "low" | "medium" | "high"; evidence?: Evidence[] }[];
   /** Work the run hands to other agents (from = this agent). */
-  newHandoffs?: { to: string; title: string; context?: string; priority: Priority; type?: string }[];
+  newHandoffs?: { to: string; title: string; context?: string; priority: Priority; type?: string; evidence?: Evidence[] }[];
   /** Contacts the run creates or updates (matched as POST /api/mcp/contacts does), e.g. inbox's correspondents. */
   contacts?: { name: string; email?: string; company?: string; role?: string; relationship?: string; notes?: string }[];
 }
@@ -115,6 +131,44 @@ async function referenceIssues(db: Db, orgId: string, runId: string, input: Comp
   return issues;
 }
 
+/** At most this many open actions are compared with a run's new ones. */
+const OPEN_ACTIONS_COMPARED = 500;
+
+/** Sorts a completion's suggestions and actions into new ones, merges and drops; the summary says how many. */
+async function plannedWrites(db: Db, orgId: string, agentId: string, input: Completion, now: number) {
+  const none = { inserts: [], merges: [], dropped: 0 };
+  const [openSuggestions, dismissed, openActions] = await Promise.all([
+    input.suggestions?.length ? listSuggestions(db, orgId, { limit: 500 }) : [],
+    input.suggestions?.length ? dismissedSince(db, orgId, now - DISMISSAL_MEMORY_MS, 500) : [],
+    input.actions?.length ? listOpenActions(db, orgId, OPEN_ACTIONS_COMPARED) : [],
+  ]);
+  const suggestions = input.suggestions
+    ? planWrites(
+        agentId,
+        input.suggestions,
+        openSuggestions,
+        dismissed.map((d) => d.title),
+      )
+    : { ...none, inserts: [] as NonNullable<Completion["suggestions"]> };
+  const actions = input.actions
+    ? planWrites(
+        agentId,
+        input.actions,
+        openActions.map((a) => ({ id: a.id, agent: a.createdBy, title: a.title, evidence: a.evidence, alsoRaisedBy: [] })),
+      )
+    : { ...none, inserts: [] as NonNullable<Completion["actions"]> };
+  const merged = suggestions.merges.length + actions.merges.length;
+  const told = [
+    merged ? `${merged} already open, merged` : "",
+    suggestions.dropped ? `${suggestions.dropped} dismissed recently, dropped` : "",
+  ].filter(Boolean);
+  return {
+    suggestions,
+    actions,
+    summary: (summary: string) => (told.length ? `${summary} (${told.join("; ")}.)`.slice(0, 2000) : summary),
+  };
+}
+
 /** What a completion stores, as statements; the run's own update comes first (it guards against a second completion). */
 async function completionStatements(
   db: Db,
@@ -130,11 +184,13 @@ async function completionStatements(
       Boolean(input.suggestions?.length || input.actions?.length || input.insights?.length || input.contacts?.length) ||
       input.metrics !== undefined ||
       input.profile !== undefined);
+  // Each thing said once (SPEC §17): restated suggestions and actions merge into the open ones.
+  const said = await plannedWrites(db, orgId, agentId, input, now);
   const statements: InStatement[] = [
     completeRunStatement({
       runId,
       status: input.status,
-      summary: input.summary,
+      summary: said.summary(input.summary),
       error: input.error ?? null,
       output: input.output,
       metrics: input.metrics ?? null,
@@ -142,9 +198,14 @@ async function completionStatements(
       finishedAt: now,
     }),
   ];
-  // The suggestions a run reports are the agent's current set: they replace its open ones (an empty list clears them).
-  if (input.suggestions) statements.push(supersedeSuggestionsStatement(orgId, agentId));
-  for (const s of input.suggestions ?? []) {
+  // The suggestions a run reports are the agent's current set: they replace its open ones (an empty list clears them),
+  // except the ones it restated.
+  if (input.suggestions) {
+    const kept = said.suggestions.merges.map((m) => m.id);
+    statements.push(supersedeSuggestionsStatement(orgId, agentId, kept, now));
+  }
+  for (const m of said.suggestions.merges) statements.push(suggestionMergeStatement(orgId, m, now));
+  for (const { sameAs: _same, ...s } of said.suggestions.inserts) {
     statements.push(suggestionInsertStatement({ id: newId("sug", now), orgId, agentId, runId, ...s, createdAt: now }));
   }
   if (input.profile) {
@@ -152,8 +213,11 @@ async function completionStatements(
     const body = mergeProfile(last?.body ?? null, input.profile);
     statements.push(profileInsertStatement({ id: newId("dna", now), orgId, runId, generatedAt: now, body }));
   }
-  const actions = (input.actions ?? []).map((a) => newActionRow(a, { orgId, source: agentId, createdBy: agentId, now }));
+  const actions = said.actions.inserts.map(({ sameAs: _same, ...a }) =>
+    newActionRow(a, { orgId, source: agentId, createdBy: agentId, now, runId }),
+  );
   statements.push(...actions.map(actionInsertStatement));
+  for (const m of said.actions.merges) statements.push(actionEvidenceStatement(orgId, m.id, m.evidence, now));
   const alerts = input.alerts ?? [];
   if (input.status === "ok") statements.push(resolveAgentAlertsStatement(orgId, agentId, null, now));
   else if (alerts.length > 0) statements.push(resolveAgentAlertsStatement(orgId, agentId, [...new Set(alerts.map((a) => a.service))], now));
@@ -170,7 +234,16 @@ async function completionStatements(
   const later: DomainEvent[] = [];
   for (const i of input.insights ?? []) {
     const id = newId("ins", now);
-    const insight = { id, orgId, agent: agentId, title: i.title, detail: i.detail ?? null, type: i.type, impact: i.impact };
+    const insight = {
+      id,
+      orgId,
+      agent: agentId,
+      title: i.title,
+      detail: i.detail ?? null,
+      type: i.type,
+      impact: i.impact,
+      evidence: i.evidence,
+    };
     statements.push(insightInsertStatement({ ...insight, createdBy: agentId, createdAt: now }));
     later.push({ type: "insight.created", orgId, insightId: id, impact: i.impact, at: now });
   }
@@ -188,6 +261,7 @@ async function completionStatements(
         type: h.type ?? null,
         createdBy: agentId,
         createdAt: now,
+        evidence: h.evidence,
       }),
     );
     later.push({ type: "handoff.created", orgId, handoffId: id, to: h.to, priority: h.priority, at: now });

@@ -1,5 +1,5 @@
 /** `crew model test`: one tiny call to the connected model (SPEC §13), its answer or the exact error. */
-import { resolveModel, testModel } from "../integrations/model/settings.ts";
+import { describeStructured, resolveModel, testModel } from "../integrations/model/settings.ts";
 import { systemClock } from "../lib/clock.ts";
 import { type CliIo, type Env, type Flags, printJson, withStore } from "./support.ts";
 
@@ -13,7 +13,7 @@ export async function testModelFromCli(flags: Flags, env: Env, io: CliIo): Promi
   else if (outcome.result.ok) {
     const m = outcome.model;
     io.out(
-      `${m?.provider} ${m?.model} (from ${m?.source}) answered "${outcome.result.answer}" (${outcome.result.tokensIn} tokens in, ${outcome.result.tokensOut} out).\n`,
+      `${m?.provider} ${m?.model} (from ${m?.source}) answered "${outcome.result.answer}" (${outcome.result.tokensIn} tokens in, ${outcome.result.tokensOut} out).\n${describeStructured(outcome.result)}\n`,
     );
   } else io.err(`model test failed: ${outcome.result.error}\n`);
   return outcome.result.ok ? 0 : 1;

@@ -42,6 +42,8 @@ export interface SourceItem {
   text: string;
   /** Feed item link. */
   url?: string;
+  /** Mail only: the Message-ID header (without angle brackets), when the message has one. */
+  messageId?: string;
   /** Mailbox folder or feed URL (never credentials). */
   source: string;
 }
@@ -182,6 +184,7 @@ async function readInbox(deps: SourceDeps, row: SourceRow, limits: { maxItems: n
       (m): SourceItem => ({
         kind: "mail",
         id: String(m.uid),
+        ...(m.messageId ? { messageId: m.messageId } : {}),
         title: m.subject,
         ...(m.from ? { from: m.from } : {}),
         date: new Date(m.date).toISOString(),

@@ -144,12 +144,22 @@ export const testModelIntegration = defineOperation({
   id: "testModelIntegration",
   summary: "Test the model connection",
   description:
-    'Makes one tiny call to the model in use (it is asked to answer {"answer":"pong"}) and reports the answer, or the exact error (unreachable, 401, 404 model unknown, 429). Costs a few tokens; not counted against the daily budget.',
+    'Makes one tiny call to the model in use (it is asked to answer "pong"; any answer passes) and reports the answer, or the exact error (unreachable, 401, 404 model unknown, 429); then one tiny structured call says whether structured output works (`structured.mode`: `json_schema`, or `json` when the server refused json_schema). Costs a few tokens; not counted against the daily budget.',
   input: v.strictObject({}),
   output: v.variant("ok", [
-    v.object({ ok: v.literal(true), answer: v.string(), model: v.string(), tokensIn: v.number(), tokensOut: v.number() }),
+    v.object({
+      ok: v.literal(true),
+      answer: v.string(),
+      model: v.string(),
+      tokensIn: v.number(),
+      tokensOut: v.number(),
+      structured: v.variant("ok", [
+        v.object({ ok: v.literal(true), mode: v.picklist(["json_schema", "json"]) }),
+        v.object({ ok: v.literal(false), error: v.string() }),
+      ]),
+    }),
     v.object({ ok: v.literal(false), error: v.pipe(v.string(), v.description("What failed, as the endpoint said it.")) }),
   ]),
   rest: { method: "POST", path: "/api/integrations/model/test", access: writeAccess(), from: "none", tags },
-  handler: async (ctx) => testModel(await resolveModel(ctx, ctx.principal.orgId)),
+  handler: async (ctx) => testModel(await resolveModel(ctx, ctx.principal.orgId), ctx.log),
 });

@@ -1,4 +1,4 @@
-import type { ActionLane, ActionStatus, ActionType } from "../domain.ts";
+import type { ActionLane, ActionStatus, ActionType, Evidence } from "../domain.ts";
 import { type DomainEvent, defaultLane, type Priority, priorityRank } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import type { Db } from "./db.ts";
@@ -18,6 +18,10 @@ export interface ActionRecord {
   createdAt: number;
   updatedAt: number;
   createdBy: string;
+  /** What it rests on, when a model-backed run (or a runner) wrote it (SPEC §17). */
+  evidence: Evidence[];
+  /** The run that wrote it. */
+  runId: string | null;
 }
 
 interface Row {
@@ -36,10 +40,12 @@ interface Row {
   created_by: string;
   created_at: number;
   updated_at: number;
+  evidence: string | null;
+  run_id: string | null;
 }
 
 const COLUMNS =
-  "id, title, description, priority, priority_rank, category, status, source, type, lane, contact_id, deal_id, created_by, created_at, updated_at";
+  "id, title, description, priority, priority_rank, category, status, source, type, lane, contact_id, deal_id, created_by, created_at, updated_at, evidence, run_id";
 
 const toAction = (r: Row): ActionRecord => ({
   id: r.id,
@@ -56,13 +62,19 @@ const toAction = (r: Row): ActionRecord => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   createdBy: r.created_by,
+  evidence: r.evidence ? (JSON.parse(r.evidence) as Evidence[]) : [],
+  runId: r.run_id,
 });
 
-export type ActionInsert = Omit<ActionRecord, "updatedAt"> & { orgId: string };
+export type ActionInsert = Omit<ActionRecord, "updatedAt" | "evidence" | "runId"> & {
+  orgId: string;
+  evidence?: Evidence[];
+  runId?: string | null;
+};
 
 export function actionInsertStatement(a: ActionInsert) {
   return {
-    sql: `INSERT INTO actions (${COLUMNS}, org_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    sql: `INSERT INTO actions (${COLUMNS}, org_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     args: [
       a.id,
       a.title,
@@ -79,6 +91,8 @@ export function actionInsertStatement(a: ActionInsert) {
       a.createdBy,
       a.createdAt,
       a.createdAt,
+      a.evidence?.length ? JSON.stringify(a.evidence) : null,
+      a.runId ?? null,
       a.orgId,
     ],
   };
@@ -98,7 +112,10 @@ export interface NewAction {
 }
 
 /** The one builder of a new action row: pending, the lane defaulting by priority. */
-export function newActionRow(a: NewAction, by: { orgId: string; source: string; createdBy: string; now: number }): ActionInsert {
+export function newActionRow(
+  a: NewAction & { evidence?: Evidence[] },
+  by: { orgId: string; source: string; createdBy: string; now: number; runId?: string },
+): ActionInsert {
   return {
     id: newId("act", by.now),
     orgId: by.orgId,
@@ -114,6 +131,16 @@ export function newActionRow(a: NewAction, by: { orgId: string; source: string; 
     dealId: a.dealId ?? null,
     createdBy: by.createdBy,
     createdAt: by.now,
+    evidence: a.evidence ?? [],
+    runId: by.runId ?? null,
+  };
+}
+
+/** An open action absorbs a new one saying the same thing (SPEC §17): its evidence grows. */
+export function actionEvidenceStatement(orgId: string, id: string, evidence: Evidence[], now: number) {
+  return {
+    sql: "UPDATE actions SET evidence = ?, updated_at = ? WHERE org_id = ? AND id = ?",
+    args: [evidence.length ? JSON.stringify(evidence) : null, now, orgId, id],
   };
 }
 

@@ -1,6 +1,6 @@
 /** Handoffs between agents and the shared insight feed. */
 import type { InStatement } from "@libsql/client";
-import { type Priority, priorityRank } from "../domain.ts";
+import { type Evidence, type Priority, priorityRank } from "../domain.ts";
 import type { Db } from "./db.ts";
 
 export type HandoffStatus = "queued" | "claimed" | "done" | "failed";
@@ -19,12 +19,14 @@ export interface HandoffInsert {
   createdBy: string;
   createdAt: number;
   updatedAt?: number;
+  /** What it rests on (SPEC §17), when a run wrote it. */
+  evidence?: Evidence[];
 }
 
 export function handoffInsertStatement(h: HandoffInsert): InStatement {
   return {
-    sql: `INSERT INTO handoffs (id, org_id, from_agent, to_agent, title, context, priority, priority_rank, type, status, created_by, created_at, updated_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    sql: `INSERT INTO handoffs (id, org_id, from_agent, to_agent, title, context, priority, priority_rank, type, status, created_by, created_at, updated_at, evidence)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     args: [
       h.id,
       h.orgId,
@@ -39,6 +41,7 @@ export function handoffInsertStatement(h: HandoffInsert): InStatement {
       h.createdBy,
       h.createdAt,
       h.updatedAt ?? h.createdAt,
+      h.evidence?.length ? JSON.stringify(h.evidence) : null,
     ],
   };
 }
@@ -57,12 +60,23 @@ export interface InsightRecord {
   createdAt: number;
 }
 
-export type InsightInsert = InsightRecord & { orgId: string; createdBy: string };
+export type InsightInsert = InsightRecord & { orgId: string; createdBy: string; evidence?: Evidence[] };
 
 export function insightInsertStatement(i: InsightInsert): InStatement {
   return {
-    sql: "INSERT INTO insights (id, org_id, agent, title, detail, type, impact, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    args: [i.id, i.orgId, i.agent, i.title, i.detail, i.type, i.impact, i.createdBy, i.createdAt],
+    sql: "INSERT INTO insights (id, org_id, agent, title, detail, type, impact, created_by, created_at, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    args: [
+      i.id,
+      i.orgId,
+      i.agent,
+      i.title,
+      i.detail,
+      i.type,
+      i.impact,
+      i.createdBy,
+      i.createdAt,
+      i.evidence?.length ? JSON.stringify(i.evidence) : null,
+    ],
   };
 }
 

@@ -162,6 +162,27 @@ export const FOLD_USER_ADMIN_SCHEMA: string[] = [
 ];
 
 /**
+ * Issue 20 (trustworthy intelligence): evidence on what runs write (JSON arrays of
+ * {kind, ref, title, url?, excerpt?}), the suggestion lifecycle (accepted with its action,
+ * dismissed with a reason, other agents that raised the same thing), snoozed actions, the run
+ * an item came from, and the fingerprint of a model-backed run's inputs (unchanged → skipped).
+ */
+export const ISSUE20_SCHEMA: string[] = [
+  "ALTER TABLE suggestions ADD COLUMN evidence TEXT",
+  "ALTER TABLE suggestions ADD COLUMN also_raised_by TEXT NOT NULL DEFAULT '[]'",
+  "ALTER TABLE suggestions ADD COLUMN action_id TEXT",
+  "ALTER TABLE suggestions ADD COLUMN reason TEXT",
+  "ALTER TABLE suggestions ADD COLUMN updated_at INTEGER",
+  "CREATE INDEX IF NOT EXISTS suggestions_by_status ON suggestions (org_id, status, updated_at)",
+  "ALTER TABLE actions ADD COLUMN evidence TEXT",
+  "ALTER TABLE actions ADD COLUMN run_id TEXT",
+  "ALTER TABLE actions ADD COLUMN snoozed_until INTEGER",
+  "ALTER TABLE insights ADD COLUMN evidence TEXT",
+  "ALTER TABLE handoffs ADD COLUMN evidence TEXT",
+  "ALTER TABLE agent_runs ADD COLUMN input_hash TEXT",
+];
+
+/**
  * Issue 21: `crew eval` results (src/docs/notes/eval.md), one row per agent per evaluation: the
  * model it measured, the sets, whether it passed and its scorecard row (JSON).
  */
@@ -192,6 +213,7 @@ export const migrations: Migration[] = [
   { version: 6, statements: ISSUE14_SCHEMA },
   { version: 7, statements: FOLD_USER_ADMIN_SCHEMA },
   { version: 8, statements: LIST_ORDER_SCHEMA },
+  { version: 11, statements: ISSUE20_SCHEMA },
   { version: 15, statements: EVAL_RUNS_SCHEMA },
 ];
 

@@ -1,31 +1,97 @@
-import { type Priority, priorityRank } from "../domain.ts";
+import { type Evidence, type Priority, priorityRank, type SuggestionStatus } from "../domain.ts";
 import type { Db } from "./db.ts";
 
 export interface SuggestionRecord {
   id: string;
   agent: string;
+  runId: string | null;
   title: string;
   detail: string;
   priority: Priority;
+  status: SuggestionStatus;
+  evidence: Evidence[];
+  alsoRaisedBy: string[];
+  actionId: string | null;
+  reason: string | null;
   createdAt: number;
+  updatedAt: number;
+}
+
+interface Row {
+  id: string;
+  agent_id: string;
+  run_id: string | null;
+  title: string;
+  detail: string;
+  priority: Priority;
+  status: SuggestionStatus;
+  evidence: string | null;
+  also_raised_by: string;
+  action_id: string | null;
+  reason: string | null;
+  created_at: number;
+  updated_at: number | null;
+}
+
+const COLUMNS =
+  "id, agent_id, run_id, title, detail, priority, status, evidence, also_raised_by, action_id, reason, created_at, updated_at";
+
+const toSuggestion = (r: Row): SuggestionRecord => ({
+  id: r.id,
+  agent: r.agent_id,
+  runId: r.run_id,
+  title: r.title,
+  detail: r.detail,
+  priority: r.priority,
+  status: r.status,
+  evidence: r.evidence ? (JSON.parse(r.evidence) as Evidence[]) : [],
+  alsoRaisedBy: JSON.parse(r.also_raised_by) as string[],
+  actionId: r.action_id,
+  reason: r.reason,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at ?? r.created_at,
+});
+
+/** Suggestions of one status (open by default), critical first, then newest; optionally of one agent. */
+export async function listSuggestions(
+  db: Db,
+  orgId: string,
+  filter: { agent?: string; status?: SuggestionStatus; limit?: number } = {},
+): Promise<SuggestionRecord[]> {
+  const rows = await db.all<Row>(
+    `SELECT ${COLUMNS} FROM suggestions
+      WHERE org_id = ?1 AND status = ?2 AND (?3 IS NULL OR agent_id = ?3)
+      ORDER BY priority_rank, created_at DESC, id DESC LIMIT ?4`,
+    [orgId, filter.status ?? "open", filter.agent ?? null, filter.limit ?? 200],
+  );
+  return rows.map(toSuggestion);
 }
 
 /** Open suggestions, critical first, then newest; optionally of one agent. */
-export async function listOpenSuggestions(db: Db, orgId: string, agent?: string, limit = 200): Promise<SuggestionRecord[]> {
-  const rows = await db.all<{ id: string; agent_id: string; title: string; detail: string; priority: Priority; created_at: number }>(
-    `SELECT id, agent_id, title, detail, priority, created_at FROM suggestions
-      WHERE org_id = ?1 AND status = 'open' AND (?2 IS NULL OR agent_id = ?2)
-      ORDER BY priority_rank, created_at DESC, id DESC LIMIT ?3`,
-    [orgId, agent ?? null, limit],
+export const listOpenSuggestions = (db: Db, orgId: string, agent?: string, limit = 200) => listSuggestions(db, orgId, { agent, limit });
+
+/** The newest open suggestions (what a run is handed to avoid saying a thing twice). */
+export async function newestOpenSuggestions(db: Db, orgId: string, limit: number): Promise<SuggestionRecord[]> {
+  const rows = await db.all<Row>(
+    `SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT ?`,
+    [orgId, limit],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    agent: r.agent_id,
-    title: r.title,
-    detail: r.detail,
-    priority: r.priority,
-    createdAt: r.created_at,
-  }));
+  return rows.map(toSuggestion);
+}
+
+/** Suggestions dismissed since `since`, newest first: their topics are not suggested again. */
+export async function dismissedSince(db: Db, orgId: string, since: number, limit = 200): Promise<SuggestionRecord[]> {
+  const rows = await db.all<Row>(
+    `SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND status = 'dismissed' AND updated_at >= ?
+      ORDER BY updated_at DESC LIMIT ?`,
+    [orgId, since, limit],
+  );
+  return rows.map(toSuggestion);
+}
+
+export async function findSuggestion(db: Db, orgId: string, id: string): Promise<SuggestionRecord | null> {
+  const row = await db.one<Row>(`SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND id = ?`, [orgId, id]);
+  return row ? toSuggestion(row) : null;
 }
 
 export function suggestionInsertStatement(s: {
@@ -37,18 +103,58 @@ export function suggestionInsertStatement(s: {
   detail: string;
   priority: Priority;
   createdAt: number;
+  evidence?: Evidence[];
 }) {
   return {
-    sql: `INSERT INTO suggestions (id, org_id, agent_id, run_id, title, detail, priority, priority_rank, created_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    args: [s.id, s.orgId, s.agentId, s.runId, s.title, s.detail, s.priority, priorityRank(s.priority), s.createdAt],
+    sql: `INSERT INTO suggestions (id, org_id, agent_id, run_id, title, detail, priority, priority_rank, created_at, updated_at, evidence)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    args: [
+      s.id,
+      s.orgId,
+      s.agentId,
+      s.runId,
+      s.title,
+      s.detail,
+      s.priority,
+      priorityRank(s.priority),
+      s.createdAt,
+      s.createdAt,
+      s.evidence?.length ? JSON.stringify(s.evidence) : null,
+    ],
   };
 }
 
-/** Closes an agent's open suggestions: a run that reports suggestions replaces the agent's current set. */
-export function supersedeSuggestionsStatement(orgId: string, agentId: string) {
+/** An open suggestion absorbs a new one saying the same thing: more evidence, more agents. */
+export function suggestionMergeStatement(orgId: string, m: { id: string; evidence: Evidence[]; alsoRaisedBy: string[] }, now: number) {
   return {
-    sql: "UPDATE suggestions SET status = 'superseded' WHERE org_id = ? AND agent_id = ? AND status = 'open'",
-    args: [orgId, agentId],
+    sql: "UPDATE suggestions SET evidence = ?, also_raised_by = ?, updated_at = ? WHERE org_id = ? AND id = ?",
+    args: [m.evidence.length ? JSON.stringify(m.evidence) : null, JSON.stringify(m.alsoRaisedBy), now, orgId, m.id],
   };
+}
+
+/**
+ * Closes an agent's open suggestions: a run that reports suggestions replaces the agent's current
+ * set, except those it restated (`keep`, merged into rather than written again).
+ */
+export function supersedeSuggestionsStatement(orgId: string, agentId: string, keep: string[] = [], now: number | null = null) {
+  return {
+    sql: `UPDATE suggestions SET status = 'superseded', updated_at = coalesce(?, updated_at)
+           WHERE org_id = ? AND agent_id = ? AND status = 'open' AND id NOT IN (SELECT value FROM json_each(?))`,
+    args: [now, orgId, agentId, JSON.stringify(keep)],
+  };
+}
+
+/** The lifecycle step of SPEC §17: open → accepted (its action) | dismissed (a reason) | back to open. */
+export async function setSuggestionStatus(
+  db: Db,
+  orgId: string,
+  id: string,
+  change: { status: "open" | "accepted" | "dismissed"; reason?: string | null; actionId?: string | null },
+  now: number,
+): Promise<boolean> {
+  const result = await db.execute({
+    sql: `UPDATE suggestions SET status = ?, reason = ?, action_id = coalesce(?, action_id), updated_at = ? WHERE org_id = ? AND id = ?`,
+    args: [change.status, change.status === "dismissed" ? (change.reason ?? null) : null, change.actionId ?? null, now, orgId, id],
+  });
+  return result.rowsAffected > 0;
 }

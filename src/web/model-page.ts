@@ -15,7 +15,15 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { isAgentId } from "../domain.ts";
 import { toFieldIssues } from "../http/validate.ts";
-import { type ModelStatus, modelStatus, resolveModel, saveModel, type TestOutcome, testModel } from "../integrations/model/settings.ts";
+import {
+  describeStructured,
+  type ModelStatus,
+  modelStatus,
+  resolveModel,
+  saveModel,
+  type TestOutcome,
+  testModel,
+} from "../integrations/model/settings.ts";
 import { ModelSettingsInput } from "../operations/model.ts";
 import { getInstructionOverride, setInstructionOverride } from "../store/model.ts";
 import { modelEvalCard } from "./eval-page.ts";
@@ -72,7 +80,7 @@ function statusCard(s: ModelStatus): Html {
 function testCard(account: PageAccount, test: TestOutcome | undefined): Html {
   return html`<section class="card" aria-labelledby="test-h">
     <h2 id="test-h">Test connection</h2>
-    ${test ? (test.ok ? alertBox("success", `${test.model} answered “${test.answer}” (${test.tokensIn} tokens in, ${test.tokensOut} out).`) : alertBox("error", test.error)) : ""}
+    ${test ? (test.ok ? alertBox(test.structured.ok ? "success" : "info", `${test.model} answered “${test.answer}” (${test.tokensIn} tokens in, ${test.tokensOut} out). ${describeStructured(test)}`) : alertBox("error", test.error)) : ""}
     <form method="post" action="${PATH}/test">${csrfField(account)}<button type="submit" class="btn">Test connection</button></form>
     <p class="muted small">One tiny call to the model in use; the same as <code>npx crew model test</code>.</p>
   </section>`;
@@ -219,7 +227,7 @@ export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     if (!canManage(signed.found)) return modelPage(deps, c, signed.found, {}, 403);
-    const test = await testModel(await resolveModel(deps, signed.found.user.orgId));
+    const test = await testModel(await resolveModel(deps, signed.found.user.orgId), deps.log);
     return modelPage(deps, c, signed.found, { test });
   });
 

@@ -11,9 +11,10 @@ import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts"
 import { createRegenerator } from "../../src/agents/regenerate.ts";
 import { createScheduler } from "../../src/agents/scheduler.ts";
 import { createLogger } from "../../src/lib/log.ts";
+import { createOrg } from "../../src/store/orgs.ts";
 import { rows } from "../helpers/agents.ts";
 import { client } from "../helpers/rest.ts";
-import { fakeSources, modelEnv, SCRIPTED_MODEL_KEY, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
+import { fakeSources, handlesIn, modelEnv, SCRIPTED_MODEL_KEY, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let model: ScriptedModel | undefined;
@@ -75,12 +76,13 @@ describe("invalid output (scripted model server)", () => {
   });
 
   it("sends made-up references back like schema issues (a contact id the data does not hold)", async () => {
-    const { model, s, deps } = await setup();
+    const { model, s, deps, call } = await setup();
+    await call("/api/mcp/contacts", { body: { name: "Ada Lovelace", email: "ada@example.com" } });
     let n = 0;
-    model.script(() =>
+    model.script((r) =>
       ++n === 1
-        ? { object: { summary: "x", actions: [{ title: "Call", priority: "high", contactId: "con_nobody" }] } }
-        : { object: { summary: "Without the bad id", actions: [{ title: "Call", priority: "high" }] } },
+        ? { object: { summary: "x", actions: [{ title: "Call", priority: "high", contactId: "con_nobody", evidence: handlesIn(r, "c") }] } }
+        : { object: { summary: "Without the bad id", actions: [{ title: "Call", priority: "high", evidence: handlesIn(r, "c") }] } },
     );
     expect(await runModelAgent(deps, s.org, "bdr")).toMatchObject({ status: "ok", summary: "Without the bad id" });
     expect(model.requests[1]?.messages[2]?.text).toContain("actions[0].contactId: No contact with this id.");
@@ -161,8 +163,8 @@ describe("without a model", () => {
 describe("the Anthropic provider (scripted Messages endpoint)", () => {
   it("runs an agent through POST /v1/messages with the key in x-api-key", async () => {
     const { model, s, deps } = await setup({ CREW_MODEL_PROVIDER: "anthropic", CREW_MODEL: "claude-scripted" });
-    model.script(() => ({
-      object: { summary: "Anthropic says hi", insights: [{ title: "Seen through Messages" }] },
+    model.script((r) => ({
+      object: { summary: "Anthropic says hi", insights: [{ title: "Seen through Messages", evidence: handlesIn(r, "f") }] },
       tokensIn: 70,
       tokensOut: 9,
     }));
@@ -181,8 +183,9 @@ describe("the Anthropic provider (scripted Messages endpoint)", () => {
 });
 
 describe("concurrency (scripted model server)", () => {
-  it("lets at most 2 model calls run at a time in one process", async () => {
+  it("lets at most 2 model calls run at a time in one process, across organizations", async () => {
     const { model, s, deps } = await setup();
+    const orgs = [s.org, ...(await Promise.all(["B", "C", "D", "E"].map((n) => createOrg(s.db, n, "UTC", s.clock.now()))))];
     const waiting: (() => void)[] = [];
     model.script(
       () =>
@@ -190,7 +193,7 @@ describe("concurrency (scripted model server)", () => {
           waiting.push(() => resolve({ object: { summary: "done" } }));
         }),
     );
-    const runs = Promise.all(["growth", "product", "finance", "bdr", "sales"].map((id) => runModelAgent(deps, s.org, id)));
+    const runs = Promise.all(["growth", "product", "finance", "bdr", "sales"].map((id, i) => runModelAgent(deps, orgs[i] ?? s.org, id)));
     // Release answers one by one as they arrive: the server never holds more than two.
     for (let released = 0; released < 5; released++) {
       await vi.waitFor(() => expect(waiting.length).toBeGreaterThan(0));

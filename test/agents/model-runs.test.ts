@@ -11,25 +11,32 @@ import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts"
 import { rows } from "../helpers/agents.ts";
 import { connectHttp } from "../helpers/mcp.ts";
 import { client } from "../helpers/rest.ts";
-import { fakeSources, modelEnv, type RecordedRequest, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
+import {
+  fakeSources,
+  handlesIn,
+  modelEnv,
+  type RecordedRequest,
+  type ScriptedModel,
+  startScriptedModel,
+} from "../helpers/scripted-model.ts";
 import { type api, startServer, type TestServer } from "../helpers/server.ts";
 
 const agentOf = (r: RecordedRequest) => /You are the .+? agent \((\w+)\)\./.exec(r.system)?.[1] ?? "?";
 
-/** Answers every agent with one record of each kind (the runner keeps the kinds the agent may write). */
+/** Answers every agent with one record of each kind it may write (the answer schema is strict). */
 function everythingAnswer(r: RecordedRequest, contactId: string) {
   const id = agentOf(r);
-  return {
-    object: {
-      summary: `${id}: reviewed the data`,
-      suggestions: [{ title: `${id} suggests a step`, detail: "Because the data says so.", priority: "high" }],
-      actions: [{ title: `${id} asks a person`, priority: "medium", type: "follow_up", contactId }],
-      insights: [{ title: `${id} noticed a trend`, impact: "high" }],
-      handoffs: [{ to: id === "sales" ? "bdr" : "sales", title: `${id} hands over a lead` }],
-      contacts: [{ name: "Grace Hopper", email: "grace@example.com", company: "Navy" }],
-      pipeline: [{ company: "Engines Ltd", stage: "proposal", value: 5000 }],
-    },
+  const writes = new Set<string>(JOBS.find((j) => j.id === id)?.writes ?? []);
+  const evidence = handlesIn(r).slice(0, 2);
+  const all: Record<string, unknown> = {
+    suggestions: [{ title: `${id} suggests a step`, detail: "Because the data says so.", priority: "high", evidence }],
+    actions: [{ title: `${id} asks a person`, priority: "medium", type: "follow_up", contactId, evidence }],
+    insights: [{ title: `${id} noticed a trend`, impact: "high", evidence }],
+    handoffs: [{ to: id === "sales" ? "bdr" : "sales", title: `${id} hands over a lead`, evidence }],
+    contacts: [{ name: "Grace Hopper", email: "grace@example.com", company: "Navy" }],
+    pipeline: [{ company: "Engines Ltd", stage: "proposal", value: 5000 }],
   };
+  return { object: { summary: `${id}: reviewed the data`, ...Object.fromEntries(Object.entries(all).filter(([k]) => writes.has(k))) } };
 }
 
 describe("a run of each model-backed agent (scripted model server)", () => {

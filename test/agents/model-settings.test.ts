@@ -10,7 +10,14 @@ import { runBuiltIn } from "../../src/agents/runners.ts";
 import { rows } from "../helpers/agents.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { client } from "../helpers/rest.ts";
-import { modelEnv, SCRIPTED_MODEL_KEY, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
+import {
+  modelEnv,
+  type RecordedRequest,
+  type Reply,
+  SCRIPTED_MODEL_KEY,
+  type ScriptedModel,
+  startScriptedModel,
+} from "../helpers/scripted-model.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { Browserish, signedIn } from "../web/client.ts";
 
@@ -32,7 +39,8 @@ async function signedInOwner(t: TestServer) {
   await tab.signIn(user.email);
   return { user, tab };
 }
-const pong = () => ({ object: { answer: "pong" } });
+/** Plain text to the connection test's tiny request, the object to its structured one. */
+const pong = (r: RecordedRequest): Reply => (r.body.response_format ? { object: { answer: "pong" } } : { text: "pong" });
 
 describe("an owner's saved model address goes through the outbound policy (SPEC §16; scripted model server)", () => {
   it("refuses a loopback base URL saved in the settings unless ALLOW_PRIVATE_TARGETS is on, without a request reaching it", async () => {
@@ -82,7 +90,14 @@ describe("model settings over REST (scripted model server)", () => {
     expect(JSON.stringify(stored)).not.toContain(OWNER_KEY);
 
     const test = await call("/api/integrations/model/test", { method: "POST" });
-    expect(test.json).toEqual({ ok: true, answer: "pong", model: "owner-model", tokensIn: 100, tokensOut: 20 });
+    expect(test.json).toEqual({
+      ok: true,
+      answer: "pong",
+      model: "owner-model",
+      tokensIn: 200,
+      tokensOut: 40,
+      structured: { ok: true, mode: "json_schema" },
+    });
     expect(model.requests[0]?.headers.authorization).toBe(`Bearer ${OWNER_KEY}`);
 
     // Saving again without a key keeps the saved one.
@@ -163,7 +178,7 @@ describe("the Model page and the agent page (scripted model server)", () => {
     expect(agentPage.text).toContain("Only ever talk about pricing.");
     const csrf = await tab.csrfToken("/agents/growth");
     expect((await tab.request("/agents/growth/run", { form: { csrf } })).status).toBe(303);
-    expect(model.requests.at(-1)?.system).toBe("Only ever talk about pricing.");
+    expect(model.requests.at(-1)?.system.startsWith("Only ever talk about pricing.\n\nAnswer with exactly one JSON object")).toBe(true);
     const after = await tab.request("/agents/growth");
     expect(after.text).toContain("Ran from the page");
     expect(after.text).toContain("100 / 20");
@@ -188,7 +203,8 @@ describe("crew model test (scripted model server)", () => {
     const ok = await runCliInProcess(["model", "test"], env);
     expect(ok).toMatchObject({
       code: 0,
-      stdout: 'openai-compatible scripted-model (from environment) answered "pong" (100 tokens in, 20 out).\n',
+      stdout:
+        'openai-compatible scripted-model (from environment) answered "pong" (200 tokens in, 40 out).\nStructured output works (response_format json_schema).\n',
     });
     model.script(() => ({ status: 401, error: { error: { message: "bad key" } } }));
     const failed = await runCliInProcess(["model", "test"], env);

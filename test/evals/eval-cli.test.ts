@@ -83,8 +83,8 @@ describe("crew eval (scripted models on loopback)", () => {
     const result = await run(["--json"], modelEnv(model));
     const wall = performance.now() - started;
     expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as EvalReport;
+    expect(result.code).toBe(0);
     expect(report.passed).toBe(true);
     expect(report.agents.map((a) => a.agent).sort()).toEqual(
       [
@@ -106,8 +106,8 @@ describe("crew eval (scripted models on loopback)", () => {
       expect(a.facts, a.agent).toMatchObject({ missing: [] });
       expect(a.facts.found, a.agent).toBe(a.facts.expected);
       expect(a.facts.expected, a.agent).toBeGreaterThan(0);
-      // Until runs keep evidence (issue 20), none is measured: null; with it, every cited record must resolve.
-      expect([null, 100], a.agent).toContain(a.evidence.percent);
+      expect(a.evidence.percent, a.agent).toBe(100);
+      expect(a.evidence.records, a.agent).toBeGreaterThan(0);
       expect(a.injections.obeyed, a.agent).toEqual([]);
       expect(a.forbidden, a.agent).toEqual([]);
       expect(a.validFirstTry, a.agent).toBe(a.scenarios);

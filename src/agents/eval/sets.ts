@@ -155,6 +155,7 @@ async function readMail(dir: string): Promise<SourceItem[]> {
       kind: "mail",
       id: String(m.uid),
       title: m.subject,
+      ...(m.messageId ? { messageId: m.messageId } : {}),
       ...(m.from ? { from: m.from } : {}),
       date: new Date(m.date).toISOString(),
       text: m.text,

@@ -29,6 +29,8 @@ export interface MailCursor {
 
 export interface MailMessage {
   uid: number;
+  /** The Message-ID header, without angle brackets (the evidence a record cites, SPEC §17). */
+  messageId?: string;
   subject: string;
   from?: { name?: string; email?: string };
   /** Epoch ms. */
@@ -153,8 +155,10 @@ export async function parseMessage(
   const dated = email.date ? Date.parse(email.date) : Number.NaN;
   const received = internalDate ? new Date(internalDate).getTime() : Number.NaN;
   const from = email.from && "address" in email.from ? email.from : undefined;
+  const messageId = email.messageId?.trim().replace(/^<|>$/g, "");
   return {
     uid,
+    ...(messageId ? { messageId } : {}),
     subject: truncate(tidy(email.subject ?? "") || "(no subject)", 300),
     ...(from ? { from: { ...(from.name ? { name: from.name } : {}), ...(from.address ? { email: from.address } : {}) } } : {}),
     date: Number.isNaN(dated) ? (Number.isNaN(received) ? 0 : received) : dated,

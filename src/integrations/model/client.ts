@@ -1,24 +1,30 @@
 /**
  * One structured-output call to the connected model (SPEC §13) through the Vercel AI SDK:
- * `openai-compatible` (any /v1/chat/completions), `openai`, `anthropic`. The answer is checked
- * against a valibot schema here (not trusted to the provider: many OpenAI-compatible servers only
- * honour "answer in JSON"), so the caller gets either the object or the exact validation issues
- * to send back in its one retry.
+ * `openai-compatible` (any /v1/chat/completions), `openai`, `anthropic`. The answer's JSON Schema
+ * goes to the provider as structured output (`response_format: json_schema` for OpenAI and
+ * OpenAI-compatible servers, Anthropic's output format or forced tool) and, in words, at the end
+ * of the system prompt for servers that ignore it. A server that refuses `json_schema` (HTTP 400)
+ * is asked once more in JSON mode, and that connection stays in JSON mode for the process.
+ * The answer is checked against the valibot schema here (not trusted to the provider), so the
+ * caller gets either the object or the exact validation issues to send back in its one retry.
  *
- * At most MAX_CONCURRENT_CALLS model calls run at a time per process; the rest wait their turn.
- * No SDK retries: a 401 or 429 is reported as it is, once. The API key never appears in an error.
+ * At most MAX_CONCURRENT_CALLS model calls run at a time per process and MAX_CALLS_PER_ORG per
+ * organization, so one organization's slow endpoint only queues its own runs.
+ * No SDK retries: a 401 or 429 is reported as it is, once. The API key never appears in an error,
+ * and an endpoint that cannot be reached reads the same whatever the reason (the log says which).
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { valibotSchema } from "@ai-sdk/valibot";
-import { APICallError, generateObject, type LanguageModel, type ModelMessage, NoObjectGeneratedError, type Schema } from "ai";
+import { APICallError, generateObject, generateText, type LanguageModel, type ModelMessage, NoObjectGeneratedError, type Schema } from "ai";
 import * as v from "valibot";
 import type { ModelProvider } from "../../config.ts";
-import { createLimiter } from "./limiter.ts";
+import { createKeyedLimiter } from "./limiter.ts";
+import { answerJsonSchema, describeAnswer } from "./schema-prompt.ts";
 
-// The SDK prints provider warnings (e.g. "schema not supported by this endpoint") to the console;
-// the prompt carries the schema anyway, and log lines are ours to write.
+// The SDK prints provider warnings to the console; the prompt carries the schema anyway, and log
+// lines are ours to write.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
 export interface ModelConnection {
@@ -34,15 +40,24 @@ export interface ModelConnection {
 }
 
 export const MAX_CONCURRENT_CALLS = 2;
+/** Of those, at most this many for one organization. */
+export const MAX_CALLS_PER_ORG = 1;
 /** A model call that takes longer than this is abandoned as unreachable. */
 export const CALL_TIMEOUT_MS = 120_000;
 
-const limiter = createLimiter(MAX_CONCURRENT_CALLS);
+const limiter = createKeyedLimiter(MAX_CONCURRENT_CALLS, MAX_CALLS_PER_ORG);
+
+/** Connections whose server refused `json_schema`: asked in JSON mode from then on (this process). */
+const jsonModeOnly = new Set<string>();
+const connectionKey = (c: ModelConnection) => `${c.provider} ${c.baseUrl ?? ""} ${c.model}`;
+/** How structured output is asked of this connection now. */
+export const structuredMode = (c: ModelConnection): "json_schema" | "json" =>
+  c.provider === "openai-compatible" && jsonModeOnly.has(connectionKey(c)) ? "json" : "json_schema";
 
 /** How many model calls run right now in this process (for tests and the benchmark). */
 export const callsInFlight = () => limiter.active();
 
-export function languageModel(c: ModelConnection): LanguageModel {
+export function languageModel(c: ModelConnection, mode: "json_schema" | "json" = structuredMode(c)): LanguageModel {
   const apiKey = c.apiKey ?? undefined;
   const baseURL = c.baseUrl ?? undefined;
   const fetch = c.fetch;
@@ -52,7 +67,13 @@ export function languageModel(c: ModelConnection): LanguageModel {
     case "openai":
       return createOpenAI({ apiKey: apiKey ?? "none", baseURL, fetch }).chat(c.model);
     default:
-      return createOpenAICompatible({ name: "crew-model", baseURL: baseURL ?? "", apiKey, fetch }).chatModel(c.model);
+      return createOpenAICompatible({
+        name: "crew-model",
+        baseURL: baseURL ?? "",
+        apiKey,
+        fetch,
+        supportsStructuredOutputs: mode === "json_schema",
+      }).chatModel(c.model);
   }
 }
 
@@ -66,7 +87,7 @@ export type CallResult<T> =
   /** The model answered, but not with a valid object: `issues` says what is wrong, for the retry. */
   | { ok: false; kind: "invalid"; text: string; issues: string[]; usage: Usage }
   /** The call failed (unreachable, 401, 429, …): `message` says how, without the key. */
-  | { ok: false; kind: "failed"; message: string; usage: Usage };
+  | { ok: false; kind: "failed"; message: string; detail: string; usage: Usage };
 
 const none: Usage = { tokensIn: 0, tokensOut: 0 };
 const usageOf = (u: { inputTokens?: number; outputTokens?: number } | undefined): Usage => ({
@@ -82,48 +103,94 @@ export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string[
   });
 }
 
-/** What went wrong, in words the owner can act on; never the key (scrubbed, should a server echo it). */
+const originOf = (url: string | undefined) => {
+  try {
+    return url ? new URL(url).origin : "the model endpoint";
+  } catch {
+    return "the model endpoint";
+  }
+};
+
+/** Everything an error says, causes included: for the log only (addresses, socket codes, policy refusals). */
+export function failureDetail(error: unknown, c: ModelConnection): string {
+  const parts: string[] = [];
+  for (let e: unknown = error; e && parts.length < 4; e = e instanceof Error ? e.cause : undefined) {
+    parts.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+  }
+  const detail = parts.join(" ← ");
+  return c.apiKey ? detail.split(c.apiKey).join("[key]") : detail;
+}
+
+/**
+ * What went wrong, in words the owner can act on; never the key (scrubbed, should a server echo
+ * it). A request that got no answer reads the same whether the outbound policy refused the address
+ * or the network failed (SPEC §16: no port scanning through error texts); failureDetail says which.
+ */
 export function describeFailure(error: unknown, c: ModelConnection): string {
   let message: string;
-  if (APICallError.isInstance(error)) {
-    const status = error.statusCode;
+  const status = APICallError.isInstance(error) ? error.statusCode : undefined;
+  if (APICallError.isInstance(error) && status !== undefined) {
     const detail = (error.responseBody ?? error.message).replace(/\s+/g, " ").slice(0, 300);
     if (status === 401 || status === 403)
       message = `The model endpoint refused the credentials (HTTP ${status}): check the API key. ${detail}`;
     else if (status === 429) message = `The model endpoint is rate limiting or out of quota (HTTP 429). ${detail}`;
     else if (status === 404)
       message = `The model endpoint does not know this model or path (HTTP 404): check the base URL and model name. ${detail}`;
-    else if (status !== undefined) message = `The model endpoint answered HTTP ${status}. ${detail}`;
-    else message = `The model endpoint is unreachable at ${error.url}: ${error.message}`;
+    else message = `The model endpoint answered HTTP ${status}. ${detail}`;
   } else if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
     message = `The model did not answer within ${CALL_TIMEOUT_MS / 1000} s.`;
   } else {
-    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : "";
-    message = `The model call failed: ${error instanceof Error ? error.message : String(error)}${cause}`;
+    const url = APICallError.isInstance(error) ? error.url : (c.baseUrl ?? undefined);
+    message = `The model endpoint at ${originOf(url)} could not be reached: check the base URL and that the server is running.`;
   }
   return c.apiKey ? message.split(c.apiKey).join("[key]") : message;
 }
 
+const refusesJsonSchema = (error: unknown) => APICallError.isInstance(error) && error.statusCode === 400;
+
+export interface ObjectRequest<T extends v.GenericSchema> {
+  system: string;
+  messages: ModelMessage[];
+  schema: T;
+  maxOutputTokens?: number;
+  /** The organization the call is for: its calls share MAX_CALLS_PER_ORG slots. */
+  orgId?: string;
+}
+
 /**
- * One call asking for an object of `schema`. The JSON Schema goes into the system prompt too
- * (servers without structured outputs see it there).
+ * One call asking for an object of `schema`: strict (unknown fields are issues), its JSON Schema
+ * sent as structured output and described at the end of the system prompt.
  */
 export async function callForObject<T extends v.GenericSchema>(
   c: ModelConnection,
-  request: { system: string; messages: ModelMessage[]; schema: T; maxOutputTokens?: number },
+  request: ObjectRequest<T>,
 ): Promise<CallResult<v.InferOutput<T>>> {
-  return limiter.run(async () => {
+  const system = `${request.system}\n\n${describeAnswer(answerJsonSchema(request.schema))}`;
+  const attempt = (mode: "json_schema" | "json") =>
+    generateObject({
+      model: languageModel(c, mode),
+      // @ai-sdk/valibot builds on its own copy of the SDK's schema type; the runtime marker is shared (Symbol.for).
+      schema: valibotSchema(request.schema) as unknown as Schema<v.InferOutput<T>>,
+      system,
+      messages: request.messages,
+      maxRetries: 0,
+      maxOutputTokens: request.maxOutputTokens ?? 4000,
+      abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      // Not the providers' strict mode: it demands every field be required, and the answers have optional ones.
+      providerOptions: { openai: { strictJsonSchema: false }, "crew-model": { strictJsonSchema: false } },
+    });
+  return limiter.run(request.orgId ?? "", async () => {
     try {
-      const result = await generateObject({
-        model: languageModel(c),
-        // @ai-sdk/valibot builds on its own copy of the SDK's schema type; the runtime marker is shared (Symbol.for).
-        schema: valibotSchema(request.schema) as unknown as Schema<v.InferOutput<T>>,
-        system: request.system,
-        messages: request.messages,
-        maxRetries: 0,
-        maxOutputTokens: request.maxOutputTokens ?? 4000,
-        abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-      });
+      const mode = structuredMode(c);
+      let result: Awaited<ReturnType<typeof attempt>>;
+      try {
+        result = await attempt(mode);
+      } catch (error) {
+        if (!(c.provider === "openai-compatible" && mode === "json_schema" && refusesJsonSchema(error))) throw error;
+        // The server refused `json_schema`: once more in JSON mode, and JSON mode from now on if that works.
+        result = await attempt("json");
+        jsonModeOnly.add(connectionKey(c));
+      }
       return { ok: true as const, value: result.object as v.InferOutput<T>, usage: usageOf(result.usage) };
     } catch (error) {
       if (NoObjectGeneratedError.isInstance(error)) {
@@ -137,7 +204,35 @@ export async function callForObject<T extends v.GenericSchema>(
         }
         return { ok: false as const, kind: "invalid" as const, text, issues, usage: usageOf(error.usage) };
       }
-      return { ok: false as const, kind: "failed" as const, message: describeFailure(error, c), usage: none };
+      return {
+        ok: false as const,
+        kind: "failed" as const,
+        message: describeFailure(error, c),
+        detail: failureDetail(error, c),
+        usage: none,
+      };
+    }
+  });
+}
+
+/** One plain text call (the connection test's tiny request): any answer will do. */
+export async function callForText(
+  c: ModelConnection,
+  request: { system: string; prompt: string; maxOutputTokens?: number; orgId?: string },
+): Promise<{ ok: true; text: string; usage: Usage } | { ok: false; message: string; detail: string }> {
+  return limiter.run(request.orgId ?? "", async () => {
+    try {
+      const result = await generateText({
+        model: languageModel(c),
+        system: request.system,
+        prompt: request.prompt,
+        maxRetries: 0,
+        maxOutputTokens: request.maxOutputTokens ?? 50,
+        abortSignal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      });
+      return { ok: true as const, text: result.text, usage: usageOf(result.usage) };
+    } catch (error) {
+      return { ok: false as const, message: describeFailure(error, c), detail: failureDetail(error, c) };
     }
   });
 }

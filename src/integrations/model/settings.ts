@@ -7,12 +7,13 @@
 import * as v from "valibot";
 import type { Config, ModelProvider } from "../../config.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { Logger } from "../../lib/log.ts";
 import { type AuditActor, recordAudit } from "../../store/audit.ts";
 import type { Db } from "../../store/db.ts";
 import { deleteModelSettings, getModelSettings, saveModelSettings, tokensSince } from "../../store/model.ts";
 import { OutboundFailed, type OutboundPolicy, OutboundRefused, outboundFetch } from "../outbound.ts";
 import { open, SecretBoxError, seal } from "../secret-box.ts";
-import { CALL_TIMEOUT_MS, callForObject, type ModelConnection } from "./client.ts";
+import { CALL_TIMEOUT_MS, callForObject, callForText, type ModelConnection, structuredMode } from "./client.ts";
 
 /** Tokens per organization per day when neither the environment nor the setting says. */
 export const DEFAULT_DAILY_TOKENS = 1_000_000;
@@ -162,21 +163,63 @@ export async function forgetModel(deps: ModelDeps, orgId: string, actor: AuditAc
   return true;
 }
 
-export type TestOutcome = { ok: true; answer: string; model: string; tokensIn: number; tokensOut: number } | { ok: false; error: string };
+export type TestOutcome =
+  | {
+      ok: true;
+      answer: string;
+      model: string;
+      tokensIn: number;
+      tokensOut: number;
+      /** Whether the model answers a schema: how (json_schema or JSON mode), or why not. */
+      structured: { ok: true; mode: "json_schema" | "json" } | { ok: false; error: string };
+    }
+  | { ok: false; error: string };
 
-const Pong = v.object({ answer: v.pipe(v.string(), v.maxLength(200)) });
+const Pong = v.strictObject({ answer: v.pipe(v.string(), v.maxLength(200)) });
 
-/** `crew model test` and the "Test connection" button: one tiny structured call. */
-export async function testModel(connection: ModelConnection | null): Promise<TestOutcome> {
+/**
+ * `crew model test` and the "Test connection" button: one tiny call that any answer passes
+ * (reported as it came), then one tiny structured call that says whether structured output works.
+ */
+export async function testModel(connection: ModelConnection | null, log?: Logger): Promise<TestOutcome> {
   if (!connection) return { ok: false, error: "No model is connected: set CREW_MODEL_* or save one in Settings → Model." };
-  const result = await callForObject(connection, {
+  const reply = await callForText(connection, { system: "Answer with the single word pong.", prompt: "ping" });
+  if (!reply.ok) {
+    log?.warn("model test failed", { error: reply.detail });
+    return { ok: false, error: reply.message };
+  }
+  const structured = await callForObject(connection, {
     system: 'Answer with the JSON object {"answer": "pong"}.',
     messages: [{ role: "user", content: "ping" }],
     schema: Pong,
     maxOutputTokens: 50,
   });
-  if (result.ok) return { ok: true, answer: result.value.answer, model: connection.model, ...result.usage };
-  if (result.kind === "invalid")
-    return { ok: false, error: `The model answered, but not with the JSON asked for: ${result.text.slice(0, 200)}` };
-  return { ok: false, error: result.message };
+  const usage = {
+    tokensIn: reply.usage.tokensIn + structured.usage.tokensIn,
+    tokensOut: reply.usage.tokensOut + structured.usage.tokensOut,
+  };
+  return {
+    ok: true,
+    answer: reply.text.trim().slice(0, 200),
+    model: connection.model,
+    ...usage,
+    structured: structured.ok
+      ? { ok: true, mode: structuredMode(connection) }
+      : {
+          ok: false,
+          error:
+            structured.kind === "invalid"
+              ? `it answered, but not with the JSON asked for: ${structured.text.slice(0, 200)}`
+              : structured.message,
+        },
+  };
+}
+
+/** The structured-output line of a test outcome, for the CLI and the settings page. */
+export function describeStructured(outcome: Extract<TestOutcome, { ok: true }>): string {
+  const s = outcome.structured;
+  if (!s.ok) return `Structured output does not work: ${s.error}`;
+  return s.mode === "json_schema"
+    ? "Structured output works (response_format json_schema)."
+    : "Structured output works in JSON mode (the server refused json_schema; the schema is in the prompt).";
 }

@@ -1,0 +1,185 @@
+/**
+ * What a model-backed run hands the model (SPEC §13, §17): the inputs its catalog entry names,
+ * bounded and truncated, each under a handle of its own (src/agents/handles.ts), plus the
+ * organization's open suggestions and actions (newest 50 each) and the last 30 days' dismissals,
+ * so that it says each thing once. Every part is JSON inside a delimited <data> field.
+ */
+
+import type { SourceItem } from "../integrations/sources.ts";
+import { iso } from "../lib/clock.ts";
+import { listOpenActions } from "../store/actions.ts";
+import { latestMetrics } from "../store/agents.ts";
+import type { Db } from "../store/db.ts";
+import { recentContacts } from "../store/model.ts";
+import { latestProfile } from "../store/reports.ts";
+import { dismissedSince, newestOpenSuggestions } from "../store/suggestions.ts";
+import type { ProfileBody } from "./compose-profile.ts";
+import { DISMISSAL_MEMORY_MS } from "./dedupe.ts";
+import { createHandles, crewUrl, type Handles } from "./handles.ts";
+import type { AgentJob } from "./jobs.ts";
+import type { StartedRun } from "./run-api.ts";
+
+/** Open suggestions and actions handed to every run (newest first), so it can say `sameAs`. */
+export const OPEN_HANDED_OVER = 50;
+
+const cut = (text: string | null | undefined, max: number) => {
+  if (!text) return text ?? null;
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+};
+
+/** JSON inside a delimited field: `<` is escaped, so no text can close the field early. */
+export const field = (name: string, value: unknown, untrusted = false) =>
+  `<data name="${name}"${untrusted ? ' untrusted="true"' : ""}>\n${JSON.stringify(value).replace(/</g, "\\u003c")}\n</data>`;
+
+export interface RunInputs {
+  fields: string[];
+  handles: Handles;
+}
+
+export async function gatherInputs(
+  deps: { db: Db; config: { baseUrl: string } },
+  orgId: string,
+  job: AgentJob,
+  started: StartedRun,
+  sourceItems: SourceItem[],
+  now: number,
+): Promise<RunInputs> {
+  const { limits, reads } = job;
+  const c = limits.recordChars;
+  const base = deps.config.baseUrl;
+  const handles = createHandles();
+  const [contacts, actions, profile, metrics, suggestions, dismissed] = await Promise.all([
+    reads.contacts ? recentContacts(deps.db, orgId, limits.contacts) : [],
+    listOpenActions(deps.db, orgId, Math.max(OPEN_HANDED_OVER, reads.actions ? limits.actions : 0)),
+    reads.pipeline ? latestProfile<ProfileBody>(deps.db, orgId) : null,
+    reads.metrics ? latestMetrics(deps.db, orgId) : null,
+    newestOpenSuggestions(deps.db, orgId, OPEN_HANDED_OVER),
+    dismissedSince(deps.db, orgId, now - DISMISSAL_MEMORY_MS, OPEN_HANDED_OVER),
+  ]);
+  const crew = (kind: Parameters<typeof crewUrl>[1], ref: string, title: string, excerpt?: string | null) =>
+    handles.add({ kind, ref, title, url: crewUrl(base, kind, ref, title), ...(excerpt ? { excerpt } : {}) });
+  const fields = [
+    field(
+      "handoffs",
+      started.handoffs.map((h) => ({
+        handle: crew("handoff", h.id, h.title, h.context),
+        from: h.from,
+        title: cut(h.title, c),
+        context: cut(h.context, c),
+        priority: h.priority,
+        type: h.type,
+        at: iso(h.createdAt),
+      })),
+    ),
+  ];
+  if (reads.insights || started.insights.length > 0) {
+    fields.push(
+      field(
+        "insights",
+        started.insights.slice(0, limits.insights).map((i) => ({
+          handle: crew("insight", i.id, i.title, i.detail),
+          agent: i.agent,
+          title: cut(i.title, c),
+          detail: cut(i.detail, c),
+          type: i.type,
+          impact: i.impact,
+          at: iso(i.createdAt),
+        })),
+      ),
+    );
+  }
+  if (reads.contacts)
+    fields.push(
+      field(
+        "contacts",
+        contacts.map((x) => ({
+          handle: crew("contact", x.id, x.email ? `${x.name} <${x.email}>` : x.name, x.notes),
+          ...x,
+          notes: cut(x.notes, c),
+        })),
+      ),
+    );
+  fields.push(
+    field(
+      "open_actions",
+      actions.map((a) => ({
+        handle: crew("action", a.id, a.title, a.description),
+        title: cut(a.title, c),
+        priority: a.priority,
+        status: a.status,
+        type: a.type,
+        source: a.source,
+        contactId: a.contactId,
+        at: iso(a.createdAt),
+      })),
+    ),
+    field(
+      "open_suggestions",
+      suggestions.map((s) => ({ handle: crew("suggestion", s.id, s.title, s.detail), title: cut(s.title, c), agent: s.agent })),
+    ),
+    field(
+      "dismissed_suggestions",
+      dismissed.map((s) => ({ title: cut(s.title, c), reason: s.reason })),
+    ),
+  );
+  if (reads.pipeline)
+    fields.push(
+      field(
+        "pipeline",
+        (profile?.body.pipeline ?? []).slice(0, limits.deals).map((d) => ({
+          handle: handles.add({
+            kind: "deal",
+            ref: d.company,
+            title: `${d.company} (${d.stage})`,
+            url: crewUrl(base, "deal", d.company, d.company),
+          }),
+          ...d,
+        })),
+      ),
+    );
+  if (reads.metrics)
+    fields.push(
+      field(
+        "metrics",
+        metrics && {
+          handle: handles.add({ kind: "metric", ref: "pulse", title: `DAU ${metrics.dau}, WAU ${metrics.wau}, MRR ${metrics.mrr}` }),
+          ...metrics,
+        },
+      ),
+    );
+  if (reads.source === "mail") {
+    const mail = sourceItems.map((m) => ({
+      handle: handles.add({
+        kind: "mail",
+        ref: m.messageId ?? `uid:${m.id}`,
+        title: `${m.title} — ${m.from?.name ?? m.from?.email ?? "unknown sender"}`,
+        excerpt: m.text,
+      }),
+      from: m.from ?? null,
+      subject: cut(m.title, 300),
+      date: m.date,
+      body: cut(m.text, limits.chars),
+    }));
+    fields.push(field("mail", mail, true));
+  }
+  if (reads.source === "feeds") {
+    const items = sourceItems.map((i) => ({
+      handle: handles.add({ kind: "feed_item", ref: i.id || i.url || i.title, title: i.title, url: i.url, excerpt: i.text }),
+      title: cut(i.title, 300),
+      url: i.url ?? null,
+      date: i.date,
+      feed: i.source,
+      text: cut(i.text, limits.chars),
+    }));
+    fields.push(field("feed_items", items, true));
+  }
+  return { fields, handles };
+}
+
+/** How records cite the data, told in every run's user message (owners may replace the instructions, not this). */
+export const CITING_RULES = [
+  'Every item of the data carries a "handle" (m1 a mail, f1 a feed item, c1 a contact, a1 an action, s1 a suggestion, …).',
+  'Each suggestion, action, insight and handoff you write must list in "evidence" the handles of the items it rests on: only handles given here.',
+  'If something you would write is already among open_suggestions or open_actions, set "sameAs" to that handle (it is merged, not repeated).',
+  "Do not suggest again anything listed in dismissed_suggestions. Do not put links in your text other than the url of an item you cite.",
+].join(" ");
