@@ -16,7 +16,7 @@ import { systemClock } from "../../src/lib/clock.ts";
 import { upsertContact } from "../../src/store/contacts.ts";
 import type { Db } from "../../src/store/db.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
-import { evalScript } from "../helpers/eval-models.ts";
+import { evalScript, handlesIn } from "../helpers/eval-models.ts";
 import { modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
@@ -152,6 +152,28 @@ describe("crew eval (scripted models on loopback)", () => {
     expect(text.stdout).toMatch(/^inbox +1\/1 .* 4\/17 /m);
     expect(text.stdout).toContain("FAILED");
     expect(readdirSync(evalTmp)).toEqual([]);
+  });
+
+  it("a model repeating open actions: they are merged, not stored again — 0 duplicates on the scorecard", async () => {
+    const correct = evalScript(sets);
+    model.script((r) => {
+      const reply = correct(r) as { object: { actions?: unknown[] } };
+      const cite = handlesIn(r).slice(0, 1);
+      // The set's open action, twice, spelled differently: each must merge into it.
+      const repeats = ["Send Kestrel Bank the revised contract", "send kestrel bank the revised contract."].map((title) => ({
+        title,
+        priority: "high",
+        type: "follow_up",
+        evidence: cite,
+      }));
+      return { ...reply, object: { ...reply.object, actions: [...(reply.object.actions ?? []), ...repeats] } };
+    });
+    const result = await run(["--json", "--set", "pipeline-review", "--agent", "sales"], modelEnv(model));
+    const report = JSON.parse(result.stdout) as EvalReport;
+    expect(report.scenarios[0]).toMatchObject({ status: "ok", duplicates: 0 });
+    expect(report.agents[0]).toMatchObject({ duplicates: 0, passed: true });
+    expect(result.code).toBe(0);
+    model.script(evalScript(sets));
   });
 
   it("refuses an agent that is not model-backed and a set that does not exist", async () => {
