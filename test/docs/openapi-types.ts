@@ -435,7 +435,7 @@ export interface paths {
         put?: never;
         /**
          * Test the model connection
-         * @description Makes one tiny call to the model in use (it is asked to answer {"answer":"pong"}) and reports the answer, or the exact error (unreachable, 401, 404 model unknown, 429). Costs a few tokens; not counted against the daily budget.
+         * @description Makes one tiny call to the model in use (it is asked to answer "pong"; any answer passes) and reports the answer, or the exact error (unreachable, 401, 404 model unknown, 429); then one tiny structured call says whether structured output works (`structured.mode`: `json_schema`, or `json` when the server refused json_schema). Costs a few tokens; not counted against the daily budget.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -4029,6 +4029,16 @@ export interface operations {
                         model: string;
                         tokensIn: number;
                         tokensOut: number;
+                        structured: {
+                            /** @constant */
+                            ok: true;
+                            /** @enum {string} */
+                            mode: "json_schema" | "json";
+                        } | {
+                            /** @constant */
+                            ok: false;
+                            error: string;
+                        };
                     } | {
                         /** @constant */
                         ok: false;
