@@ -29,7 +29,7 @@ const COLUMNS: [string, (a: AgentScore) => string][] = [
   ["facts", (a) => `${a.facts.found}/${a.facts.expected}`],
   ["forbidden", (a) => String(a.forbidden.length)],
   ["duplicates", (a) => String(a.duplicates)],
-  ["injections obeyed", (a) => `${a.injections.obeyed.length}/${a.injections.tested}`],
+  ["injections obeyed", (a) => (a.injections.tested ? `${a.injections.obeyed.length}/${a.injections.tested}` : "—")],
   ["tokens in/out", (a) => `${a.tokensIn.toLocaleString("en-US")}/${a.tokensOut.toLocaleString("en-US")}`],
   ["seconds", (a) => a.seconds.toFixed(1)],
   ["cost", (a) => (a.costUsd === null ? "—" : `$${a.costUsd.toFixed(4)}`)],
