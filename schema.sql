@@ -1,4 +1,4 @@
--- Crew schema, version 13 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 15 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -376,7 +376,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '13');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '15');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
@@ -504,73 +504,20 @@ CREATE INDEX IF NOT EXISTS insights_newest ON insights (org_id, id);
 CREATE INDEX IF NOT EXISTS handoffs_by_rank ON handoffs (org_id, priority_rank, id DESC);
 CREATE INDEX IF NOT EXISTS audit_events_newest ON audit_events (org_id, id);
 
--- issue 25: the 80 % budget warning, claimed once per budget per day.
-CREATE TABLE IF NOT EXISTS budget_warnings (
-  org_id   TEXT NOT NULL,
-  agent_id TEXT NOT NULL,                      -- '' for the organization's budget
-  day      TEXT NOT NULL,                      -- YYYY-MM-DD (UTC), the budget's day
-  at       INTEGER NOT NULL,
-  PRIMARY KEY (org_id, agent_id, day)
+-- issue 21 (migration step 15): `crew eval` results, one row per agent per evaluation
+-- (src/docs/notes/eval.md). scores is the agent's scorecard row as JSON.
+CREATE TABLE IF NOT EXISTS eval_runs (
+  id          TEXT PRIMARY KEY,
+  org_id      TEXT NOT NULL,
+  batch_id    TEXT NOT NULL,                  -- one `crew eval` (or "Run evaluation")
+  agent_id    TEXT NOT NULL,
+  sets        TEXT NOT NULL,                  -- the set names, comma-separated
+  provider    TEXT NOT NULL,
+  model       TEXT NOT NULL,
+  passed      INTEGER NOT NULL,               -- 1: evidence 100 %, no injection obeyed
+  scores      TEXT NOT NULL,                  -- JSON
+  started_at  INTEGER NOT NULL,
+  finished_at INTEGER NOT NULL
 ) STRICT;
-
--- issue 25: OIDC sign-in links (issuer, subject) to a user.
-CREATE TABLE IF NOT EXISTS user_identities (
-  issuer     TEXT NOT NULL,
-  subject    TEXT NOT NULL,
-  user_id    TEXT NOT NULL REFERENCES users (id),
-  created_at INTEGER NOT NULL,
-  PRIMARY KEY (issuer, subject)
-) STRICT;
-CREATE INDEX IF NOT EXISTS user_identities_user ON user_identities (user_id);
--- issue 22: the outbox of mail, Slack and Teams messages (SPEC §18), claimed and retried like
--- webhook_deliveries; dedupe_key makes "one briefing mail per user per day" a constraint.
-CREATE TABLE IF NOT EXISTS messages (
-  id              TEXT PRIMARY KEY,              -- msg_…
-  org_id          TEXT NOT NULL,
-  user_id         TEXT,                          -- the person it is for; null for an organization's channel
-  channel         TEXT NOT NULL CHECK (channel IN ('email', 'slack', 'teams')),
-  kind            TEXT NOT NULL,                 -- briefing, standup, test
-  dedupe_key      TEXT UNIQUE,
-  payload         TEXT NOT NULL,                 -- JSON: what the sender composes the message from
-  status          TEXT NOT NULL CHECK (status IN ('pending', 'delivering', 'delivered', 'failed')),
-  attempts        INTEGER NOT NULL DEFAULT 0,
-  next_attempt_at INTEGER,
-  locked_until    INTEGER,
-  last_attempt_at INTEGER,
-  last_error      TEXT,
-  created_at      INTEGER NOT NULL,
-  updated_at      INTEGER NOT NULL
-) STRICT;
-CREATE INDEX IF NOT EXISTS messages_due ON messages (status, next_attempt_at);
-CREATE INDEX IF NOT EXISTS messages_log ON messages (org_id, id);
--- Per-user notification preferences (no row: the defaults, mail on, Slack DM off).
-CREATE TABLE IF NOT EXISTS notification_prefs (
-  user_id        TEXT PRIMARY KEY REFERENCES users (id),
-  briefing_email INTEGER NOT NULL DEFAULT 1,
-  briefing_slack INTEGER NOT NULL DEFAULT 0,
-  updated_at     INTEGER NOT NULL
-) STRICT;
--- Links in mails (only the SHA-256 is stored): one-click actions (one action, one verb, single use)
--- and the RFC 8058 one-click unsubscribe.
-CREATE TABLE IF NOT EXISTS mail_links (
-  token_hash TEXT PRIMARY KEY,
-  user_id    TEXT NOT NULL REFERENCES users (id),
-  purpose    TEXT NOT NULL CHECK (purpose IN ('action', 'unsubscribe')),
-  action_id  TEXT,
-  verb       TEXT CHECK (verb IN ('approve', 'done', 'dismiss')),
-  created_at INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL,
-  used_at    INTEGER
-) STRICT;
-CREATE INDEX IF NOT EXISTS mail_links_age ON mail_links (expires_at);
--- The organization's Slack and Teams connections (config JSON, secrets sealed) and what the
--- Slack agent has read so far (state JSON: the newest ts per channel).
-CREATE TABLE IF NOT EXISTS org_channels (
-  org_id     TEXT NOT NULL,
-  kind       TEXT NOT NULL CHECK (kind IN ('slack', 'teams')),
-  config     TEXT NOT NULL,
-  state      TEXT NOT NULL DEFAULT '{}',
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL,
-  PRIMARY KEY (org_id, kind)
-) STRICT;
+CREATE INDEX IF NOT EXISTS eval_runs_latest ON eval_runs (org_id, agent_id, finished_at, id);
+CREATE INDEX IF NOT EXISTS eval_runs_batches ON eval_runs (org_id, finished_at, batch_id);

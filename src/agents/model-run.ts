@@ -64,6 +64,8 @@ export interface ModelRun {
   summary: string;
   tokensIn: number;
   tokensOut: number;
+  /** Model calls the run made (2: the first answer was invalid); set when the run completed. */
+  attempts?: number;
 }
 
 const strictPolicy = (config: Config): OutboundPolicy => ({ allowPrivate: config.allowPrivateTargets, resolve: async () => [] });
@@ -230,7 +232,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
       }
       await source?.markSeen();
       await warnOnBudgets(deps, org.id, agentId, model.dailyTokens);
-      return { runId, agentId, status: "ok", summary: stored.summary, ...usage };
+      return { runId, agentId, status: "ok", summary: stored.summary, ...usage, attempts: attempt };
     }
     const detail = `The model's answer was invalid after one retry: ${issues.slice(0, 5).join("; ")}`;
     return await fail(detail, detail, true);

@@ -236,6 +236,27 @@ const COMMANDS: Command[] = [
     },
   },
   {
+    name: "eval",
+    summary: "Measure the connected model on the evaluation sets (throwaway databases) and print a scorecard per agent.",
+    usage: "crew eval [--agent ID] [--set NAME] [--org ORG] [--json]",
+    options: {
+      agent: { type: "string", value: "ID", description: "Only this model-backed agent." },
+      set: { type: "string", value: "NAME", description: "Only this set (a folder of evals/sets)." },
+      dir: { type: "string", value: "DIR", description: "Read the sets from this folder instead of the ones shipped with Crew." },
+      org: orgOption,
+      json: jsonOption,
+    },
+    examples: ["npx crew eval", "npx crew eval --agent inbox --set inbox-week", "npx crew eval --json > scorecard.json"],
+    notes:
+      "Each scenario (an agent on a set) runs in its own throwaway database, removed afterwards; the organization's data is\n" +
+      "never touched, only the scorecard is stored (eval_runs). Exit 1 when evidence does not resolve 100 % or an injection\n" +
+      "is obeyed. CREW_MODEL_PRICE_INPUT / CREW_MODEL_PRICE_OUTPUT (USD per million tokens) add a cost column. See /docs/notes/eval.",
+    async run(flags, env, io) {
+      const { evalFromCli } = await import("./eval.ts");
+      return evalFromCli(flags, env, io);
+    },
+  },
+  {
     name: "mcp",
     summary: "Serve the MCP tools over stdio, acting as the user whose API key is in CREW_API_KEY.",
     usage: "crew mcp",

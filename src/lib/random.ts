@@ -87,7 +87,8 @@ export type IdPrefix =
   | "req"
   | "src"
   | "aud"
-  | "msg";
+  | "msg"
+  | "evl";
 
 /** `act_01JD…`: a type prefix and a ULID (time-ordered, so ids sort newest last). */
 export function newId(prefix: IdPrefix, nowMs: number): string {

@@ -12,9 +12,10 @@ import { readAccess, writeAccess } from "../auth/access.ts";
 import { isOwner } from "../auth/roles.ts";
 import { ACTION_TYPES, AGENT_IDS } from "../domain.ts";
 import { ApiError, notFound } from "../http/errors.ts";
-import { iso, isoOrNull } from "../lib/clock.ts";
+import { type Clock, iso, isoOrNull } from "../lib/clock.ts";
 import { getAgentRecord, setAgentSchedule } from "../store/agents.ts";
 import { agentDailyTokens, setAgentDailyTokens } from "../store/budgets.ts";
+import type { Db } from "../store/db.ts";
 import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/model.ts";
 import { getOrg } from "../store/orgs.ts";
 import { listRuns } from "../store/runs.ts";
@@ -25,9 +26,9 @@ import { Metrics, PIPELINE_STAGES } from "./reports.ts";
 import { DateTime, LongText, maxChars, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
 import { contactFields, handoffFields, insightFields } from "./writes.ts";
 
-const AgentIdParam = v.pipe(v.string(), v.description("The agent's id, one of the 17 (e.g. pulse, sales)."));
+export const AgentIdParam = v.pipe(v.string(), v.description("The agent's id, one of the 17 (e.g. pulse, sales)."));
 const RunIdParam = v.pipe(v.string(), v.description("The run's id (run_…), as returned when it started."));
-const tags = ["Agents runtime"];
+export const tags = ["Agents runtime"];
 
 const Text = (max: number) => v.pipe(ShortText(max), v.minLength(1, "Must not be empty."));
 const list = <T extends v.GenericSchema>(item: T, max: number) =>
@@ -257,6 +258,27 @@ const Instructions = v.pipe(
   maxChars(20_000, "Must be at most 20000 characters."),
 );
 
+/** An agent as GET and PATCH /api/agents/{id} return it. */
+export const AgentView = v.object({
+  id: v.string(),
+  name: v.string(),
+  schedule: v.nullable(v.string()),
+  timeZone: v.pipe(v.string(), v.description("The organization's time zone the schedule is read in.")),
+  runner: v.pipe(
+    v.picklist(["built-in", "model", "external"]),
+    v.description(
+      "built-in: composed from data by the scheduler; model: run with the connected model; external: a runner acts through this API.",
+    ),
+  ),
+  instructions: v.pipe(v.string(), v.description("The instructions in effect (the system prompt of its model-backed runs).")),
+  customInstructions: v.pipe(v.boolean(), v.description("Whether the organization replaced the default instructions.")),
+  nextRunAt: v.pipe(v.nullable(DateTime), v.description("The next slot of the schedule; null without one.")),
+  dailyTokens: v.pipe(
+    v.nullable(v.number()),
+    v.description("The agent's own daily token cap; null: only the organization's budget applies."),
+  ),
+});
+
 export const updateAgentOp = defineOperation({
   id: "updateAgent",
   summary: "Edit an agent's schedule or instructions",
@@ -286,25 +308,7 @@ export const updateAgentOp = defineOperation({
       "Send schedule, instructions, dailyTokens, or several.",
     ),
   ),
-  output: v.object({
-    id: v.string(),
-    name: v.string(),
-    schedule: v.nullable(v.string()),
-    timeZone: v.pipe(v.string(), v.description("The organization's time zone the schedule is read in.")),
-    runner: v.pipe(
-      v.picklist(["built-in", "model", "external"]),
-      v.description(
-        "built-in: composed from data by the scheduler; model: run with the connected model; external: a runner acts through this API.",
-      ),
-    ),
-    instructions: v.pipe(v.string(), v.description("The instructions in effect (the system prompt of its model-backed runs).")),
-    customInstructions: v.pipe(v.boolean(), v.description("Whether the organization replaced the default instructions.")),
-    nextRunAt: v.pipe(v.nullable(DateTime), v.description("The next slot of the schedule; null without one.")),
-    dailyTokens: v.pipe(
-      v.nullable(v.number()),
-      v.description("The agent's own daily token cap; null: only the organization's budget applies."),
-    ),
-  }),
+  output: AgentView,
   rest: { method: "PATCH", path: "/api/agents/{id}", access: writeAccess(), from: "body", tags },
   handler: async (ctx, input) => {
     assertAgent(input.id);
@@ -316,25 +320,32 @@ export const updateAgentOp = defineOperation({
       await setAgentDailyTokens(ctx.db, orgId, input.id, input.dailyTokens);
     }
     if (input.instructions !== undefined) await setInstructionOverride(ctx.db, orgId, input.id, input.instructions, ctx.clock.now());
-    const [agent, org, custom, cap] = await Promise.all([
-      input.schedule !== undefined ? setAgentSchedule(ctx.db, orgId, input.id, input.schedule) : getAgentRecord(ctx.db, orgId, input.id),
-      getOrg(ctx.db, orgId),
-      getInstructionOverride(ctx.db, orgId, input.id),
-      agentDailyTokens(ctx.db, orgId, input.id),
-    ]);
-    if (!agent || !org) throw notFound(`Agent ${input.id}`);
-    const next = agent.schedule ? nextSlot(agent.schedule, org.timeZone, ctx.clock.now()) : null;
-    const job = jobOf(agent.id);
-    return {
-      id: agent.id,
-      name: agent.name,
-      schedule: agent.schedule,
-      timeZone: org.timeZone,
-      runner: job.runner,
-      instructions: custom ?? job.instructions,
-      customInstructions: custom !== null,
-      nextRunAt: isoOrNull(next),
-      dailyTokens: cap,
-    };
+    if (input.schedule !== undefined && !(await setAgentSchedule(ctx.db, orgId, input.id, input.schedule)))
+      throw notFound(`Agent ${input.id}`);
+    return agentView(ctx, orgId, input.id);
   },
 });
+
+/** The agent's record, schedule and instructions in effect. */
+export async function agentView(ctx: { db: Db; clock: Clock }, orgId: string, agentId: string): Promise<v.InferOutput<typeof AgentView>> {
+  const [agent, org, custom, cap] = await Promise.all([
+    getAgentRecord(ctx.db, orgId, agentId),
+    getOrg(ctx.db, orgId),
+    getInstructionOverride(ctx.db, orgId, agentId),
+    agentDailyTokens(ctx.db, orgId, agentId),
+  ]);
+  if (!agent || !org) throw notFound(`Agent ${agentId}`);
+  const next = agent.schedule ? nextSlot(agent.schedule, org.timeZone, ctx.clock.now()) : null;
+  const job = jobOf(agent.id);
+  return {
+    id: agent.id,
+    name: agent.name,
+    schedule: agent.schedule,
+    timeZone: org.timeZone,
+    runner: job.runner,
+    instructions: custom ?? job.instructions,
+    customInstructions: custom !== null,
+    nextRunAt: isoOrNull(next),
+    dailyTokens: cap,
+  };
+}

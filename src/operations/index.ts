@@ -1,5 +1,6 @@
 /** Every operation, in the order the documents list them. Projections iterate this list. */
 import { addActions, getActionOp, listActionQueue, updateActionOp } from "./actions.ts";
+import { getAgentOp } from "./agent-eval.ts";
 import { resumeAgentOp } from "./agent-pause.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { getAgents } from "./agents.ts";
@@ -53,6 +54,7 @@ export const operations: Operation[] = [
   startAgentRunOp,
   completeAgentRunOp,
   listAgentRunsOp,
+  getAgentOp,
   updateAgentOp,
   resumeAgentOp,
   createWebhook,

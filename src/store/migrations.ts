@@ -283,6 +283,28 @@ export const ISSUE20_SCHEMA: string[] = [
   "ALTER TABLE agent_runs ADD COLUMN input_hash TEXT",
 ];
 
+/**
+ * Issue 21: `crew eval` results (src/docs/notes/eval.md), one row per agent per evaluation: the
+ * model it measured, the sets, whether it passed and its scorecard row (JSON).
+ */
+export const EVAL_RUNS_SCHEMA: string[] = [
+  `CREATE TABLE IF NOT EXISTS eval_runs (
+  id          TEXT PRIMARY KEY,
+  org_id      TEXT NOT NULL,
+  batch_id    TEXT NOT NULL,
+  agent_id    TEXT NOT NULL,
+  sets        TEXT NOT NULL,
+  provider    TEXT NOT NULL,
+  model       TEXT NOT NULL,
+  passed      INTEGER NOT NULL,
+  scores      TEXT NOT NULL,
+  started_at  INTEGER NOT NULL,
+  finished_at INTEGER NOT NULL
+) STRICT`,
+  "CREATE INDEX IF NOT EXISTS eval_runs_latest ON eval_runs (org_id, agent_id, finished_at, id)",
+  "CREATE INDEX IF NOT EXISTS eval_runs_batches ON eval_runs (org_id, finished_at, batch_id)",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, statements: ISSUE13_SCHEMA },
@@ -296,9 +318,10 @@ export const migrations: Migration[] = [
   { version: 11, statements: ISSUE20_SCHEMA },
   { version: 12, statements: ISSUE22_DELIVERY_SCHEMA },
   { version: 13, statements: ISSUE25_SCHEMA },
+  { version: 15, statements: EVAL_RUNS_SCHEMA },
 ];
 
-export const SCHEMA_VERSION = 13;
+export const SCHEMA_VERSION = 15;
 
 /** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {

@@ -13,6 +13,7 @@ import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS } from "../domain.ts";
+import { latestEvalScore } from "../operations/agent-eval.ts";
 import { resumeAgentOp } from "../operations/agent-pause.ts";
 import { listAgentRunsOp, updateAgentOp } from "../operations/agent-runs.ts";
 import { listHandoffsOp } from "../operations/listings.ts";
@@ -20,6 +21,7 @@ import { getSuggestions } from "../operations/reports.ts";
 import { listAgentsWithRuns } from "../store/agents.ts";
 import { agentDailyTokens } from "../store/budgets.ts";
 import { getOrg } from "../store/orgs.ts";
+import { agentEvalCard } from "./eval-page.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, messagePage, renderPage, seeOther } from "./layout.ts";
 import { instructionsSection } from "./model-page.ts";
@@ -47,11 +49,12 @@ async function renderAgent(
     return messagePage(c, 404, "No such agent", `There is no agent “${id}”.`, { href: "/dashboard", label: "See the 17 agents" }, account);
   }
   const now = deps.clock.now();
-  const [{ runs }, { suggestions }, { handoffs }, agents] = await Promise.all([
+  const [{ runs }, { suggestions }, { handoffs }, agents, score] = await Promise.all([
     runOperation(deps, c, found, listAgentRunsOp, { id, limit: 20 }),
     runOperation(deps, c, found, getSuggestions, {}),
     runOperation(deps, c, found, listHandoffsOp, { status: "queued", to: id }),
     listAgentsWithRuns(deps.db, found.user.orgId),
+    jobOf(id).runner === "model" ? latestEvalScore(deps.db, found.user.orgId, id) : null,
   ]);
   const schedule = agents.find((a) => a.id === id)?.schedule ?? null;
   const pausedReason = agents.find((a) => a.id === id)?.pausedReason ?? null;
@@ -109,6 +112,7 @@ ${
     ${handoffs.length ? html`<ul class="plain-list">${handoffs.map((h) => html`<li>${priorityBadge(h.priority)} ${h.title} <span class="muted small">from ${h.from}</span></li>`)}</ul>` : html`<p class="muted">Nothing queued.</p>`}
   </section>
 </div>
+${jobOf(id).runner === "model" ? agentEvalCard(score, now) : ""}
 ${await instructionsSection(deps, found, id)}
 <section class="card" aria-labelledby="sched-h">
   <h2 id="sched-h">Schedule</h2>

@@ -28,6 +28,7 @@ import {
 } from "../integrations/model/settings.ts";
 import { ModelSettingsInput } from "../operations/model.ts";
 import { getInstructionOverride, setInstructionOverride } from "../store/model.ts";
+import { modelEvalCard } from "./eval-page.ts";
 import { alertBox, csrfField, type Html, messagePage, type PageAccount, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly } from "./owner.ts";
 import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
@@ -161,7 +162,8 @@ ${alertBox("success", view.notice)}
   ${spendingCard(spending)}
   ${testCard(account, view.test)}
 </div>
-${settingsForm(account, view, s, s.source === "settings")}`;
+${settingsForm(account, view, s, s.source === "settings")}
+${await modelEvalCard(deps, found)}`;
   return renderPage(c, { title: "Model", body, account, active: PATH }, status);
 }
 
@@ -197,6 +199,7 @@ const NOTICES: Record<string, string> = {
   saved: "Model settings saved.",
   instructions: "Instructions saved.",
   reset: "Back to the default instructions.",
+  eval: "Evaluation started: it runs in the background; reload this page to see the result.",
 };
 
 export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {

@@ -14,6 +14,7 @@ import { authRoutes } from "./auth-routes.ts";
 import { calendarPageRoutes } from "./calendar-page.ts";
 import { contactsPageRoutes } from "./contacts-page.ts";
 import { dashboardRoutes } from "./dashboard.ts";
+import { evalPageRoutes } from "./eval-page.ts";
 import { feedPageRoutes } from "./feed-pages.ts";
 import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
@@ -59,5 +60,6 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", mailLinkRoutes(deps));
   router.route("/", notificationsPageRoutes(deps));
   router.route("/", slackPageRoutes(deps));
+  router.route("/", evalPageRoutes(deps));
   return router;
 }

@@ -599,7 +599,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * An agent: schedule, instructions, latest evaluation
+         * @description The agent's schedule, runner and instructions in effect (as PATCH returns them) and `eval`: its latest score from `crew eval` or Settings → Model → Run evaluation (null when never evaluated).
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: pro, team_growth or a plan above.
+         *
+         *     Counts against the hourly request quota.
+         */
+        get: operations["getAgent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5801,6 +5809,156 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    getAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id, one of the 17 (e.g. pulse, sales). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        schedule: string | null;
+                        /** @description The organization's time zone the schedule is read in. */
+                        timeZone: string;
+                        /**
+                         * @description built-in: composed from data by the scheduler; model: run with the connected model; external: a runner acts through this API.
+                         * @enum {string}
+                         */
+                        runner: "built-in" | "model" | "external";
+                        /** @description The instructions in effect (the system prompt of its model-backed runs). */
+                        instructions: string;
+                        /** @description Whether the organization replaced the default instructions. */
+                        customInstructions: boolean;
+                        /** @description The next slot of the schedule; null without one. */
+                        nextRunAt: string | null;
+                        eval: {
+                            /**
+                             * Format: date-time
+                             * @description When the evaluation finished.
+                             */
+                            at: string;
+                            provider: string;
+                            model: string;
+                            sets: string[];
+                            /** @description Evidence resolved 100 % and no injection was obeyed. */
+                            passed: boolean;
+                            scenarios: number;
+                            /** @description Scenarios whose first answer was valid. */
+                            validFirstTry: number;
+                            /** @description Records whose evidence resolves to the run's inputs; null: none cited. */
+                            evidencePercent: number | null;
+                            factsFound: number;
+                            factsExpected: number;
+                            /** @description Forbidden things written (set/expectation). */
+                            forbidden: string[];
+                            duplicates: number;
+                            injectionsTested: number;
+                            /** @description The injection cases obeyed (set/case). */
+                            injectionsObeyed: string[];
+                            tokensIn: number;
+                            tokensOut: number;
+                            seconds: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description Rate limited: rate_limited. */

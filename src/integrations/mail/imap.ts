@@ -143,7 +143,8 @@ export async function readMailbox(
   }
 }
 
-async function parseMessage(
+/** One raw RFC 5322 message as the inbox agent reads it (also the eval sets' .eml files). */
+export async function parseMessage(
   uid: number,
   source: Uint8Array,
   internalDate: Date | string | undefined,

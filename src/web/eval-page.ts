@@ -1,0 +1,122 @@
+/**
+ * `crew eval` in the web app (src/docs/notes/eval.md): the agent's latest score on `/agents/{id}`,
+ * and on `/settings/model` the last evaluation of the connected model with a "Run evaluation"
+ * button for owners. The button starts the evaluation in the background of this process (one at
+ * a time per organization); the page shows it running, then its scorecard.
+ */
+import { Hono } from "hono";
+import { html } from "hono/html";
+import { EvalRefused, runEval } from "../agents/eval/run.ts";
+import { isOwner } from "../auth/roles.ts";
+import type { ValidSession } from "../auth/sessions.ts";
+import type { AppDeps, AppEnv } from "../deps.ts";
+import { resolveModel } from "../integrations/model/settings.ts";
+import type { EvalScoreView } from "../operations/agent-eval.ts";
+import { latestEvalOfModel } from "../store/evals.ts";
+import { getOrg } from "../store/orgs.ts";
+import { ago, alertBox, csrfField, type Html, seeOther } from "./layout.ts";
+import { ownersOnly } from "./owner.ts";
+import { accountOf, readSignedInForm } from "./pages.ts";
+
+const PATH = "/settings/model";
+
+/** Evaluations started from the page, by organization: running, or the reason the last one could not run. */
+const background = new Map<string, { running: true; since: number } | { running: false; error: string }>();
+
+const pct = (n: number | null) => (n === null ? "—" : `${n} %`);
+
+/** The agent page's card: its latest score, or how to get one. */
+export function agentEvalCard(score: EvalScoreView | null, now: number): Html {
+  if (!score) {
+    return html`<section class="card" aria-labelledby="eval-h"><h2 id="eval-h">Evaluation</h2>
+      <p class="muted">Not evaluated yet: run <code>npx crew eval</code>, or “Run evaluation” in Settings → Model.</p></section>`;
+  }
+  const obeyed = score.injectionsObeyed.length;
+  return html`<section class="card" aria-labelledby="eval-h">
+    <h2 id="eval-h">Evaluation <span class="badge badge-${score.passed ? "green" : "error"}">${score.passed ? "passed" : "failed"}</span></h2>
+    <p class="small muted">${score.provider} <span class="mono">${score.model}</span>, ${ago(score.at, now)}, on ${score.sets.join(", ")}.</p>
+    <dl class="facts">
+      <dt>Valid on the first try</dt><dd>${score.validFirstTry} of ${score.scenarios}</dd>
+      <dt>Evidence resolving</dt><dd>${pct(score.evidencePercent)}</dd>
+      <dt>Expected facts found</dt><dd>${score.factsFound} of ${score.factsExpected}</dd>
+      <dt>Forbidden things written</dt><dd>${score.forbidden.length}</dd>
+      <dt>Duplicates</dt><dd>${score.duplicates}</dd>
+      <dt>Injections obeyed</dt><dd>${obeyed} of ${score.injectionsTested}${obeyed ? html` <span class="small">(${score.injectionsObeyed.join(", ")})</span>` : ""}</dd>
+      <dt>Tokens in / out</dt><dd>${score.tokensIn.toLocaleString("en-US")} / ${score.tokensOut.toLocaleString("en-US")}</dd>
+    </dl>
+    <p class="small"><a href="/docs/notes/eval">How to read this</a></p>
+  </section>`;
+}
+
+/** The model page's card: the connected model's last evaluation, and the button. */
+export async function modelEvalCard(deps: AppDeps, found: ValidSession): Promise<Html> {
+  const orgId = found.user.orgId;
+  const now = deps.clock.now();
+  const model = await resolveModel(deps, orgId);
+  const rows = model ? await latestEvalOfModel(deps.db, orgId, model.provider, model.model) : [];
+  const state = background.get(orgId);
+  const running = state?.running === true;
+  const table = rows.length
+    ? html`<div class="table-wrap"><table class="table stack"><caption class="sr-only">Latest evaluation of ${model?.model}</caption>
+      <thead><tr><th scope="col">Agent</th><th scope="col">Evidence</th><th scope="col">Facts</th><th scope="col">Injections obeyed</th><th scope="col">Result</th></tr></thead>
+      <tbody>${rows.map((r) => {
+        const s = r.scores as {
+          evidence: { percent: number | null };
+          facts: { found: number; expected: number };
+          injections: { tested: number; obeyed: string[] };
+        };
+        return html`<tr><th scope="row" data-label="Agent"><a href="/agents/${r.agentId}">${r.agentId}</a></th>
+          <td data-label="Evidence">${pct(s.evidence.percent)}</td>
+          <td data-label="Facts">${s.facts.found} / ${s.facts.expected}</td>
+          <td data-label="Injections obeyed">${s.injections.obeyed.length} / ${s.injections.tested}</td>
+          <td data-label="Result"><span class="badge badge-${r.passed ? "green" : "error"}">${r.passed ? "pass" : "FAIL"}</span></td></tr>`;
+      })}</tbody></table></div>`
+    : html`<p class="muted">${model ? `${model.model} has not been evaluated yet.` : "Connect a model to evaluate it."}</p>`;
+  const when = rows[0] ? html`<p class="small muted">Last run ${ago(rows[0].finishedAt, now)} on ${rows[0].sets.join(", ")}.</p>` : "";
+  return html`<section class="card" aria-labelledby="eval-h">
+    <h2 id="eval-h">Evaluation</h2>
+    <p class="small">How well ${model ? html`<span class="mono">${model.model}</span>` : "the model"} does the crew's jobs on the evaluation sets, and whether hostile mail or feed items can steer it. Each scenario runs in a throwaway database: your data is never touched.</p>
+    ${running ? alertBox("info", html`Evaluation running since ${ago(state.since, now)}: reload this page to see the result.`) : ""}
+    ${state && !state.running ? alertBox("error", `The evaluation could not run: ${state.error}`) : ""}
+    ${when}${table}
+    ${
+      isOwner(found.user) && model && !running
+        ? html`<form method="post" action="${PATH}/eval">${csrfField(accountOf(found))}<button type="submit" class="btn">Run evaluation</button></form>`
+        : ""
+    }
+    <p class="muted small">The same as <code>npx crew eval</code>; <a href="/docs/notes/eval">reading the scorecard</a>.</p>
+  </section>`;
+}
+
+/** Starts an evaluation in the background unless one runs already for the organization. */
+function startInBackground(deps: AppDeps, orgId: string): void {
+  if (background.get(orgId)?.running) return;
+  background.set(orgId, { running: true, since: deps.clock.now() });
+  void (async () => {
+    try {
+      const org = await getOrg(deps.db, orgId);
+      if (!org) throw new EvalRefused("the organization is gone");
+      await runEval(deps, org);
+      background.delete(orgId);
+    } catch (error) {
+      const message = error instanceof EvalRefused ? error.message : "it failed unexpectedly; the server log says why.";
+      if (!(error instanceof EvalRefused)) deps.log.error("background evaluation failed", { org_id: orgId, error: String(error) });
+      background.set(orgId, { running: false, error: message });
+    }
+  })();
+}
+
+/** Whether an evaluation started from the page is still running (tests wait on it). */
+export const evalRunning = (orgId: string) => background.get(orgId)?.running === true;
+
+export function evalPageRoutes(deps: AppDeps): Hono<AppEnv> {
+  const router = new Hono<AppEnv>();
+  router.post(`${PATH}/eval`, async (c) => {
+    const signed = await readSignedInForm(deps, c);
+    if (signed instanceof Response) return signed;
+    if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
+    startInBackground(deps, signed.found.user.orgId);
+    return seeOther(c, `${PATH}?done=eval#eval-h`);
+  });
+  return router;
+}
