@@ -3878,6 +3878,12 @@ export interface operations {
                             problem: string | null;
                             /** Format: date-time */
                             createdAt: string;
+                            /** @description When a read of it last worked; null before the first. */
+                            lastSuccessAt: string | null;
+                            /** @description When a read of it last failed; null when none has. */
+                            lastFailureAt: string | null;
+                            /** @description Why that read failed. */
+                            lastFailureReason: string | null;
                         }[];
                     };
                 };
@@ -4035,6 +4041,12 @@ export interface operations {
                         problem: string | null;
                         /** Format: date-time */
                         createdAt: string;
+                        /** @description When a read of it last worked; null before the first. */
+                        lastSuccessAt: string | null;
+                        /** @description When a read of it last failed; null when none has. */
+                        lastFailureAt: string | null;
+                        /** @description Why that read failed. */
+                        lastFailureReason: string | null;
                     };
                 };
             };
@@ -5879,6 +5891,8 @@ export interface operations {
                         customInstructions: boolean;
                         /** @description The next slot of the schedule; null without one. */
                         nextRunAt: string | null;
+                        /** @description The agent's own daily token cap; null: only the organization's budget applies. */
+                        dailyTokens: number | null;
                         eval: {
                             /**
                              * Format: date-time
@@ -6287,6 +6301,12 @@ export interface operations {
                             createdAt: string;
                             /** @description When the latest delivery attempt to it started; null before the first. */
                             lastAttemptAt: string | null;
+                            /** @description When an attempt last got a 2xx answer; null before the first. */
+                            lastSuccessAt: string | null;
+                            /** @description When an attempt last failed (no 2xx); null when none has. */
+                            lastFailureAt: string | null;
+                            /** @description Why that attempt failed, e.g. `HTTP 500`. */
+                            lastFailureReason: string | null;
                         }[];
                     };
                 };
