@@ -53,6 +53,7 @@ const InsightView = v.object({
 
 export const startAgentRunOp = defineOperation({
   id: "startAgentRun",
+  role: "owner",
   summary: "Start an agent run",
   description:
     "Starts a run of the agent (status running) and returns its context: the handoffs queued for the agent, now claimed by this run (critical first; two runs never claim the same handoff), and the insights posted to the feed since the agent's previous run started (high impact first). Complete the run within an hour with POST /api/agents/{id}/runs/{runId}/complete, or the scheduler closes it as an error and its unreported handoffs go back to the queue.",
@@ -104,6 +105,7 @@ const Profile = v.strictObject({
 
 export const completeAgentRunOp = defineOperation({
   id: "completeAgentRun",
+  role: "owner",
   summary: "Complete an agent run",
   description:
     "Completes a running run with its outcome and stores everything it reports in one transaction (a bad item is a 400 and nothing is stored): suggestions (replacing the agent's open ones), metrics (pulse's DAU, WAU, MRR feed the standup), a company profile (fields sent replace the last profile's; others are kept), actions for the queue (source = the agent; type approval asks a person to approve), integration alerts (open until a later successful run of this agent resolves them), and the outcome of the handoffs this run claimed (those not reported go back to the queue). Health, standup, briefing, suggestions, profile and alerts derive from these runs. A run completes once: again → 409.",
@@ -250,6 +252,7 @@ const Instructions = v.pipe(
 
 export const updateAgentOp = defineOperation({
   id: "updateAgent",
+  role: "owner",
   summary: "Edit an agent's schedule or instructions",
   description:
     "Sets the agent's schedule — a five-field cron expression (minute hour day month weekday) in the organization's time zone, e.g. \"0 8,18 * * *\", or null for none — and/or its instructions, the system prompt of its model-backed runs (null goes back to the catalog's default). The scheduler runs built-in agents (standup, briefing, pulse, dna) on their schedule, and model-backed ones once a model and their sources are connected; for slack the schedule records when an external runner is expected to run it.",
