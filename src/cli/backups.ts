@@ -5,9 +5,10 @@
  * (unless --force), keeps the replaced database beside it, swaps the files, and opens the result
  * once so older schemas are brought forward. Every message names the secret file.
  */
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { LEASE_NAME } from "../agents/scheduler.ts";
+import { privateDir, privateEmptyFile } from "../boot.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { systemClock } from "../lib/clock.ts";
 import { activeLeader, BackupError, backupFileName, checkBackup, localPath, SECRET_NOTE, writeBackup } from "../store/backup.ts";
@@ -37,9 +38,12 @@ export async function backupFromCli(flags: Flags, env: Env, io: CliIo): Promise<
     typeof flags.to === "string" && flags.to.trim() ? flags.to.trim() : join(defaultBackupDir(config, path), backupFileName(now)),
   );
   if (existsSync(file)) throw new CommandError(`${file} exists already; choose another --to`);
-  mkdirSync(dirname(file), { recursive: true });
+  // The default folder is Crew's own and made private; a folder named with --to is the operator's.
+  if (typeof flags.to === "string" && flags.to.trim()) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  else privateDir(dirname(file));
   return withStore(env, async (db, org) => {
     try {
+      privateEmptyFile(file);
       await writeBackup(db, file);
     } catch (error) {
       if (error instanceof BackupError) throw new CommandError(error.message);
@@ -84,6 +88,7 @@ export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise
       }
       // The database being replaced is kept, written the same consistent way as a backup.
       kept = `${path}.before-restore-${backupFileName(now).slice("crew-".length, -".db".length)}`;
+      privateEmptyFile(kept);
       await writeBackup(current, kept);
     } finally {
       current.close();
@@ -92,8 +97,9 @@ export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise
   // The new file goes in under a temporary name, then replaces the database in one rename; the
   // old WAL and shared-memory files must go first (they belong to the old file).
   const incoming = `${path}.restoring`;
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   copyFileSync(file, incoming);
+  chmodSync(incoming, 0o600);
   rmSync(`${path}-wal`, { force: true });
   rmSync(`${path}-shm`, { force: true });
   renameSync(incoming, path);

@@ -4,7 +4,7 @@
  * checked; garbage and newer-schema files are refused with one line; a server refuses to start
  * on a database written by a newer release.
  */
-import { copyFileSync, existsSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -128,6 +128,27 @@ describe("crew backup and crew restore", () => {
     );
     db.close();
     expect(existsSync(`${target}.restoring`)).toBe(false);
+  });
+
+  it("backups, their folder and the database kept by a restore are private to their owner (0600 files, 0700 folders)", async () => {
+    const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    const own = await databaseFileWithKey("private");
+    try {
+      const env = { DATABASE_URL: own.dbUrl, LOG_LEVEL: "silent" };
+      const made = await runCliInProcess(["backup"], env);
+      expect(made.code, made.stderr).toBe(0);
+      const written = made.stdout.trim();
+      expect(mode(written)).toBe("600");
+      expect(mode(join(own.dir, "backups"))).toBe("700");
+      const restored = await runCliInProcess(["restore", written], env);
+      expect(restored.code, restored.stderr).toBe(0);
+      const kept = readdirSync(own.dir).filter((name) => name.startsWith("crew.db.before-restore-"));
+      expect(kept).toHaveLength(1);
+      expect(mode(join(own.dir, kept[0] ?? ""))).toBe("600");
+      expect(mode(join(own.dir, "crew.db"))).toBe("600");
+    } finally {
+      own.cleanup();
+    }
   });
 
   it("a server refuses to start on a database written by a newer release, in one line naming both versions", async () => {
