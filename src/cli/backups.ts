@@ -8,7 +8,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { LEASE_NAME } from "../agents/scheduler.ts";
-import { privateDir, privateEmptyFile } from "../boot.ts";
+import { privateDir, privateEmptyFile, readSchema } from "../boot.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { systemClock } from "../lib/clock.ts";
 import { activeLeader, BackupError, backupFileName, checkBackup, localPath, SECRET_NOTE, writeBackup } from "../store/backup.ts";
@@ -71,7 +71,7 @@ export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise
   if (file === path) throw new CommandError(`${file} is the database itself`);
   let checked: ReturnType<typeof checkBackup>;
   try {
-    checked = checkBackup(file);
+    checked = checkBackup(file, undefined, readSchema());
   } catch (error) {
     if (error instanceof BackupError) throw new CommandError(`refused: ${error.message}`);
     throw error;

@@ -130,6 +130,41 @@ describe("crew backup and crew restore", () => {
     expect(existsSync(`${target}.restoring`)).toBe(false);
   });
 
+  it("refuses a file carrying a trigger or a view of its own, naming it, and one missing an index", async () => {
+    const target = join(other.dir, "target-schema", "crew.db");
+    const env = { DATABASE_URL: `file:${target}`, LOG_LEVEL: "silent" };
+    const planted = join(other.dir, "planted-trigger.db");
+    copyFileSync(backupFile(), planted);
+    const conn = new Database(planted);
+    conn.exec("CREATE TRIGGER promote AFTER UPDATE ON users BEGIN UPDATE users SET role = 'owner' WHERE email = 'lite@example.com'; END");
+    conn.close();
+    const refused = await runCliInProcess(["restore", planted], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `crew restore: refused: ${planted} is not a database Crew wrote at schema version ${SCHEMA_VERSION}: unexpected trigger promote\n`,
+    );
+    expect(existsSync(target)).toBe(false);
+
+    const viewed = join(other.dir, "planted-view.db");
+    copyFileSync(backupFile(), viewed);
+    const withView = new Database(viewed);
+    withView.exec("CREATE VIEW everyone AS SELECT * FROM users");
+    withView.close();
+    expect((await runCliInProcess(["restore", viewed], env)).stderr).toContain(": unexpected view everyone\n");
+
+    const trimmed = join(other.dir, "missing-index.db");
+    copyFileSync(backupFile(), trimmed);
+    const withoutIndex = new Database(trimmed);
+    const index = (
+      withoutIndex.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").get() as {
+        name: string;
+      }
+    ).name;
+    withoutIndex.exec(`DROP INDEX ${index}`);
+    withoutIndex.close();
+    expect((await runCliInProcess(["restore", trimmed], env)).stderr).toContain(`: missing index ${index}\n`);
+  });
+
   it("backups, their folder and the database kept by a restore are private to their owner (0600 files, 0700 folders)", async () => {
     const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
     const own = await databaseFileWithKey("private");
