@@ -12,7 +12,6 @@
 import { MINUTE } from "../lib/clock.ts";
 import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
-import { getDefaultOrg } from "../store/orgs.ts";
 import { clearSignInFailures, countSignInFailures, recordSignInFailure } from "../store/sign-in-failures.ts";
 import { isDeactivated } from "../store/user-admin.ts";
 import { getUserByEmail, normalizeEmail, type User } from "../store/users.ts";
@@ -113,8 +112,11 @@ export async function checkCredentials(db: Db, rawEmail: string, password: strin
   // A deactivated user's password still verifies (the same work), but the answer is the wrong-credentials one.
   if (!user || !matches || password.length > MAX_PASSWORD || (await isDeactivated(db, user.id))) {
     await recordSignInFailure(db, email, now, SIGN_IN_WINDOW);
-    const orgId = user?.orgId ?? (await getDefaultOrg(db))?.id;
-    if (orgId) await recordAudit(db, orgId, "sign_in.failed", { kind: "system" }, now, email.slice(0, MAX_EMAIL));
+    // Only a failure for a user of the deployment is an organization's event (in that user's
+    // organization). An unknown email belongs to none: written to no organization's log, an owner
+    // cannot tell "nobody has this email" from "someone of another organization has it", and
+    // invented emails cannot grow the log (the sign-in throttle's rows are kept for its window only).
+    if (user) await recordAudit(db, user.orgId, "sign_in.failed", { kind: "system" }, now, user.email);
     return { ok: false, reason: "invalid" };
   }
   await clearSignInFailures(db, email);
