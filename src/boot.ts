@@ -143,6 +143,24 @@ export async function prepareStore(config: Config, log: Logger, now: number): Pr
   return db;
 }
 
+/**
+ * A folder only its owner can read (0700), like `data/`: created so, or tightened when it exists
+ * (backups are as private as the database they copy).
+ */
+export function privateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+}
+
+/**
+ * An empty file only its owner can read (0600), for `VACUUM INTO` to fill: SQLite accepts an
+ * empty target and keeps its mode, where a file it creates would follow the umask (often 0644).
+ */
+export function privateEmptyFile(file: string): void {
+  writeFileSync(file, "", { mode: 0o600, flag: "wx" });
+  chmodSync(file, 0o600);
+}
+
 /** The file operations of scheduled backups (src/agents/backups.ts). */
 export const backupFiles: BackupFiles = {
   async list(dir) {
@@ -153,7 +171,10 @@ export const backupFiles: BackupFiles = {
     rmSync(path, { force: true });
   },
   async makeDir(dir) {
-    mkdirSync(dir, { recursive: true });
+    privateDir(dir);
+  },
+  async reserve(file) {
+    privateEmptyFile(file);
   },
 };
 

@@ -34,6 +34,8 @@ export interface Config {
   backupDir: string | null;
   backupSchedule: string;
   backupKeep: number;
+  /** SPEC §14: how long audit rows are kept (AUDIT_RETENTION_DAYS, default 365). */
+  auditRetentionDays: number;
   /** The language model set by the operator (SPEC §13); wins over the owners' /settings/model. Null when unset. */
   model: ModelEnv | null;
   /** METRICS_TOKEN: GET /metrics answers only with it as a Bearer credential; off when null. */
@@ -267,6 +269,7 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     backupSchedule,
     backupKeep: integer(env, "BACKUP_KEEP", 7, 1, 10_000),
     clientMetadataDocuments: (env.OAUTH_CLIENT_METADATA_DOCUMENTS ?? "").trim() === "" || flag(env, "OAUTH_CLIENT_METADATA_DOCUMENTS"),
+    auditRetentionDays: integer(env, "AUDIT_RETENTION_DAYS", 365, 1, 36_500),
   };
 }
 

@@ -18,7 +18,10 @@ export interface BackupFiles {
   /** Names and sizes of the files in `dir` (none when it does not exist). */
   list(dir: string): Promise<{ name: string; bytes: number }[]>;
   remove(path: string): Promise<void>;
+  /** Creates the folder, private to its owner (0700). */
   makeDir(dir: string): Promise<void>;
+  /** Creates an empty file private to its owner (0600) for the backup to be written into. */
+  reserve(file: string): Promise<void>;
 }
 
 export const BACKUP_LEASE = "backups";
@@ -43,6 +46,7 @@ export async function runBackupPass(deps: AppDeps, files: BackupFiles, holder: s
   if (!(await takeLease(db, BACKUP_LEASE, holder, now, now + LEASE_TTL))) return { written: null, removed: [] };
   await files.makeDir(dir);
   const file = joinPath(dir, backupFileName(now));
+  await files.reserve(file);
   await writeBackup(db, file);
   const listed = (await files.list(dir)).filter((f) => isBackupFileName(f.name)).sort((x, y) => x.name.localeCompare(y.name));
   const bytes = listed.find((f) => joinPath(dir, f.name) === file)?.bytes ?? 0;

@@ -22,7 +22,6 @@ import { runInsertStatement } from "../store/agents.ts";
 import { addRunUsageStatement, getInstructionOverride, raiseModelAlertStatements, resolveModelAlertStatement } from "../store/model.ts";
 import type { Organization } from "../store/orgs.ts";
 import { budgetSkipReason, warnOnBudgets } from "./budgets.ts";
-import type { ProfileBody } from "./compose-profile.ts";
 import type { Events } from "./events.ts";
 import { citationIssues } from "./handles.ts";
 import { type AgentJob, JOBS, jobOf } from "./jobs.ts";

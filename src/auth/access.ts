@@ -40,17 +40,17 @@ export interface Principal {
   name: string;
   plan: Plan;
   credential: Credential;
-  /** The user's role in the organization (SPEC §12); set for web sessions, where owner pages ask. */
-  role?: Role;
+  /** The user's role in the organization (SPEC §12), read with the credential on every request. */
+  role: Role;
 }
 
 /** The one place a principal is built: a user (from any credential's owner row) and the credential it came by. */
 export function principalFor(
   userId: string,
-  user: Pick<Principal, "orgId" | "email" | "name" | "plan">,
+  user: Pick<Principal, "orgId" | "email" | "name" | "plan" | "role">,
   credential: Credential,
 ): Principal {
-  return { userId, orgId: user.orgId, email: user.email, name: user.name, plan: user.plan, credential };
+  return { userId, orgId: user.orgId, email: user.email, name: user.name, plan: user.plan, role: user.role, credential };
 }
 
 /** `crew:write` includes `crew:read`; `crew:admin` grants exactly what `crew:write` grants. */

@@ -27,11 +27,9 @@ export interface Session {
   expiresAt: number;
 }
 
-/** The signed-in person as a principal (the session is the credential), with their role for owner-only operations. */
-export const sessionPrincipalOf = (found: ValidSession): Principal => ({
-  ...principalFor(found.user.id, found.user, { type: "session", id: found.session.id }),
-  role: found.user.role,
-});
+/** The signed-in person as a principal (the session is the credential). */
+export const sessionPrincipalOf = (found: ValidSession): Principal =>
+  principalFor(found.user.id, found.user, { type: "session", id: found.session.id });
 
 export interface ValidSession {
   session: Session;

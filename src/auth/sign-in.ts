@@ -12,7 +12,6 @@
 import { MINUTE } from "../lib/clock.ts";
 import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
-import { getDefaultOrg } from "../store/orgs.ts";
 import { clearSignInFailures, countSignInFailures, recordSignInFailure } from "../store/sign-in-failures.ts";
 import { isDeactivated } from "../store/user-admin.ts";
 import { getUserByEmail, normalizeEmail, type User } from "../store/users.ts";
@@ -22,7 +21,13 @@ export const SIGN_IN_WINDOW = 15 * MINUTE;
 export const SIGN_IN_MAX_FAILURES = 10;
 /** Per client address (an office behind one NAT shares it, hence more than per email). */
 export const ADDRESS_MAX_FAILURES = 50;
-export const ADDRESS_AT_ONCE = 4;
+/**
+ * Hashings one address may hold at once: a fair share of the process's gate (2 running + 8
+ * waiting), so three flooding addresses cannot fill it and lock everyone else out.
+ */
+export const ADDRESS_AT_ONCE = 2;
+/** Failures after which an address is flooding: an unknown email from it is refused without hashing. */
+export const ADDRESS_FLOODING = 5;
 const MAX_TRACKED_ADDRESSES = 10_000;
 /** Longer inputs cannot match a stored account; they are cut so they cannot bloat the failure table. */
 const MAX_EMAIL = 254;
@@ -89,18 +94,29 @@ export async function checkSignIn(db: Db, address: string, email: string, passwo
   if (state.inFlight >= ADDRESS_AT_ONCE) return { ok: false, reason: "throttled", retryAfter: 1, message: BUSY };
   state.inFlight++;
   try {
-    const result = await checkCredentials(db, email, password, now);
+    const result = await checkCredentials(db, email, password, now, state.failures.length >= ADDRESS_FLOODING);
     if (!result.ok && result.reason === "invalid") state.failures.push(now);
     return result;
   } catch (error) {
-    if (error instanceof PasswordHashingBusy) return { ok: false, reason: "throttled", retryAfter: 1, message: BUSY };
+    if (error instanceof PasswordHashingBusy) {
+      // A busy answer counts against the address too, or a flood is never throttled.
+      state.failures.push(now);
+      return { ok: false, reason: "throttled", retryAfter: 1, message: BUSY };
+    }
     throw error;
   } finally {
     state.inFlight--;
   }
 }
 
-export async function checkCredentials(db: Db, rawEmail: string, password: string, now: number): Promise<SignInResult> {
+/** `cheapUnknown`: the address is flooding, so an email no user has is refused without hashing. */
+export async function checkCredentials(
+  db: Db,
+  rawEmail: string,
+  password: string,
+  now: number,
+  cheapUnknown = false,
+): Promise<SignInResult> {
   const email = normalizeEmail(rawEmail).slice(0, MAX_EMAIL + 1);
   const recent = await countSignInFailures(db, email, now - SIGN_IN_WINDOW);
   if (recent.count >= SIGN_IN_MAX_FAILURES) {
@@ -109,12 +125,19 @@ export async function checkCredentials(db: Db, rawEmail: string, password: strin
     return { ok: false, reason: "throttled", retryAfter, message: throttledMessage(retryAfter) };
   }
   const user = email.length <= MAX_EMAIL ? await getUserByEmail(db, email) : null;
+  if (!user && cheapUnknown) {
+    await recordSignInFailure(db, email, now, SIGN_IN_WINDOW);
+    return { ok: false, reason: "invalid" };
+  }
   const matches = await verifyPassword(password.slice(0, MAX_PASSWORD), user?.passwordHash ?? (await dummyPasswordHash()));
   // A deactivated user's password still verifies (the same work), but the answer is the wrong-credentials one.
   if (!user || !matches || password.length > MAX_PASSWORD || (await isDeactivated(db, user.id))) {
     await recordSignInFailure(db, email, now, SIGN_IN_WINDOW);
-    const orgId = user?.orgId ?? (await getDefaultOrg(db))?.id;
-    if (orgId) await recordAudit(db, orgId, "sign_in.failed", { kind: "system" }, now, email.slice(0, MAX_EMAIL));
+    // Only a failure for a user of the deployment is an organization's event (in that user's
+    // organization). An unknown email belongs to none: written to no organization's log, an owner
+    // cannot tell "nobody has this email" from "someone of another organization has it", and
+    // invented emails cannot grow the log (the sign-in throttle's rows are kept for its window only).
+    if (user) await recordAudit(db, user.orgId, "sign_in.failed", { kind: "system" }, now, user.email);
     return { ok: false, reason: "invalid" };
   }
   await clearSignInFailures(db, email);

@@ -154,6 +154,11 @@ export async function revokeKeyFromCli(flags: Flags, env: Env, io: CliIo): Promi
   });
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+/** A stored text as the terminal shows it: control characters escaped (rows written before subjects were cleaned). */
+const escaped = (text: string) => text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+
 export async function auditFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   const raw = typeof flags.limit === "string" ? flags.limit : "50";
   const limit = Number(raw);
@@ -172,7 +177,7 @@ export async function auditFromCli(flags: Flags, env: Env, io: CliIo): Promise<n
         io.out(
           table([
             ["TIME", "EVENT", "ACTOR", "SUBJECT"],
-            ...entries.map((e) => [iso(e.at), e.event, e.actor.kind === "user" ? e.actor.userId : e.actor.kind, e.subject ?? ""]),
+            ...entries.map((e) => [iso(e.at), e.event, e.actor.kind === "user" ? e.actor.userId : e.actor.kind, escaped(e.subject ?? "")]),
           ]),
         );
       return 0;

@@ -5,10 +5,10 @@
  * (unless --force), keeps the replaced database beside it and swaps the files. Neither migrates
  * (a backup is the database as it is; the server upgrades at start). Every message names the secret file.
  */
-import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { LEASE_NAME } from "../agents/scheduler.ts";
-import { readSecretFile } from "../boot.ts";
+import { privateDir, privateEmptyFile, readSchema, readSecretFile } from "../boot.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { systemClock } from "../lib/clock.ts";
 import { activeLeader, BackupError, backupFileName, checkBackup, localPath, SECRET_NOTE, writeBackup } from "../store/backup.ts";
@@ -40,11 +40,14 @@ export async function backupFromCli(flags: Flags, env: Env, io: CliIo): Promise<
     typeof flags.to === "string" && flags.to.trim() ? flags.to.trim() : join(defaultBackupDir(config, path), backupFileName(now)),
   );
   if (existsSync(file)) throw new CommandError(`${file} exists already; choose another --to`);
-  mkdirSync(dirname(file), { recursive: true });
+  // The default folder is Crew's own and made private; a folder named with --to is the operator's.
+  if (typeof flags.to === "string" && flags.to.trim()) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  else privateDir(dirname(file));
   return withStore(
     env,
     async (db, org) => {
       try {
+        privateEmptyFile(file);
         await writeBackup(db, file);
       } catch (error) {
         if (error instanceof BackupError) throw new CommandError(error.message);
@@ -88,7 +91,7 @@ export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise
   if (file === path) throw new CommandError(`${file} is the database itself`);
   let checked: ReturnType<typeof checkBackup>;
   try {
-    checked = checkBackup(file);
+    checked = checkBackup(file, undefined, readSchema());
   } catch (error) {
     if (error instanceof BackupError) throw new CommandError(`refused: ${error.message}`);
     throw error;
@@ -105,6 +108,7 @@ export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise
       }
       // The database being replaced is kept, written the same consistent way as a backup.
       kept = `${path}.before-restore-${backupFileName(now).slice("crew-".length, -".db".length)}`;
+      privateEmptyFile(kept);
       await writeBackup(current, kept);
     } finally {
       current.close();
@@ -113,8 +117,9 @@ export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise
   // The new file goes in under a temporary name, then replaces the database in one rename; the
   // old WAL and shared-memory files must go first (they belong to the old file).
   const incoming = `${path}.restoring`;
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   copyFileSync(file, incoming);
+  chmodSync(incoming, 0o600);
   rmSync(`${path}-wal`, { force: true });
   rmSync(`${path}-shm`, { force: true });
   renameSync(incoming, path);

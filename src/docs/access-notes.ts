@@ -34,6 +34,10 @@ export function accessNotes(e: Endpoint): string[] {
     notes.push(e.access ? `Access: ${bearerAccessNote(e.access)}` : "Access: any valid API key or OAuth token.");
     notes.push("Counts against the hourly request quota.");
   }
+  if (e.role === "owner")
+    notes.push(
+      "Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).",
+    );
   if (e.mcp) {
     const differs = e.access && e.auth === "bearer" && !sameAccess(e.access, e.mcp.access);
     notes.push(

@@ -24,6 +24,8 @@ export interface Endpoint {
   /** bearer: API key or OAuth token, quota-counted; session: the browser's crew_session cookie; none: public. */
   auth: "bearer" | "session" | "none";
   access: Access | null;
+  /** Only the organization's owners may call it (the operation's `role`), on top of `access`. */
+  role?: "owner";
   mcp?: McpProjection;
   /** Object schemas: the path parameters, the query parameters, the JSON body. */
   pathParams?: JsonSchema;
@@ -58,6 +60,7 @@ export function endpointOf(op: Operation): Endpoint | null {
     tags: rest.tags,
     auth,
     access: rest.access,
+    ...(op.role ? { role: op.role } : {}),
     ...(op.mcp ? { mcp: op.mcp } : {}),
     ...(inPath.length > 0 ? { pathParams: pick(input, inPath) } : {}),
     ...(rest.from === "query" ? { query: withoutProperties(input, inPath) } : {}),

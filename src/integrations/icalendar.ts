@@ -27,8 +27,53 @@ function isZone(tzid: string): boolean {
   return valid;
 }
 
-/** Occurrences looked at per recurring event: a daily event for 25 years; beyond that, a broken rule. */
-const MAX_OCCURRENCES = 10_000;
+/**
+ * Occurrences looked at per query, across all its events: a calendar whose rules would expand to
+ * more (RRULE:FREQ=SECONDLY, or thousands of events) is answered within this budget, and the
+ * events it cuts short count as busy for the rest of the window (never a slot that may clash).
+ */
+export const OCCURRENCE_BUDGET = 20_000;
+/** The longest run of expansion between two yields to the event loop, in ms of wall time. */
+const SLICE_MS = 3;
+
+/** Lets other requests run: expansion is CPU work on the one event loop every request shares. */
+const yieldToLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** Frequencies whose periods have a fixed wall-clock length, in seconds (RFC 5545 §3.3.10). */
+const FIXED_PERIOD_S: Record<string, number> = { SECONDLY: 1, MINUTELY: 60, HOURLY: 3600, DAILY: 86_400, WEEKLY: 604_800 };
+
+/**
+ * Where to start expanding a recurring event so that only occurrences near the window are
+ * visited: DTSTART moved forward by whole periods of its rule (same wall-clock grid, so the same
+ * occurrences), to before the window by more than an occurrence's length. Only for one RRULE of a
+ * fixed-length frequency without COUNT (COUNT counts from the real DTSTART). The moved DTSTART is
+ * itself emitted by the expansion, but it lies before the window, so it is skipped.
+ */
+function expansionStart(event: Event, windowStartWall: number): Time | undefined {
+  const rules = event.component.getAllProperties("rrule");
+  if (rules.length !== 1) return undefined;
+  const rule = rules[0]?.getFirstValue() as { freq?: string; interval?: number; count?: number | null } | undefined;
+  const unit = rule?.freq ? FIXED_PERIOD_S[rule.freq] : undefined;
+  if (!rule || !unit || rule.count) return undefined;
+  const periodMs = unit * Math.max(1, rule.interval ?? 1) * 1000;
+  const start = event.startDate;
+  const periods = Math.floor((windowStartWall - periodMs - wallClock(start)) / periodMs);
+  if (periods <= 0) return undefined;
+  // Set from the wall-clock fields: ical.js leaves an added duration unnormalized (2,500 days in
+  // the day field), and its rule iterator then walks those days one by one.
+  const wall = new Date(wallClock(start) + periods * periodMs);
+  const moved = start.clone();
+  moved.resetTo(
+    wall.getUTCFullYear(),
+    wall.getUTCMonth() + 1,
+    wall.getUTCDate(),
+    wall.getUTCHours(),
+    wall.getUTCMinutes(),
+    wall.getUTCSeconds(),
+    start.zone,
+  );
+  return moved;
+}
 
 /**
  * The instant an iCalendar time stands for. Named IANA zones are converted with Intl (correct
@@ -92,9 +137,15 @@ function eventsOf(calendar: Component): Event[] {
 
 /**
  * Busy intervals overlapping `range`, from raw iCalendar objects (one VCALENDAR text each).
- * Unreadable objects and events are skipped.
+ * Unreadable objects and events are skipped. Recurring events are expanded only near the range,
+ * within one occurrence budget for the whole query, yielding to the event loop between slices.
  */
-export function busyIntervals(objects: readonly string[], range: Interval, userTimeZone: string): Interval[] {
+export async function busyIntervals(
+  objects: readonly string[],
+  range: Interval,
+  userTimeZone: string,
+  budget = OCCURRENCE_BUDGET,
+): Promise<Interval[]> {
   const busy: Interval[] = [];
   const seen = new Set<string>();
   const add = (item: Event, start: Time, end: Time) => {
@@ -106,7 +157,17 @@ export function busyIntervals(objects: readonly string[], range: Interval, userT
     seen.add(`${s}/${e}`);
     busy.push({ start: s, end: e });
   };
+  let occurrences = 0;
+  // A CPU-time slice, not a business time: measured with performance.now, not the injected clock.
+  let sliceStart = performance.now();
+  /** After each step of work (an object read, an occurrence looked at): yield once the slice is spent. */
+  const tick = async () => {
+    if (performance.now() - sliceStart < SLICE_MS) return;
+    await yieldToLoop();
+    sliceStart = performance.now();
+  };
   for (const text of objects) {
+    await tick();
     for (const event of parseCalendars(text).flatMap(eventsOf)) {
       try {
         if (!event.isRecurring()) {
@@ -117,15 +178,24 @@ export function busyIntervals(objects: readonly string[], range: Interval, userT
         // ical.js keeps them in an object keyed by RECURRENCE-ID (typed as an array).
         for (const ex of Object.values(event.exceptions)) add(ex, ex.startDate, ex.endDate);
         // Occurrences are compared by wall-clock time first (within a zone's offset of the
-        // instant): only those near the range are converted, the thousands before it are not.
+        // instant): only those near the range are converted.
         const lead = event.duration.toSeconds() * 1000 + SLACK_MS;
-        const iterator = event.iterator();
-        for (let i = 0; i < MAX_OCCURRENCES; i++) {
+        const iterator = event.iterator(expansionStart(event, range.start - lead));
+        let reached = range.start;
+        for (;;) {
+          await tick();
+          if (++occurrences > budget) {
+            // Out of budget: what this event would still cover is taken as busy, so no slot
+            // offered can clash with an occurrence that was not looked at.
+            if (blocksTime(event)) busy.push({ start: Math.max(range.start, reached), end: range.end });
+            break;
+          }
           const next = iterator.next();
           if (!next) break;
           const wall = wallClock(next);
           if (wall - SLACK_MS >= range.end) break;
           if (wall + lead <= range.start) continue;
+          reached = wall - SLACK_MS;
           const details = event.getOccurrenceDetails(next);
           add(details.item, details.startDate, details.endDate);
         }

@@ -6,13 +6,11 @@ import * as v from "valibot";
 import { resumeAgent } from "../agents/auto-pause.ts";
 import { assertAgent } from "../agents/run-api.ts";
 import { writeAccess } from "../auth/access.ts";
-import { isOwner } from "../auth/roles.ts";
-import { ApiError } from "../http/errors.ts";
-import { getUserById } from "../store/users.ts";
 import { defineOperation } from "./registry.ts";
 
 export const resumeAgentOp = defineOperation({
   id: "resumeAgent",
+  role: "owner",
   summary: "Resume a paused agent",
   description:
     "An agent pauses itself after 3 scheduled runs in a row end in error: the scheduler skips it and a critical alert says why. Resuming clears the pause and the alert; the agent runs again from its next slot. A successful run started by an owner (Run now) resumes it too. Owners only.",
@@ -24,9 +22,6 @@ export const resumeAgentOp = defineOperation({
   rest: { method: "POST", path: "/api/agents/{id}/resume", access: writeAccess(), from: "none", tags: ["Agents runtime"] },
   handler: async (ctx, input) => {
     assertAgent(input.id);
-    // Bearer principals carry no role yet: read it from the user's row.
-    const role = ctx.principal.role ?? (await getUserById(ctx.db, ctx.principal.userId))?.role;
-    if (!isOwner({ role })) throw new ApiError(403, "forbidden", "Only owners of the organization resume agents.");
     return { id: input.id, resumed: await resumeAgent(ctx, ctx.principal.orgId, input.id) };
   },
 });

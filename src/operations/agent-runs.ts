@@ -9,9 +9,8 @@ import { jobOf } from "../agents/jobs.ts";
 import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.ts";
 import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
 import { readAccess, writeAccess } from "../auth/access.ts";
-import { isOwner } from "../auth/roles.ts";
 import { ACTION_TYPES, AGENT_IDS } from "../domain.ts";
-import { ApiError, notFound } from "../http/errors.ts";
+import { notFound } from "../http/errors.ts";
 import { type Clock, iso, isoOrNull } from "../lib/clock.ts";
 import { getAgentRecord, setAgentSchedule } from "../store/agents.ts";
 import { agentDailyTokens, setAgentDailyTokens } from "../store/budgets.ts";
@@ -19,7 +18,6 @@ import type { Db } from "../store/db.ts";
 import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/model.ts";
 import { getOrg } from "../store/orgs.ts";
 import { listRuns } from "../store/runs.ts";
-import { getUserById } from "../store/users.ts";
 import { NewAction } from "./actions.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics, PIPELINE_STAGES } from "./reports.ts";
@@ -58,6 +56,7 @@ const InsightView = v.object({
 
 export const startAgentRunOp = defineOperation({
   id: "startAgentRun",
+  role: "owner",
   summary: "Start an agent run",
   description:
     "Starts a run of the agent (status running) and returns its context: the handoffs queued for the agent, now claimed by this run (critical first; two runs never claim the same handoff), and the insights posted to the feed since the agent's previous run started (high impact first). Complete the run within an hour with POST /api/agents/{id}/runs/{runId}/complete, or the scheduler closes it as an error and its unreported handoffs go back to the queue.",
@@ -109,6 +108,7 @@ const Profile = v.strictObject({
 
 export const completeAgentRunOp = defineOperation({
   id: "completeAgentRun",
+  role: "owner",
   summary: "Complete an agent run",
   description:
     "Completes a running run with its outcome and stores everything it reports in one transaction (a bad item is a 400 and nothing is stored): suggestions (replacing the agent's open ones), metrics (pulse's DAU, WAU, MRR feed the standup), a company profile (fields sent replace the last profile's; others are kept), actions for the queue (source = the agent; type approval asks a person to approve), integration alerts (open until a later successful run of this agent resolves them), and the outcome of the handoffs this run claimed (those not reported go back to the queue). Health, standup, briefing, suggestions, profile and alerts derive from these runs. A run completes once: again → 409.",
@@ -281,6 +281,7 @@ export const AgentView = v.object({
 
 export const updateAgentOp = defineOperation({
   id: "updateAgent",
+  role: "owner",
   summary: "Edit an agent's schedule or instructions",
   description:
     "Sets the agent's schedule — a five-field cron expression (minute hour day month weekday) in the organization's time zone, e.g. \"0 8,18 * * *\", or null for none — and/or its instructions, the system prompt of its model-backed runs (null goes back to the catalog's default). The scheduler runs built-in agents (standup, briefing, pulse, dna) on their schedule, and model-backed ones once a model and their sources are connected; for slack the schedule records when an external runner is expected to run it.",
@@ -314,9 +315,6 @@ export const updateAgentOp = defineOperation({
     assertAgent(input.id);
     const orgId = ctx.principal.orgId;
     if (input.dailyTokens !== undefined) {
-      // Owners set budgets (isOwner, as the users operations check it); bearer principals carry no role yet.
-      const role = ctx.principal.role ?? (await getUserById(ctx.db, ctx.principal.userId))?.role;
-      if (!isOwner({ role })) throw new ApiError(403, "forbidden", "Only owners of the organization set an agent's token cap.");
       await setAgentDailyTokens(ctx.db, orgId, input.id, input.dailyTokens);
     }
     if (input.instructions !== undefined) await setInstructionOverride(ctx.db, orgId, input.id, input.instructions, ctx.clock.now());

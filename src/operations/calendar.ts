@@ -149,7 +149,7 @@ async function findOpenTime(ctx: OperationContext, input: v.InferOutput<typeof F
   }
   const slots = await withCalendar(ctx, ctx.principal, async (calendar) => {
     const objects = await fetchEvents(calendar.calendarUrl, calendar, from, to);
-    const busy = busyIntervals(objects, { start: from, end: to }, timeZone);
+    const busy = await busyIntervals(objects, { start: from, end: to }, timeZone);
     return findSlots({ from, to, durationMs: input.durationMinutes * MINUTE, workingHours, timeZone, count: input.count, busy });
   });
   return { timeZone, slots: slots.map((s) => ({ start: isoInZone(timeZone, s.start), end: isoInZone(timeZone, s.end) })) };

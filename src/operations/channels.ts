@@ -108,6 +108,7 @@ export async function disconnectFor(deps: Deps, principal: Principal, kind: Chan
 
 export const connectSlack = defineOperation({
   id: "connectSlack",
+  role: "owner",
   summary: "Connect Slack",
   description:
     "Connects the organization's Slack workspace (owners): the bot token (sealed, never shown again), the channel the morning and evening standups are posted to, and the channels the Slack agent reads. Replaces an earlier connection.",
@@ -119,6 +120,7 @@ export const connectSlack = defineOperation({
 
 export const getSlack = defineOperation({
   id: "getSlack",
+  role: "owner",
   summary: "Slack connection",
   description: "Whether Slack is connected, the standup channel and the channels the Slack agent reads. Never the token.",
   input: v.strictObject({}),
@@ -132,6 +134,7 @@ export const getSlack = defineOperation({
 
 export const disconnectSlack = defineOperation({
   id: "disconnectSlack",
+  role: "owner",
   summary: "Disconnect Slack",
   description: "Forgets the Slack connection and its token: no more standup posts, DMs or Slack agent reads. 404 when none.",
   input: v.strictObject({}),
@@ -180,6 +183,7 @@ export async function connectTeamsFor(deps: Deps, principal: Principal, input: v
 
 export const connectTeams = defineOperation({
   id: "connectTeams",
+  role: "owner",
   summary: "Connect Microsoft Teams",
   description:
     "Saves the organization's Teams incoming-webhook URL (owners; sealed): the morning standup is posted to it as an Adaptive Card, through the outbound policy. Replaces an earlier one.",
@@ -191,6 +195,7 @@ export const connectTeams = defineOperation({
 
 export const getTeams = defineOperation({
   id: "getTeams",
+  role: "owner",
   summary: "Teams connection",
   description: "Whether a Teams webhook is saved, and its host. Never the URL.",
   input: v.strictObject({}),
@@ -204,6 +209,7 @@ export const getTeams = defineOperation({
 
 export const disconnectTeams = defineOperation({
   id: "disconnectTeams",
+  role: "owner",
   summary: "Disconnect Microsoft Teams",
   description: "Forgets the Teams webhook URL. 404 when none.",
   input: v.strictObject({}),

@@ -1,10 +1,11 @@
 /**
- * One way to run an operation, whichever projection calls it (REST, MCP over HTTP or stdio):
- * authorize by plan, then scope (403), validate the input (400), call the handler. Everything a
+ * One way to run an operation, whichever projection calls it (REST, MCP over HTTP or stdio, web
+ * pages): the role an owner-only operation needs (403), then authorize by plan, then scope (403), validate the input (400), call the handler. Everything a
  * caller can get wrong is thrown as an ApiError; the projections only translate errors into
  * their wire format (the REST envelope, an MCP tool error).
  */
 import { type Access, denial, type Principal, requiredScopeName } from "../auth/access.ts";
+import { ownerDenial } from "../auth/roles.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { parseOrThrow } from "../http/validate.ts";
 import { inputSchemaFor, type Operation, type OperationContext } from "./registry.ts";
@@ -39,7 +40,15 @@ export interface Invocation {
   inputName: string;
 }
 
+/** The role first: a member refused an owner-only operation learns it is about the role, not the plan. */
+export function authorizeRole(op: Pick<Operation, "role">, ctx: Pick<OperationContext, "principal">): void {
+  if (op.role !== "owner") return;
+  const denied = ownerDenial(ctx.principal);
+  if (denied) throw denied;
+}
+
 export async function invoke(op: Operation, ctx: OperationContext, call: Invocation): Promise<unknown> {
+  authorizeRole(op, ctx);
   if (call.access) authorizeOperation(ctx.principal, call.access);
   const raw = await call.input();
   let input: unknown;

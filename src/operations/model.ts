@@ -98,6 +98,7 @@ export const ModelSettingsInput = v.pipe(
 
 export const getModelIntegration = defineOperation({
   id: "getModelIntegration",
+  role: "owner",
   summary: "Show the model connection",
   description:
     "Which language model the model-backed agents use (provider, base URL, model), whether it comes from the environment (CREW_MODEL_*, which wins) or the saved settings, the daily token budget and what today's runs spent. Never the API key.",
@@ -109,6 +110,7 @@ export const getModelIntegration = defineOperation({
 
 export const saveModelIntegration = defineOperation({
   id: "saveModelIntegration",
+  role: "owner",
   summary: "Save the model connection",
   description:
     "Saves the organization's model settings (replacing earlier ones). The API key is stored encrypted (AES-GCM under CREW_SECRET) and never returned. Nothing is called: use POST /api/integrations/model/test. When CREW_MODEL_* is set in the environment, it keeps winning; the saved settings apply once it is removed.",
@@ -128,6 +130,7 @@ export const saveModelIntegration = defineOperation({
 
 export const deleteModelIntegration = defineOperation({
   id: "deleteModelIntegration",
+  role: "owner",
   summary: "Forget the model connection",
   description: "Deletes the saved model settings and key. 404 when none are saved. The environment's model (CREW_MODEL_*) is not affected.",
   input: v.strictObject({}),
@@ -142,6 +145,7 @@ export const deleteModelIntegration = defineOperation({
 
 export const testModelIntegration = defineOperation({
   id: "testModelIntegration",
+  role: "owner",
   summary: "Test the model connection",
   description:
     'Makes one tiny call to the model in use (it is asked to answer "pong"; any answer passes) and reports the answer, or the exact error (unreachable, 401, 404 model unknown, 429); then one tiny structured call says whether structured output works (`structured.mode`: `json_schema`, or `json` when the server refused json_schema). Costs a few tokens; not counted against the daily budget.',

@@ -91,6 +91,12 @@ export interface Operation<I extends AnySchema = AnySchema, O extends AnySchema 
   /** When the input has alternative forms, the schema that judges this raw value (clearer issues than a union's). */
   inputFor?: (raw: unknown) => AnySchema;
   output: O;
+  /**
+   * `"owner"`: the operation manages the organization (SPEC §12), so only its owners may run it,
+   * through every projection, whatever the credential's scopes or the plan. Checked by `invoke`
+   * before anything else.
+   */
+  role?: "owner";
   rest?: RestProjection;
   mcp?: McpProjection;
   resource?: ResourceProjection;

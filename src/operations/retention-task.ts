@@ -4,7 +4,7 @@
  * bounded batches with a macrotask between them so requests keep being answered.
  */
 import type { BackgroundTask } from "../deps.ts";
-import { MINUTE } from "../lib/clock.ts";
+import { DAY, MINUTE } from "../lib/clock.ts";
 import { startLoop } from "../lib/loop.ts";
 import { randomSecret } from "../lib/random.ts";
 import { runRetention } from "../store/retention.ts";
@@ -25,7 +25,12 @@ export function retentionTask(options: { signInWindowMs: number }): BackgroundTa
           const now = deps.clock.now();
           // The lease lasts one interval: whichever process takes it runs the pass, the others skip.
           if (!(await takeLease(deps.db, RETENTION_LEASE, holder, now, now + RETENTION_INTERVAL_MS))) return;
-          const deleted = await runRetention(deps.db, now, { signInWindowMs: options.signInWindowMs, pause: yieldToRequests, signal });
+          const deleted = await runRetention(deps.db, now, {
+            signInWindowMs: options.signInWindowMs,
+            auditRetentionMs: deps.config.auditRetentionDays * DAY,
+            pause: yieldToRequests,
+            signal,
+          });
           const total = Object.values(deleted).reduce((a, b) => a + b, 0);
           if (total > 0) deps.log.info("retention pass", deleted);
         },

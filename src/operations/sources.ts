@@ -289,6 +289,7 @@ const withoutQuery = (url: string) => url.replace(/[?#].*$/, "");
 
 export const addSourceOp = defineOperation({
   id: "addSource",
+  role: "owner",
   summary: "Add a source",
   description:
     'Adds a source the model-backed agents read. `{kind:"imap", host, port?, tls?, username, password, folder?}`: the mailbox the `inbox` agent reads (one per organization; adding another replaces it and starts reading afresh). Crew only reads: it opens the folder read-only and never sets \\Seen, moves or deletes mail; each run reads only mail that arrived since the last one. `{kind:"feed", url, agents}`: an RSS, Atom or JSON feed read by the named agents (research, corpdev, content, compliance). Passwords are stored encrypted and never shown again. Nothing is fetched now: every read checks the address against the outbound policy (private and loopback addresses refused unless ALLOW_PRIVATE_TARGETS is on), and a source that fails raises an `imap` or `feeds` alert on the dashboard until a later read works. A feed already added is refused (400, naming `url`).',
@@ -301,6 +302,7 @@ export const addSourceOp = defineOperation({
 
 export const listSourcesOp = defineOperation({
   id: "listSources",
+  role: "owner",
   summary: "List sources",
   description:
     "The organization's sources: its IMAP mailbox (server, user name, folder — never the password) and its feeds with the agents that read each, and for each the problem of its last read if it failed.",
@@ -312,6 +314,7 @@ export const listSourcesOp = defineOperation({
 
 export const deleteSourceOp = defineOperation({
   id: "deleteSource",
+  role: "owner",
   summary: "Delete a source",
   description:
     "Forgets a mailbox (its stored password too) or a feed, and resolves its alert. The mailbox and the feed themselves are untouched. 404 when it is not the organization's.",

@@ -1,11 +1,10 @@
 /**
  * The organization's people (SPEC §12, owners only): list, create with a one-time sign-in link,
- * change role and plan. Web only for now (no REST or MCP projection); the owner check is here, in
- * the operation, so any later projection inherits it.
+ * change role and plan. Web only for now (no REST or MCP projection); `role: "owner"` puts the owner
+ * check in the operation, so any later projection inherits it.
  */
 import * as v from "valibot";
 import { hashPassword } from "../auth/passwords.ts";
-import { isOwner } from "../auth/roles.ts";
 import { createSignInLink } from "../auth/sign-in-links.ts";
 import { PLANS, ROLES } from "../domain.ts";
 import { ApiError, notFound } from "../http/errors.ts";
@@ -19,10 +18,6 @@ import { DateTime, Email, Title } from "./schemas.ts";
 /** How long a new user's sign-in link works. */
 export const SIGN_IN_LINK_LIFETIME = 7 * DAY;
 
-function assertOwner(ctx: OperationContext): void {
-  if (!isOwner(ctx.principal)) throw new ApiError(403, "forbidden", "Only owners of the organization manage its users.");
-}
-
 const UserView = v.object({
   id: v.string(),
   email: v.string(),
@@ -35,12 +30,12 @@ const UserView = v.object({
 
 export const listUsersOp = defineOperation({
   id: "listUsers",
+  role: "owner",
   summary: "Users of the organization",
   description: "The organization's users, owners first. Owners only.",
   input: v.strictObject({}),
   output: v.object({ users: v.array(UserView) }),
   handler: async (ctx) => {
-    assertOwner(ctx);
     const users = await listOrgUsers(ctx.db, ctx.principal.orgId);
     return {
       users: users.map((u) => ({
@@ -58,6 +53,7 @@ export const listUsersOp = defineOperation({
 
 export const createUserOp = defineOperation({
   id: "createUser",
+  role: "owner",
   summary: "Create a user",
   description:
     "Creates a user in the owner's organization and returns a one-time sign-in link (valid 7 days) where they choose their password. Owners only.",
@@ -69,7 +65,6 @@ export const createUserOp = defineOperation({
   }),
   output: v.object({ userId: v.string(), link: v.string(), expiresAt: DateTime }),
   handler: async (ctx, input) => {
-    assertOwner(ctx);
     const now = ctx.clock.now();
     // Nobody knows this password: the person sets their own through the link.
     const passwordHash = await hashPassword(randomSecret(32));
@@ -104,6 +99,7 @@ async function assertNotLastOwner(ctx: OperationContext, userId: string, path: s
 
 export const updateUserOp = defineOperation({
   id: "updateUser",
+  role: "owner",
   summary: "Change a user's role or plan",
   description: "Changes the role (owner, member) or plan of a user of the organization. The last owner stays an owner. Owners only.",
   input: v.strictObject({
@@ -113,7 +109,6 @@ export const updateUserOp = defineOperation({
   }),
   output: v.object({ ok: v.literal(true) }),
   handler: async (ctx, input) => {
-    assertOwner(ctx);
     if (input.role === "member") await assertNotLastOwner(ctx, input.id, "role");
     const before = await getUserById(ctx.db, input.id);
     if (!before || before.orgId !== ctx.principal.orgId) throw notFound(`User ${input.id}`);
@@ -137,13 +132,13 @@ export const updateUserOp = defineOperation({
 
 export const deactivateUserOp = defineOperation({
   id: "deactivateUser",
+  role: "owner",
   summary: "Deactivate a user",
   description:
     "Deactivates a user of the organization: they can no longer sign in, and their sessions, API keys and OAuth grants stop working at once; what they wrote stays. Not yourself, not the last owner. Owners only.",
   input: v.strictObject({ id: v.string() }),
   output: v.object({ ok: v.literal(true) }),
   handler: async (ctx, input) => {
-    assertOwner(ctx);
     if (input.id === ctx.principal.userId) {
       throw new ApiError(400, "invalid_request", "You cannot deactivate yourself; ask another owner.", {
         issues: [{ path: "id", message: "Not yourself." }],

@@ -154,6 +154,7 @@ const WebhookId = v.pipe(v.string("Must be a string."), v.maxLength(100, "Not a 
 
 export const createWebhook = defineOperation({
   id: "createWebhook",
+  role: "owner",
   summary: "Subscribe a webhook",
   description:
     "Subscribes a URL to events of the organization (action.created, briefing.completed, standup.ready, budget.warning). Returns the subscription with its signing secret (`whsec_…`), shown only here. Every delivery is a POST of JSON signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers); any 2xx acknowledges; others are retried after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h.",
@@ -165,6 +166,7 @@ export const createWebhook = defineOperation({
 
 export const listWebhooksOp = defineOperation({
   id: "listWebhooks",
+  role: "owner",
   summary: "List webhooks",
   description: "The organization's webhook subscriptions, newest first, without their secrets.",
   input: v.strictObject({}),
@@ -175,6 +177,7 @@ export const listWebhooksOp = defineOperation({
 
 export const deleteWebhookOp = defineOperation({
   id: "deleteWebhook",
+  role: "owner",
   summary: "Delete a webhook",
   description: "Deletes a subscription and its pending deliveries: nothing more is sent to it. 404 when it is not the organization's.",
   input: v.strictObject({ id: WebhookId }),
@@ -185,6 +188,7 @@ export const deleteWebhookOp = defineOperation({
 
 export const listWebhookDeliveries = defineOperation({
   id: "listWebhookDeliveries",
+  role: "owner",
   summary: "Recent deliveries of a webhook",
   description:
     "The latest deliveries to one subscription, newest event first: the event and its body, status (pending, delivering, delivered, failed), attempts, the last HTTP status or error, and when the next attempt is due; finished deliveries are kept 30 days. Use it to see why a receiver is not getting events.",

@@ -1,4 +1,4 @@
-import type { KeyScope, Plan } from "../domain.ts";
+import type { KeyScope, Plan, Role } from "../domain.ts";
 import { type Db, parseJson } from "./db.ts";
 
 export interface ApiKeyRecord {
@@ -89,6 +89,7 @@ export interface KeyOwner {
   email: string;
   name: string;
   plan: Plan;
+  role: Role;
   scopes: KeyScope[];
   lastUsedAt: number | null;
 }
@@ -101,10 +102,11 @@ export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner
     email: string;
     name: string;
     plan: string;
+    role: string;
     scopes: string;
     last_used_at: number | null;
   }>(
-    `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, k.scopes, k.last_used_at
+    `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role, k.scopes, k.last_used_at
        FROM api_keys k JOIN users u ON u.id = k.user_id
       WHERE k.hash = ? AND k.revoked_at IS NULL`,
     [hash],
@@ -116,6 +118,7 @@ export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner
     email: row.email,
     name: row.name,
     plan: row.plan as Plan,
+    role: row.role as Role,
     scopes: parseJson<KeyScope[]>(row.scopes, []),
     lastUsedAt: row.last_used_at,
   };

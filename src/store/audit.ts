@@ -59,6 +59,20 @@ interface AuditRow {
   detail: string;
 }
 
+/** Longest subject kept: an email or a URL without its query fits. */
+const MAX_SUBJECT = 320;
+
+/**
+ * A subject as stored: control characters (C0, DEL, C1) and bidirectional overrides become U+FFFD,
+ * so a subject someone typed (the email of a failed sign-in) cannot forge lines or terminal
+ * sequences in `crew audit` or the web page.
+ */
+export function cleanSubject(subject: string | null): string | null {
+  if (subject === null) return null;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
+  return subject.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "\ufffd").slice(0, MAX_SUBJECT);
+}
+
 /** The statement for one audit row, to add to the batch of the write it records. */
 export function auditStatement(
   orgId: string,
@@ -70,7 +84,16 @@ export function auditStatement(
 ): { sql: string; args: (string | number | null)[] } {
   return {
     sql: "INSERT INTO audit_events (id, org_id, at, event, actor_kind, actor_id, subject, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    args: [newId("aud", now), orgId, now, event, actor.kind, actor.kind === "user" ? actor.userId : null, subject, JSON.stringify(detail)],
+    args: [
+      newId("aud", now),
+      orgId,
+      now,
+      event,
+      actor.kind,
+      actor.kind === "user" ? actor.userId : null,
+      cleanSubject(subject),
+      JSON.stringify(detail),
+    ],
   };
 }
 

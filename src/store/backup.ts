@@ -7,7 +7,7 @@
  */
 import Database from "libsql";
 import type { Db } from "./db.ts";
-import { SCHEMA_VERSION } from "./migrations.ts";
+import { SCHEMA_VERSION, splitSql } from "./migrations.ts";
 
 /** Named in every backup message: without this file, stored integration credentials cannot be decrypted. */
 export const SECRET_NOTE =
@@ -40,9 +40,10 @@ export interface CheckedBackup {
 
 /**
  * Opens `file` read-only and checks it is a Crew database this release can run: readable as
- * SQLite, `PRAGMA integrity_check` answers ok, a schema version no newer than this release's.
+ * SQLite, `PRAGMA integrity_check` answers ok, a schema version no newer than this release's,
+ * and, given this release's `schema.sql`, a schema that is only what Crew wrote (`schemaDifference`).
  */
-export function checkBackup(file: string, knownVersion = SCHEMA_VERSION): CheckedBackup {
+export function checkBackup(file: string, knownVersion = SCHEMA_VERSION, schemaSql?: string): CheckedBackup {
   let conn: Database.Database;
   try {
     conn = new Database(file, { readonly: true, fileMustExist: true });
@@ -68,11 +69,66 @@ export function checkBackup(file: string, knownVersion = SCHEMA_VERSION): Checke
         `${file} is at schema version ${schemaVersion}, newer than this release's ${knownVersion}: restore it with the newer Crew release`,
       );
     }
+    if (schemaSql !== undefined) {
+      const difference = schemaDifference(objectsOf(conn), expectedObjects(schemaSql), schemaVersion === knownVersion);
+      if (difference) throw new BackupError(`${file} is not a database Crew wrote at schema version ${schemaVersion}: ${difference}`);
+    }
     const users = (conn.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n;
     return { schemaVersion, users };
   } finally {
     conn.close();
   }
+}
+
+interface SchemaObject {
+  type: string;
+  name: string;
+  sql: string;
+}
+
+/** Tables, indexes, triggers and views, with their SQL in one spacing (SQLite keeps it as written). */
+function objectsOf(conn: Database.Database): SchemaObject[] {
+  const rows = conn.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as {
+    type: string;
+    name: string;
+    sql: string | null;
+  }[];
+  return rows.map((r) => ({ type: r.type, name: r.name, sql: (r.sql ?? "").replace(/\s+/g, " ").trim() }));
+}
+
+/** The objects of a fresh database at this release's schema. */
+function expectedObjects(schemaSql: string): SchemaObject[] {
+  const fresh = new Database(":memory:");
+  try {
+    for (const statement of splitSql(schemaSql)) fresh.exec(statement);
+    return objectsOf(fresh);
+  } finally {
+    fresh.close();
+  }
+}
+
+/**
+ * The first way a file's schema differs from what Crew writes, or null. A file at this release's
+ * version must hold exactly the objects of `schema.sql`. An older one is brought forward by the
+ * migrations at start, so only what runs by itself is judged: each trigger and view must be one of
+ * this release's, written the same (a trigger or view of its own would run inside Crew, e.g.
+ * promoting a member to owner on the next write).
+ */
+export function schemaDifference(actual: SchemaObject[], expected: SchemaObject[], sameVersion: boolean): string | null {
+  const key = (o: SchemaObject) => `${o.type} ${o.name}`;
+  const wanted = new Map(expected.map((o) => [key(o), o]));
+  const judged = sameVersion ? actual : actual.filter((o) => o.type === "trigger" || o.type === "view");
+  for (const o of judged) {
+    const mine = wanted.get(key(o));
+    if (!mine) return `unexpected ${key(o)}`;
+    // A table's text grows with ALTER TABLE in an upgraded database, so tables are judged by name.
+    if (o.type !== "table" && mine.sql !== o.sql) return `${key(o)} is not defined as Crew defines it`;
+  }
+  if (sameVersion) {
+    const present = new Set(actual.map(key));
+    for (const o of expected) if (!present.has(key(o))) return `missing ${key(o)}`;
+  }
+  return null;
 }
 
 /** Who holds the scheduler lease now, if anyone: a running server leads it (src/agents/scheduler.ts). */

@@ -1,4 +1,4 @@
-import type { OAuthScope, Plan } from "../domain.ts";
+import type { OAuthScope, Plan, Role } from "../domain.ts";
 import { scopeString, scopesFromString } from "../domain.ts";
 import { DAY } from "../lib/clock.ts";
 import type { Db } from "./db.ts";
@@ -9,6 +9,7 @@ export interface AccessTokenOwner {
   email: string;
   name: string;
   plan: Plan;
+  role: Role;
   grantId: string;
   clientId: string;
   scopes: OAuthScope[];
@@ -28,13 +29,14 @@ export async function findActiveAccessToken(db: Db, tokenHash: string, now: numb
     email: string;
     name: string;
     plan: string;
+    role: string;
     grant_id: string;
     client_id: string;
     scopes: string;
     resource: string;
     last_used_at: number | null;
   }>(
-    `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, g.id AS grant_id, g.client_id, t.scopes, t.resource, g.last_used_at
+    `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role, g.id AS grant_id, g.client_id, t.scopes, t.resource, g.last_used_at
        FROM oauth_tokens t
        JOIN oauth_grants g ON g.id = t.grant_id
        JOIN users u ON u.id = g.user_id
@@ -48,6 +50,7 @@ export async function findActiveAccessToken(db: Db, tokenHash: string, now: numb
     email: row.email,
     name: row.name,
     plan: row.plan as Plan,
+    role: row.role as Role,
     grantId: row.grant_id,
     clientId: row.client_id,
     scopes: row.scopes.split(" ").filter(Boolean) as OAuthScope[],

@@ -12,10 +12,14 @@ export const RETENTION_BATCH = 500;
 export const HISTORY_DAYS = 90;
 /** Standups and briefings are kept whole this long, then one per day. */
 export const REPORT_DAYS = 30;
+/** Audit rows are kept this long unless AUDIT_RETENTION_DAYS says otherwise. */
+export const AUDIT_RETENTION_DAYS = 365;
 
 export interface RetentionOptions {
   /** The sign-in throttling window: failures older than this count for nothing (SPEC §2). */
   signInWindowMs: number;
+  /** How long audit rows are kept (AUDIT_RETENTION_DAYS; default one year). */
+  auditRetentionMs?: number;
   batch?: number;
   /** Called between batches, so a long pass yields to requests (a macrotask in the server). */
   pause?: () => Promise<void>;
@@ -68,6 +72,14 @@ export const RETENTION_RULES: Rule[] = [
     name: "sign_in_failures",
     cutoff: (now, o) => now - o.signInWindowMs,
     sql: "DELETE FROM sign_in_failures WHERE rowid IN (SELECT rowid FROM sign_in_failures WHERE failed_at <= ?1 LIMIT ?2)",
+  },
+  {
+    // Audit rows past AUDIT_RETENTION_DAYS, read per organization from its (org_id, at) index
+    // (CROSS JOIN keeps organizations outside, as SQLite documents for fixing the join order).
+    name: "audit_events",
+    cutoff: (now, o) => now - (o.auditRetentionMs ?? AUDIT_RETENTION_DAYS * DAY),
+    sql: `DELETE FROM audit_events WHERE rowid IN (SELECT a.rowid FROM organizations
+            CROSS JOIN audit_events a ON a.org_id = organizations.id AND a.at <= ?1 LIMIT ?2)`,
   },
   {
     // Finished deliveries only: a pending or delivering row is the outbox's promise to send.

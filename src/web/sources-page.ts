@@ -2,23 +2,25 @@
  * The Sources page (SPEC §13, §12), /settings/sources: the organization's IMAP mailbox (read by
  * the `inbox` agent) and its feeds (each read by the agents ticked for it), each with the problem
  * of its last read; add a mailbox or a feed, delete one with a confirmation step. Plain forms
- * that work without JavaScript, CSRF-checked; they call the same functions as
- * /api/integrations/sources (src/operations/sources.ts). Until roles land, managing sources takes
- * a plan with write access, like the calendar and webhooks pages.
+ * that work without JavaScript, CSRF-checked; they run the same operations as
+ * /api/integrations/sources (src/operations/sources.ts), which are the owners' (members get the
+ * "Owners only" page; the web app is not capped by plan).
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
+import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { planIncludes } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../http/errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { FEED_AGENTS, MAILBOX_AGENT } from "../integrations/sources.ts";
-import { addSourceFor, addSourceSchemaFor, deleteSourceFor, listSourcesFor, type SourceView } from "../operations/sources.ts";
+import { addSourceOp, addSourceSchemaFor, deleteSourceOp, listSourcesOp, type SourceView } from "../operations/sources.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
+import { ownersOnly, requireOwner } from "./owner.ts";
+import { accountOf, readSignedInForm } from "./pages.ts";
+import { runOperation } from "./run-operation.ts";
 
 const PATH = "/settings/sources";
 
@@ -150,12 +152,7 @@ function fieldErrorsOf(issues: FieldIssue[]): Record<string, string> {
 async function sourcesPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, view: SourcesView, status = 200): Promise<Response> {
   const account = accountOf(found);
   const title = "Sources";
-  if (!planIncludes(found.user.plan, "write")) {
-    const body = html`<h1>Sources</h1>
-<p>Your plan (<strong>${found.user.plan}</strong>) does not include managing sources; the <strong>operator</strong> and <strong>team_enterprise</strong> plans do.</p>`;
-    return renderPage(c, { title, body, account, active: PATH }, status === 200 ? 200 : 403);
-  }
-  const { sources } = await listSourcesFor(deps, found.user.orgId);
+  const { sources } = await runOperation(deps, c, found, listSourcesOp, {});
   const reading = new Set(sources.flatMap((x) => x.agents));
   const waiting = [MAILBOX_AGENT, ...FEED_AGENTS].filter((agent) => !reading.has(agent));
   const invalid = Object.keys(view.fieldErrors ?? {}).length > 0;
@@ -207,7 +204,7 @@ export function sourcesPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get(PATH, async (c) => {
-    const found = await requirePageSession(deps, c);
+    const found = await requireOwner(deps, c);
     if (found instanceof Response) return found;
     const notice =
       c.req.query("deleted") === "1"
@@ -222,7 +219,7 @@ export function sourcesPageRoutes(deps: AppDeps): Hono<AppEnv> {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
-    if (!planIncludes(found.user.plan, "write")) return sourcesPage(deps, c, found, {}, 403);
+    if (!isOwner(found.user)) return ownersOnly(c, found);
     const raw = inputOf(form);
     const kind = raw.kind === "feed" ? "feed" : "imap";
     const typed: Record<string, string | string[]> = {};
@@ -233,12 +230,7 @@ export function sourcesPageRoutes(deps: AppDeps): Hono<AppEnv> {
     if (!parsed.success)
       return sourcesPage(deps, c, found, { form: kind, typed, fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues)) }, 400);
     try {
-      await addSourceFor(
-        deps,
-        found.user.orgId,
-        { kind: "user", userId: found.user.id },
-        parsed.output as Parameters<typeof addSourceFor>[3],
-      );
+      await runOperation(deps, c, found, addSourceOp, raw);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return sourcesPage(
@@ -255,9 +247,9 @@ export function sourcesPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.post(`${PATH}/delete`, async (c) => {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
-    if (!planIncludes(signed.found.user.plan, "write")) return sourcesPage(deps, c, signed.found, {}, 403);
+    if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
     try {
-      await deleteSourceFor(deps, signed.found.user.orgId, { kind: "user", userId: signed.found.user.id }, signed.form.get("id") ?? "");
+      await runOperation(deps, c, signed.found, deleteSourceOp, { id: signed.form.get("id") ?? "" });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return sourcesPage(deps, c, signed.found, { error: "That source was not found: it may have been deleted already." }, 404);

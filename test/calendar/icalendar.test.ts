@@ -34,7 +34,7 @@ const PARIS_TZ = [
 ].join("\r\n");
 
 describe("busyIntervals", () => {
-  it("expands a weekly event across the DST change, honouring EXDATE and a moved occurrence", () => {
+  it("expands a weekly event across the DST change, honouring EXDATE and a moved occurrence", async () => {
     const text = calendar(
       PARIS_TZ,
       vevent(
@@ -46,46 +46,46 @@ describe("busyIntervals", () => {
       ),
       vevent("UID:weekly", "RECURRENCE-ID;TZID=Europe/Paris:20261117T100000", "DTSTART:20261118T150000Z", "DTEND:20261118T160000Z"),
     );
-    expect(show(busyIntervals([text], NOV, "UTC"))).toEqual([
+    expect(show(await busyIntervals([text], NOV, "UTC"))).toEqual([
       "2026-11-03T09:00:00.000Z/2026-11-03T10:00:00.000Z", // 10:00 Paris is 09:00Z after the change
       "2026-11-18T15:00:00.000Z/2026-11-18T16:00:00.000Z", // the 17th, moved
       "2026-11-24T09:00:00.000Z/2026-11-24T10:00:00.000Z",
     ]);
   });
 
-  it("reads a TZID without its VTIMEZONE by the IANA name, and floating times on the user's clock", () => {
+  it("reads a TZID without its VTIMEZONE by the IANA name, and floating times on the user's clock", async () => {
     const text = calendar(
       vevent("UID:named", "DTSTART;TZID=America/New_York:20261102T090000", "DURATION:PT30M", "RRULE:FREQ=DAILY;COUNT=2"),
       vevent("UID:floating", "DTSTART:20261105T140000", "DTEND:20261105T150000"),
     );
-    expect(show(busyIntervals([text], NOV, "Europe/Paris"))).toEqual([
+    expect(show(await busyIntervals([text], NOV, "Europe/Paris"))).toEqual([
       "2026-11-02T14:00:00.000Z/2026-11-02T14:30:00.000Z",
       "2026-11-03T14:00:00.000Z/2026-11-03T14:30:00.000Z",
       "2026-11-05T13:00:00.000Z/2026-11-05T14:00:00.000Z",
     ]);
   });
 
-  it("blocks all-day events for whole local days; ignores free, cancelled and out-of-range events", () => {
+  it("blocks all-day events for whole local days; ignores free, cancelled and out-of-range events", async () => {
     const text = calendar(
       vevent("UID:offsite", "DTSTART;VALUE=DATE:20261124", "DTEND;VALUE=DATE:20261126"),
       vevent("UID:birthday", "DTSTART;VALUE=DATE:20261110", "TRANSP:TRANSPARENT"),
       vevent("UID:cancelled", "DTSTART:20261112T090000Z", "DTEND:20261112T100000Z", "STATUS:CANCELLED"),
       vevent("UID:december", "DTSTART:20261202T090000Z", "DTEND:20261202T100000Z"),
     );
-    expect(show(busyIntervals([text, "not iCalendar at all"], NOV, "Europe/Paris"))).toEqual([
+    expect(show(await busyIntervals([text, "not iCalendar at all"], NOV, "Europe/Paris"))).toEqual([
       "2026-11-23T23:00:00.000Z/2026-11-25T23:00:00.000Z",
     ]);
   });
 
-  it("stops a never-ending daily rule at the end of the range", () => {
+  it("stops a never-ending daily rule at the end of the range", async () => {
     const text = calendar(vevent("UID:standup", "DTSTART:20200106T090000Z", "DURATION:PT15M", "RRULE:FREQ=DAILY"));
-    const busy = busyIntervals([text], { start: at("2026-11-23T00:00:00Z"), end: at("2026-11-25T00:00:00Z") }, "UTC");
+    const busy = await busyIntervals([text], { start: at("2026-11-23T00:00:00Z"), end: at("2026-11-25T00:00:00Z") }, "UTC");
     expect(show(busy)).toEqual(["2026-11-23T09:00:00.000Z/2026-11-23T09:15:00.000Z", "2026-11-24T09:00:00.000Z/2026-11-24T09:15:00.000Z"]);
   });
 });
 
 describe("eventCalendar", () => {
-  it("writes one VEVENT in UTC with escaped text, organizer and attendees, which reads back as busy", () => {
+  it("writes one VEVENT in UTC with escaped text, organizer and attendees, which reads back as busy", async () => {
     const ics = eventCalendar({
       uid: "crew-abc",
       title: "Acme sync, part 2; final",
@@ -104,7 +104,7 @@ describe("eventCalendar", () => {
     expect(ics).toContain("DESCRIPTION:Agenda:\\nprice\r\n");
     expect(ics).toContain("ORGANIZER;CN=Me:mailto:me@example.com\r\n");
     expect(ics.replace(/\r\n /g, "")).toContain("ATTENDEE;ROLE=REQ-PARTICIPANT;PARTSTAT=NEEDS-ACTION;RSVP=TRUE:mailto:bob@example.com");
-    expect(show(busyIntervals([ics], NOV, "UTC"))).toEqual(["2026-11-23T09:00:00.000Z/2026-11-23T09:30:00.000Z"]);
+    expect(show(await busyIntervals([ics], NOV, "UTC"))).toEqual(["2026-11-23T09:00:00.000Z/2026-11-23T09:30:00.000Z"]);
   });
 });
 
@@ -124,5 +124,29 @@ describe("sealed credentials", () => {
     const flipped = `${v}.${iv}.${data?.startsWith("A") ? "B" : "A"}${data?.slice(1)}`;
     await expect(open(secret, flipped, "calendar:usr_1")).rejects.toThrow(SecretBoxError);
     await expect(open(secret, "plaintext", "calendar:usr_1")).rejects.toThrow(SecretBoxError);
+  });
+});
+
+describe("busyIntervals against hostile rules", () => {
+  const WINDOW = { start: at("2026-11-23T00:00:00Z"), end: at("2026-11-30T00:00:00Z") };
+
+  it("expands a never-ending every-15-minutes rule from 2020 only near the window", async () => {
+    const text = calendar(vevent("UID:quarter", "DTSTART:20200106T090000Z", "DURATION:PT5M", "RRULE:FREQ=MINUTELY;INTERVAL=15;BYHOUR=9"));
+    const busy = await busyIntervals([text], { start: at("2026-11-23T00:00:00Z"), end: at("2026-11-24T00:00:00Z") }, "UTC");
+    expect(show(busy)).toEqual([
+      "2026-11-23T09:00:00.000Z/2026-11-23T09:05:00.000Z",
+      "2026-11-23T09:15:00.000Z/2026-11-23T09:20:00.000Z",
+      "2026-11-23T09:30:00.000Z/2026-11-23T09:35:00.000Z",
+      "2026-11-23T09:45:00.000Z/2026-11-23T09:50:00.000Z",
+    ]);
+  });
+
+  it("answers 20 FREQ=SECONDLY events within one budget, counting what it could not look at as busy", async () => {
+    const hostile = Array.from({ length: 20 }, (_, i) =>
+      calendar(vevent(`UID:flood-${i}`, "DTSTART:20200101T000000Z", "DURATION:PT1S", "RRULE:FREQ=SECONDLY")),
+    );
+    const busy = await busyIntervals(hostile, WINDOW, "UTC", 2_000);
+    // No free minute is claimed inside the window: the rule covers it all, and so does the answer.
+    expect(busy.some((b) => b.start <= WINDOW.start + 2_000 && b.end === WINDOW.end)).toBe(true);
   });
 });

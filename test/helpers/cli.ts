@@ -200,7 +200,7 @@ export async function databaseFileWithKey(label: string): Promise<DatabaseFile> 
       const name = label.charAt(0).toUpperCase() + label.slice(1);
       const user = await createUser(
         db,
-        { orgId: org.id, email: `${label}@example.com`, name, passwordHash: await testPasswordHash(), plan: "operator" },
+        { orgId: org.id, email: `${label}@example.com`, name, passwordHash: await testPasswordHash(), plan: "operator", role: "owner" },
         Date.now(),
       );
       const { key, hash } = generateApiKey();

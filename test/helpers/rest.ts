@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect } from "vitest";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
-import type { KeyScope, Plan, Priority } from "../../src/domain.ts";
+import type { KeyScope, Plan, Priority, Role } from "../../src/domain.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/random.ts";
 import { type ActionInsert, actionInsertStatement } from "../../src/store/actions.ts";
@@ -27,11 +27,19 @@ export type Reply = Awaited<ReturnType<Call>>;
 
 let userCounter = 0;
 
-export async function fastUser(s: TestServer, plan: Plan = "operator", orgId = s.org.id): Promise<User> {
+/** An owner unless `role` says member: owner-only operations refuse members on every door. */
+export async function fastUser(s: TestServer, plan: Plan = "operator", orgId = s.org.id, role: Role = "owner"): Promise<User> {
   userCounter += 1;
   return createUser(
     s.db,
-    { orgId, email: `rest${userCounter}-${process.pid}@example.com`, name: `Rest User ${userCounter}`, passwordHash: "unusable", plan },
+    {
+      orgId,
+      email: `rest${userCounter}-${process.pid}@example.com`,
+      name: `Rest User ${userCounter}`,
+      passwordHash: "unusable",
+      plan,
+      role,
+    },
     s.clock.now(),
   );
 }

@@ -51,7 +51,7 @@ export interface TestServer {
   dir: string;
   createUser(plan?: Plan, email?: string, role?: Role): Promise<User>;
   createKey(user: User, scopes: KeyScope[], name?: string): Promise<string>;
-  /** A user on `plan` with one key of `scopes`: the usual start of a test. */
+  /** An owner on `plan` with one key of `scopes`: the usual start of a test (members are refused owner-only operations). */
   userWithKey(plan: Plan, scopes: KeyScope[]): Promise<{ user: User; key: string }>;
   close(): Promise<void>;
 }
@@ -121,7 +121,7 @@ export async function startServer(options: { env?: Record<string, string>; clock
     createUser: make,
     createKey,
     async userWithKey(plan, scopes) {
-      const user = await make(plan);
+      const user = await make(plan, undefined, "owner");
       return { user, key: await createKey(user, scopes) };
     },
     async close() {

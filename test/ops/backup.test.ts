@@ -4,7 +4,7 @@
  * checked; garbage and newer-schema files are refused with one line; a server refuses to start
  * on a database written by a newer release.
  */
-import { copyFileSync, existsSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -128,6 +128,62 @@ describe("crew backup and crew restore", () => {
     );
     db.close();
     expect(existsSync(`${target}.restoring`)).toBe(false);
+  });
+
+  it("refuses a file carrying a trigger or a view of its own, naming it, and one missing an index", async () => {
+    const target = join(other.dir, "target-schema", "crew.db");
+    const env = { DATABASE_URL: `file:${target}`, LOG_LEVEL: "silent" };
+    const planted = join(other.dir, "planted-trigger.db");
+    copyFileSync(backupFile(), planted);
+    const conn = new Database(planted);
+    conn.exec("CREATE TRIGGER promote AFTER UPDATE ON users BEGIN UPDATE users SET role = 'owner' WHERE email = 'lite@example.com'; END");
+    conn.close();
+    const refused = await runCliInProcess(["restore", planted], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `crew restore: refused: ${planted} is not a database Crew wrote at schema version ${SCHEMA_VERSION}: unexpected trigger promote\n`,
+    );
+    expect(existsSync(target)).toBe(false);
+
+    const viewed = join(other.dir, "planted-view.db");
+    copyFileSync(backupFile(), viewed);
+    const withView = new Database(viewed);
+    withView.exec("CREATE VIEW everyone AS SELECT * FROM users");
+    withView.close();
+    expect((await runCliInProcess(["restore", viewed], env)).stderr).toContain(": unexpected view everyone\n");
+
+    const trimmed = join(other.dir, "missing-index.db");
+    copyFileSync(backupFile(), trimmed);
+    const withoutIndex = new Database(trimmed);
+    const index = (
+      withoutIndex.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").get() as {
+        name: string;
+      }
+    ).name;
+    withoutIndex.exec(`DROP INDEX ${index}`);
+    withoutIndex.close();
+    expect((await runCliInProcess(["restore", trimmed], env)).stderr).toContain(`: missing index ${index}\n`);
+  });
+
+  it("backups, their folder and the database kept by a restore are private to their owner (0600 files, 0700 folders)", async () => {
+    const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+    const own = await databaseFileWithKey("private");
+    try {
+      const env = { DATABASE_URL: own.dbUrl, LOG_LEVEL: "silent" };
+      const made = await runCliInProcess(["backup"], env);
+      expect(made.code, made.stderr).toBe(0);
+      const written = made.stdout.trim();
+      expect(mode(written)).toBe("600");
+      expect(mode(join(own.dir, "backups"))).toBe("700");
+      const restored = await runCliInProcess(["restore", written], env);
+      expect(restored.code, restored.stderr).toBe(0);
+      const kept = readdirSync(own.dir).filter((name) => name.startsWith("crew.db.before-restore-"));
+      expect(kept).toHaveLength(1);
+      expect(mode(join(own.dir, kept[0] ?? ""))).toBe("600");
+      expect(mode(join(own.dir, "crew.db"))).toBe("600");
+    } finally {
+      own.cleanup();
+    }
   });
 
   it("a server refuses to start on a database written by a newer release, in one line naming both versions", async () => {

@@ -25,7 +25,7 @@ const remember = (what: string, value: string | null | undefined) => {
 
 beforeAll(async () => {
   s = await startServer({ clock: new ManualClock(Date.now()), log: createLogger("debug", (line) => lines.push(line)) });
-  const user = await s.createUser("operator", "logged@example.com");
+  const user = await s.createUser("operator", "logged@example.com", "owner");
   remember("password", TEST_PASSWORD);
   const tab = new Browserish(s.url);
 

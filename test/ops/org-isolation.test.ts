@@ -61,7 +61,7 @@ async function rowsOf(orgId: string): Promise<string[]> {
 async function side(org: Organization, label: string): Promise<Side> {
   const now = s.clock.now();
   await seedDemo(s.db, org, now);
-  const user = await s.createUser("operator", `${label}-${org.id.toLowerCase()}@example.com`);
+  const user = await s.createUser("operator", `${label}-${org.id.toLowerCase()}@example.com`, "owner");
   await s.db.run("UPDATE users SET org_id = ? WHERE id = ?", [org.id, user.id]);
   const placed = { ...user, orgId: org.id };
   const key = await s.createKey(placed, ["admin"]);

@@ -3,7 +3,7 @@
  * keeps the newest BACKUP_KEEP; another process without the lease writes nothing. Owners see
  * the backups and the audit log in the web app; other members do not.
  */
-import { readdirSync } from "node:fs";
+import { chmodSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBackupPass } from "../../src/agents/backups.ts";
@@ -28,6 +28,7 @@ afterAll(async () => {
 
 describe("scheduled backups", () => {
   it("the lease holder writes a checked backup per pass and keeps the newest BACKUP_KEEP", async () => {
+    chmodSync(dir.dir, 0o755); // as an operator's mkdir leaves it: Crew makes it private
     const written: string[] = [];
     for (let i = 0; i < 5; i++) {
       const pass = await runBackupPass(s.deps, backupFiles, "leader");
@@ -37,6 +38,8 @@ describe("scheduled backups", () => {
       s.clock.advance(61_000);
     }
     const kept = readdirSync(dir.dir).sort();
+    for (const name of kept) expect((statSync(join(dir.dir, name)).mode & 0o777).toString(8), name).toBe("600");
+    expect((statSync(dir.dir).mode & 0o777).toString(8)).toBe("700");
     expect(kept.map((name) => join(dir.dir, name))).toEqual(written.slice(2));
     for (const name of kept) expect(checkBackup(join(dir.dir, name)).schemaVersion).toBeGreaterThan(0);
   });

@@ -1,4 +1,4 @@
-/** The Sources page (/settings/sources): add a mailbox and a feed, refusals per field, delete, plan gate, CSRF. */
+/** The Sources page (/settings/sources): add a mailbox and a feed, refusals per field, delete, owners only, CSRF. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { raiseOrgAlert } from "../../src/store/sources.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -18,7 +18,7 @@ describe("/settings/sources", () => {
     const out = await fetch(`${s.url}/settings/sources`, { redirect: "manual" });
     expect(out.status).toBe(303);
     expect(out.headers.get("location")).toBe("/sign-in?next=%2Fsettings%2Fsources");
-    const { tab } = await signedIn(s, "operator");
+    const { tab } = await signedIn(s, "operator", "owner");
     const page = await tab.request("/settings/sources");
     expect(page.status).toBe(200);
     expect(page.text).toContain('<a href="/settings/sources" aria-current="page">Sources</a>');
@@ -27,7 +27,7 @@ describe("/settings/sources", () => {
   });
 
   it("refuses bad fields by name, keeps what was typed but the password, and stores nothing", async () => {
-    const { tab } = await signedIn(s, "operator");
+    const { tab } = await signedIn(s, "operator", "owner");
     const csrf = await tab.csrfToken("/settings/sources");
     const bad = await tab.request("/settings/sources", {
       form: {
@@ -52,7 +52,7 @@ describe("/settings/sources", () => {
   });
 
   it("adds a mailbox and a feed, lists them without the password, and deletes one", async () => {
-    const { tab } = await signedIn(s, "operator");
+    const { tab } = await signedIn(s, "operator", "owner");
     const csrf = await tab.csrfToken("/settings/sources");
     const saved = await tab.request("/settings/sources", {
       form: { csrf, kind: "imap", host: "imap.example.com", tls: "on", username: "me@example.com", password: "pw-never-shown" },
@@ -86,19 +86,21 @@ describe("/settings/sources", () => {
     expect(page.text).toContain("Mailbox: The mail server refused the user name and password. Correct it in Settings → Sources.");
   });
 
-  it("refuses a form without the session's CSRF token, and plans without write access", async () => {
-    const { tab } = await signedIn(s, "operator");
+  it("refuses a form without the session's CSRF token, and members whatever their plan", async () => {
+    const { tab } = await signedIn(s, "operator", "owner");
     const forged = await tab.request("/settings/sources", {
       form: { csrf: "forged", kind: "feed", url: "https://x.example/f", agents: "research" },
     });
     expect(forged.status).toBe(403);
-    const { tab: pro } = await signedIn(s, "pro");
-    const page = await pro.request("/settings/sources");
-    expect(page.text).toContain("does not include managing sources");
-    const csrf = await pro.csrfToken("/dashboard/keys");
+    const { tab: member } = await signedIn(s, "operator", "member");
+    const page = await member.request("/settings/sources");
+    expect(page.status).toBe(403);
+    expect(page.text).toContain("Owners only");
+    const csrf = await member.csrfToken("/dashboard/keys");
     expect(
-      (await pro.request("/settings/sources", { form: { csrf, kind: "feed", url: "https://x.example/f", agents: "research" } })).status,
+      (await member.request("/settings/sources", { form: { csrf, kind: "feed", url: "https://x.example/f", agents: "research" } })).status,
     ).toBe(403);
+    expect((await member.request("/settings/sources/delete", { form: { csrf, id: "src_anything" } })).status).toBe(403);
     expect((await s.db.execute("SELECT COUNT(*) AS n FROM sources WHERE config LIKE '%x.example%'")).rows[0]?.n).toBe(0);
   });
 });

@@ -68,8 +68,12 @@ export class Browserish {
   }
 }
 
-export async function signedIn(s: TestServer, plan: Parameters<TestServer["createUser"]>[0] = "operator") {
-  const user = await s.createUser(plan);
+export async function signedIn(
+  s: TestServer,
+  plan: Parameters<TestServer["createUser"]>[0] = "operator",
+  role: Parameters<TestServer["createUser"]>[2] = "member",
+) {
+  const user = await s.createUser(plan, undefined, role);
   const tab = new Browserish(s.url);
   await tab.signIn(user.email);
   return { user, tab };

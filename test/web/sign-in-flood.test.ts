@@ -45,6 +45,26 @@ describe("issue 11 item 4: sign-in under a flood of invented emails", () => {
     expect(limited[0]?.headers.get("retry-after")).toBe("1");
   });
 
+  it("a flood from 3 addresses leaves a 4th address's correct sign-in working: a fair share each, busy counted", async () => {
+    const user = await proxied.createUser();
+    const flooders = ["198.51.100.21", "198.51.100.22", "198.51.100.23"];
+    let flooding = true;
+    const flood = flooders.map(async (address, a) => {
+      const statuses: number[] = [];
+      for (let round = 0; flooding && round < 6; round++) {
+        const wave = Array.from({ length: 8 }, (_, i) => signIn(proxied, `invented-${a}-${round}-${i}@example.com`, "guess", address));
+        statuses.push(...(await Promise.all(wave)).map((r) => r.status));
+      }
+      return statuses;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the flood holds the gate first
+    const mine = await signIn(proxied, user.email, TEST_PASSWORD, "192.0.2.45");
+    flooding = false;
+    const answers = (await Promise.all(flood)).flat();
+    expect(mine.status).toBe(200);
+    expect(answers.every((status) => status === 401 || status === 429)).toBe(true);
+  });
+
   it("ignores X-Forwarded-For unless the peer is a TRUSTED_PROXY (the default: the socket address)", async () => {
     const flood = Array.from({ length: 12 }, (_, i) => signIn(direct, `nobody-${i}@example.com`, "guess", `203.0.113.${i}`));
     const answers = await Promise.all(flood);
