@@ -504,6 +504,77 @@ CREATE INDEX IF NOT EXISTS insights_newest ON insights (org_id, id);
 CREATE INDEX IF NOT EXISTS handoffs_by_rank ON handoffs (org_id, priority_rank, id DESC);
 CREATE INDEX IF NOT EXISTS audit_events_newest ON audit_events (org_id, id);
 
+-- issue 25: the 80 % budget warning, claimed once per budget per day.
+CREATE TABLE IF NOT EXISTS budget_warnings (
+  org_id   TEXT NOT NULL,
+  agent_id TEXT NOT NULL,                      -- '' for the organization's budget
+  day      TEXT NOT NULL,                      -- YYYY-MM-DD (UTC), the budget's day
+  at       INTEGER NOT NULL,
+  PRIMARY KEY (org_id, agent_id, day)
+) STRICT;
+
+-- issue 25: OIDC sign-in links (issuer, subject) to a user.
+CREATE TABLE IF NOT EXISTS user_identities (
+  issuer     TEXT NOT NULL,
+  subject    TEXT NOT NULL,
+  user_id    TEXT NOT NULL REFERENCES users (id),
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (issuer, subject)
+) STRICT;
+CREATE INDEX IF NOT EXISTS user_identities_user ON user_identities (user_id);
+-- issue 22: the outbox of mail, Slack and Teams messages (SPEC §18), claimed and retried like
+-- webhook_deliveries; dedupe_key makes "one briefing mail per user per day" a constraint.
+CREATE TABLE IF NOT EXISTS messages (
+  id              TEXT PRIMARY KEY,              -- msg_…
+  org_id          TEXT NOT NULL,
+  user_id         TEXT,                          -- the person it is for; null for an organization's channel
+  channel         TEXT NOT NULL CHECK (channel IN ('email', 'slack', 'teams')),
+  kind            TEXT NOT NULL,                 -- briefing, standup, test
+  dedupe_key      TEXT UNIQUE,
+  payload         TEXT NOT NULL,                 -- JSON: what the sender composes the message from
+  status          TEXT NOT NULL CHECK (status IN ('pending', 'delivering', 'delivered', 'failed')),
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER,
+  locked_until    INTEGER,
+  last_attempt_at INTEGER,
+  last_error      TEXT,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS messages_due ON messages (status, next_attempt_at);
+CREATE INDEX IF NOT EXISTS messages_log ON messages (org_id, id);
+-- Per-user notification preferences (no row: the defaults, mail on, Slack DM off).
+CREATE TABLE IF NOT EXISTS notification_prefs (
+  user_id        TEXT PRIMARY KEY REFERENCES users (id),
+  briefing_email INTEGER NOT NULL DEFAULT 1,
+  briefing_slack INTEGER NOT NULL DEFAULT 0,
+  updated_at     INTEGER NOT NULL
+) STRICT;
+-- Links in mails (only the SHA-256 is stored): one-click actions (one action, one verb, single use)
+-- and the RFC 8058 one-click unsubscribe.
+CREATE TABLE IF NOT EXISTS mail_links (
+  token_hash TEXT PRIMARY KEY,
+  user_id    TEXT NOT NULL REFERENCES users (id),
+  purpose    TEXT NOT NULL CHECK (purpose IN ('action', 'unsubscribe')),
+  action_id  TEXT,
+  verb       TEXT CHECK (verb IN ('approve', 'done', 'dismiss')),
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  used_at    INTEGER
+) STRICT;
+CREATE INDEX IF NOT EXISTS mail_links_age ON mail_links (expires_at);
+-- The organization's Slack and Teams connections (config JSON, secrets sealed) and what the
+-- Slack agent has read so far (state JSON: the newest ts per channel).
+CREATE TABLE IF NOT EXISTS org_channels (
+  org_id     TEXT NOT NULL,
+  kind       TEXT NOT NULL CHECK (kind IN ('slack', 'teams')),
+  config     TEXT NOT NULL,
+  state      TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (org_id, kind)
+) STRICT;
+
 -- issue 21 (migration step 15): `crew eval` results, one row per agent per evaluation
 -- (src/docs/notes/eval.md). scores is the agent's scorecard row as JSON.
 CREATE TABLE IF NOT EXISTS eval_runs (
