@@ -131,15 +131,13 @@ describe("item 21: backups never migrate", () => {
 });
 
 describe("item 27: crew agents run slack says what to do", () => {
-  it("names the run API and which agents Crew runs itself, not a missing built-in runner", async () => {
+  it("names what the Slack agent needs (it is model-backed now), not a missing built-in runner", async () => {
     const res = await runCliInProcess(["agents", "run", "slack"], {
       DATABASE_URL: `file:${join(temp.dir, "roles.db")}`,
       LOG_LEVEL: "silent",
     });
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain("slack is run by a program of yours");
-    expect(res.stderr).toContain("POST /api/agents/slack/runs");
-    expect(res.stderr).toContain("once a model is connected");
+    expect(res.stderr).toContain("agent slack did not run: Needs a model: connect one in Settings → Model.");
     expect(res.stderr).not.toContain("has no built-in runner");
   });
 });
