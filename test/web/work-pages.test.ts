@@ -101,15 +101,16 @@ describe("roles", () => {
 
   it("creates users from the CLI as members unless --role owner is given, and refuses another role", async () => {
     const env = { DATABASE_URL: `file:${s.dir}/crew.db`, CREW_SECRET: "test-secret-test-secret-test-secret-00", LOG_LEVEL: "silent" };
-    const member = await runCliInProcess(["user", "create", "--email", "m-cli@example.com", "--password", "long enough", "--json"], env);
-    expect(member.code).toBe(0);
-    expect(JSON.parse(member.stdout).role).toBe("member");
+    // An owner first: the first user of an organization without an active owner becomes its owner.
     const owner = await runCliInProcess(
       ["user", "create", "--email", "o-cli@example.com", "--password", "long enough", "--role", "owner"],
       env,
     );
     expect(owner.code).toBe(0);
     expect(owner.stdout).toContain("role owner");
+    const member = await runCliInProcess(["user", "create", "--email", "m-cli@example.com", "--password", "long enough", "--json"], env);
+    expect(member.code).toBe(0);
+    expect(JSON.parse(member.stdout).role).toBe("member");
     const bad = await runCliInProcess(
       ["user", "create", "--email", "x-cli@example.com", "--password", "long enough", "--role", "admin"],
       env,
