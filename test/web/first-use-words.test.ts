@@ -58,3 +58,24 @@ describe("words, not developer jargon", () => {
     expect(audit).not.toContain(user.id);
   });
 });
+
+describe("form errors", () => {
+  it("shows each validation error once: beside its field on the add-user form, as the alert for a row's form", async () => {
+    const { user, tab } = await signedIn(s, "pro", "owner");
+    const csrf = await tab.csrfToken("/settings/users");
+    const bad = await tab.request("/settings/users", { form: { csrf, name: "Eve", email: "eve@example.com", role: "boss", plan: "lite" } });
+    expect(bad.status).toBe(400);
+    const roleError = bad.text.match(/<p class="field-error" id="user-role-error">([^<]+)<\/p>/)?.[1];
+    expect(roleError).toBeTruthy();
+    expect(bad.text.split(roleError as string).length - 1).toBe(1);
+    expect(bad.text).toContain("The user was not created: correct the form below.");
+
+    // A row's form has no field of its own to show the error by: it is said once, in the alert.
+    const row = await tab.request(`/settings/users/${user.id}`, { form: { csrf, role: "boss", plan: "pro" } });
+    expect(row.status).toBe(400);
+    const alert = row.text.match(/<div class="alert alert-error"[^>]*>([^<]+)<\/div>/)?.[1];
+    expect(alert).toBeTruthy();
+    expect(row.text.split(alert as string).length - 1).toBe(1);
+    expect(row.text).not.toContain('id="user-role-error"');
+  });
+});
