@@ -79,7 +79,7 @@ export async function whatIsMissing(deps: ModelRunDeps, orgId: string, agentId: 
 
 const readsSource = (job: AgentJob) => job.reads.source === "mail" || job.reads.source === "feeds" || job.reads.source === "slack";
 
-export const EXTERNAL_ONLY = "Runs through an external runner only (the agent-run API: POST /api/agents/{id}/runs)";
+export const EXTERNAL_ONLY = "Runs only when an external runner acts for it through the agent-run API (see Docs)";
 
 /** For the dashboard: what each agent that cannot run by itself lacks, by agent id. No network access. */
 export async function missingByAgent(deps: Pick<ModelRunDeps, "db" | "config" | "clock">, orgId: string): Promise<Map<string, string>> {

@@ -162,7 +162,7 @@ export function notConnected(baseUrl: string): ApiError {
   return new ApiError(
     409,
     "calendar_not_connected",
-    `No calendar is connected. Connect a CalDAV calendar first — POST ${baseUrl}/api/integrations/calendar with {url, username, password}, or the Calendar page of the dashboard (${baseUrl}/dashboard/calendar) — then try again.`,
+    `No calendar is connected. Connect a CalDAV calendar first — POST ${baseUrl}/api/integrations/calendar with {url, username, password}, or the Calendar page of the dashboard (${baseUrl}/settings/calendar) — then try again.`,
   );
 }
 

@@ -7,12 +7,13 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import { resumeAgent } from "../agents/auto-pause.ts";
 import { jobOf } from "../agents/jobs.ts";
-import { runModelAgent } from "../agents/model-run.ts";
+import { missingByAgent, runModelAgent } from "../agents/model-run.ts";
 import { hasRunner, runBuiltIn } from "../agents/runners.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS } from "../domain.ts";
+import { cronWords } from "../lib/cron-words.ts";
 import { latestEvalScore } from "../operations/agent-eval.ts";
 import { resumeAgentOp } from "../operations/agent-pause.ts";
 import { listAgentRunsOp, updateAgentOp } from "../operations/agent-runs.ts";
@@ -23,7 +24,7 @@ import { agentDailyTokens } from "../store/budgets.ts";
 import { getOrg } from "../store/orgs.ts";
 import { agentEvalCard } from "./eval-page.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
-import { ago, alertBox, csrfField, messagePage, renderPage, seeOther } from "./layout.ts";
+import { ago, alertBox, csrfField, messagePage, NAV, renderPage, seeOther } from "./layout.ts";
 import { instructionsSection } from "./model-page.ts";
 import { ownersOnly } from "./owner.ts";
 import { accountOf, readSignedInForm, withSession } from "./pages.ts";
@@ -33,6 +34,15 @@ import { doneNotice, emptyState, priorityBadge, textField } from "./ui.ts";
 /** Tokens in / out of a model-backed run (SPEC §13), or null for runs without a model call. */
 function tokensOf(run: { tokensIn: number | null; tokensOut: number | null }): string | null {
   return run.tokensIn === null ? null : `${run.tokensIn} / ${run.tokensOut ?? 0}`;
+}
+
+/** What the agent still lacks, in words, with a link to the settings page that provides it. */
+function needsNotice(missing: string | undefined) {
+  if (!missing) return "";
+  const page = NAV.find((n) => n.group === "settings" && missing.includes(`Settings → ${n.label}`));
+  return html`<div class="alert alert-info needs" role="status"><p><strong>Not ready to run by itself.</strong> ${missing}${
+    page ? html` <a href="${page.href}">Open ${page.label} settings</a>` : ""
+  }</p></div>`;
 }
 
 async function renderAgent(
@@ -49,12 +59,13 @@ async function renderAgent(
     return messagePage(c, 404, "No such agent", `There is no agent “${id}”.`, { href: "/dashboard", label: "See the 17 agents" }, account);
   }
   const now = deps.clock.now();
-  const [{ runs }, { suggestions }, { handoffs }, agents, score] = await Promise.all([
+  const [{ runs }, { suggestions }, { handoffs }, agents, score, missing] = await Promise.all([
     runOperation(deps, c, found, listAgentRunsOp, { id, limit: 20 }),
     runOperation(deps, c, found, getSuggestions, {}),
     runOperation(deps, c, found, listHandoffsOp, { status: "queued", to: id }),
     listAgentsWithRuns(deps.db, found.user.orgId),
     jobOf(id).runner === "model" ? latestEvalScore(deps.db, found.user.orgId, id) : null,
+    missingByAgent(deps, found.user.orgId),
   ]);
   const schedule = agents.find((a) => a.id === id)?.schedule ?? null;
   const pausedReason = agents.find((a) => a.id === id)?.pausedReason ?? null;
@@ -82,6 +93,7 @@ ${
 }
 ${alertBox("success", doneNotice({ capped: "Daily token cap saved.", resumed: "Resumed: it runs again from its next scheduled slot.", scheduled: "Schedule saved.", ran: "Run finished: see the newest run below.", instructions: "Instructions saved.", reset: "Back to the default instructions." }, c.req.query("done")))}
 <p class="lead">${jobOf(id).job}</p>
+${needsNotice(missing.get(id))}
 ${
   owner && (hasRunner(id) || jobOf(id).runner === "model")
     ? html`<form method="post" action="/agents/${id}/run" class="inline run-now">${csrfField(account)}<button type="submit" class="btn btn-primary">Run now</button></form>`
@@ -97,7 +109,7 @@ ${
       : emptyState(
           "This agent has not run yet.",
           schedule
-            ? `It runs on its schedule (${schedule}) once it has what it needs.`
+            ? `It runs ${cronWords(schedule)} once it has what it needs.`
             : "It runs when an external runner acts for it through the agent-run API.",
         )
   }
@@ -116,7 +128,7 @@ ${jobOf(id).runner === "model" ? agentEvalCard(score, now) : ""}
 ${await instructionsSection(deps, found, id)}
 <section class="card" aria-labelledby="sched-h">
   <h2 id="sched-h">Schedule</h2>
-  <p>${schedule ? html`<code>${schedule}</code> in your organization's time zone.` : "No schedule."}</p>
+  <p>${schedule ? `Runs ${cronWords(schedule)}, in your organization's time zone.` : "No schedule."}</p>
   ${
     owner
       ? html`<form method="post" action="/agents/${id}/schedule" class="stack narrow-form">

@@ -49,7 +49,7 @@ function connectedCard(account: PageAccount, status: CalendarStatus, now: number
     </dl>
     <details class="confirm">
       <summary class="btn btn-danger-quiet">Disconnect…</summary>
-      <form method="post" action="/dashboard/calendar/disconnect" class="confirm-box">
+      <form method="post" action="/settings/calendar/disconnect" class="confirm-box">
         ${csrfField(account)}
         <p>Disconnect “${status.calendarName ?? "this calendar"}”? Crew forgets the saved password; the calendar itself is not changed.</p>
         <button type="submit" class="btn btn-danger">Disconnect calendar</button>
@@ -69,7 +69,7 @@ function connectForm(account: PageAccount, view: CalendarView, reconnect: boolea
   const fieldError = (f: Field) => (errors[f] ? html`<p class="field-error" id="cal-${f}-error">${errors[f]}</p>` : "");
   return html`<section class="card" aria-labelledby="connect-h">
     <h2 id="connect-h">${reconnect ? "Reconnect or switch calendar" : "Connect a calendar"}</h2>
-    <form method="post" action="/dashboard/calendar" class="stack">
+    <form method="post" action="/settings/calendar" class="stack">
       ${csrfField(account)}
       <div class="field">
         <label for="cal-url">CalDAV URL</label>
@@ -113,7 +113,7 @@ ${alertBox("success", view.notice)}
   ${current.connected ? connectedCard(account, current, deps.clock.now()) : html`<section class="card" aria-labelledby="connected-h"><h2 id="connected-h">Connected calendar</h2><p class="muted">No calendar connected.</p></section>`}
   ${connectForm(account, view, current.connected)}
 </div>`;
-  return renderPage(c, { title: "Calendar", body, account, active: "/dashboard/calendar" }, status);
+  return renderPage(c, { title: "Calendar", body, account, active: "/settings/calendar" }, status);
 }
 
 const NOTICES: Record<string, string> = {
@@ -125,13 +125,13 @@ const NOTICES: Record<string, string> = {
 export function calendarPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/dashboard/calendar", async (c) => {
+  router.get("/settings/calendar", async (c) => {
     const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
     return calendarPage(deps, c, found, { notice: NOTICES[c.req.query("done") ?? ""] });
   });
 
-  router.post("/dashboard/calendar", async (c) => {
+  router.post("/settings/calendar", async (c) => {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
@@ -151,14 +151,14 @@ export function calendarPageRoutes(deps: AppDeps): Hono<AppEnv> {
       for (const issue of error.extra.issues) fieldErrors[issue.path as Field] ??= issue.message;
       return calendarPage(deps, c, found, { error: "The calendar was not connected.", fieldErrors, ...typed }, error.status);
     }
-    return seeOther(c, "/dashboard/calendar?done=connected");
+    return seeOther(c, "/settings/calendar?done=connected");
   });
 
-  router.post("/dashboard/calendar/disconnect", async (c) => {
+  router.post("/settings/calendar/disconnect", async (c) => {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const removed = await disconnectCalendar(deps, sessionPrincipalOf(signed.found));
-    return seeOther(c, `/dashboard/calendar?done=${removed ? "disconnected" : "none"}`);
+    return seeOther(c, `/settings/calendar?done=${removed ? "disconnected" : "none"}`);
   });
 
   return router;

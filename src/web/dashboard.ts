@@ -140,7 +140,7 @@ ${fresh ? gettingStarted(account, config.baseUrl, owner) : ""}
       <dt>Plan</dt><dd><span class="badge badge-plan">${user.plan}</span></dd>
       <dt>Key scopes</dt><dd>${scopes.length ? scopes.join(", ") : html`<span class="muted">none on this plan</span>`}</dd>
     </dl>
-    <p><a class="btn" href="/dashboard/keys">Manage API keys</a> <a class="btn btn-quiet" href="/connected-apps">Connected apps</a></p>
+    <p><a class="btn" href="/settings/keys">Manage API keys</a> <a class="btn btn-quiet" href="/connected-apps">Connected apps</a></p>
   </section>
 </div>`;
   return renderPage(c, { title: "Dashboard", body, account, active: "/dashboard" });

@@ -29,7 +29,7 @@ export function gettingStarted(account: PageAccount, baseUrl: string, owner: boo
     ${snippet("setup-claude", "Claude Code", "Run in a terminal; Claude Code signs you in through your browser (OAuth).", `claude mcp add --transport http crew ${mcp}`)}
     ${snippet("setup-cursor", "Cursor", html`In <code>~/.cursor/mcp.json</code>; Cursor opens the sign-in page when it connects.`, cursor)}
     ${snippet("setup-vscode", "VS Code", html`In <code>.vscode/mcp.json</code> of your workspace; VS Code asks you to sign in.`, vscode)}
-    ${snippet("setup-curl", "curl", html`With an API key from <a href="/dashboard/keys">API keys</a> (plans pro and up).`, `curl -H "Authorization: Bearer crew_…" ${baseUrl}/api/mcp/agents`)}
+    ${snippet("setup-curl", "curl", html`With an API key from <a href="/settings/keys">API keys</a> (plans pro and up).`, `curl -H "Authorization: Bearer crew_…" ${baseUrl}/api/mcp/agents`)}
   </div>
   <p>Agents do their work once a language model is connected: an owner sets it on <a href="/docs">the docs' model set-up</a> (or by <code>CREW_MODEL_*</code> environment variables). Until then they say what they lack.</p>
   ${

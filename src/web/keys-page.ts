@@ -71,7 +71,7 @@ function createForm(account: PageAccount, allowed: readonly string[], view: Keys
   );
   // Without JavaScript nothing else can take the focus to the field to correct.
   const nameInvalid = errors.name ? html` aria-invalid="true" aria-describedby="key-name-error" autofocus` : "";
-  return html`<form method="post" action="/dashboard/keys" class="stack">
+  return html`<form method="post" action="/settings/keys" class="stack">
     ${csrfField(account)}
     <div class="field">
       <label for="key-name">Name</label>
@@ -99,7 +99,7 @@ function keyList(account: PageAccount, keys: KeyRow[], allowed: readonly string[
       createdAt: k.createdAt,
       lastUsedAt: k.lastUsedAt,
       revoke: {
-        action: "/dashboard/keys/revoke",
+        action: "/settings/keys/revoke",
         field: ["hash", k.hash],
         question: `Revoke “${k.name}”? Anything using it stops working at once.`,
         verb: "Revoke key",
@@ -158,19 +158,19 @@ ${view.created ? createdPanel(view.created) : ""}
     ${keyList(account, listing.keys, listing.allowedScopes, deps.clock.now())}
   </section>
 </div>`;
-  return renderPage(c, { title: "API keys", body, account, active: "/dashboard/keys" }, status, extra);
+  return renderPage(c, { title: "API keys", body, account, active: "/settings/keys" }, status, extra);
 }
 
 export function keysPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/dashboard/keys", async (c) => {
+  router.get("/settings/keys", async (c) => {
     const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
     return keysPage(deps, c, found, { notice: c.req.query("revoked") === "1" ? "Key revoked." : undefined });
   });
 
-  router.post("/dashboard/keys", async (c) => {
+  router.post("/settings/keys", async (c) => {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
@@ -188,7 +188,7 @@ export function keysPageRoutes(deps: AppDeps): Hono<AppEnv> {
     }
   });
 
-  router.post("/dashboard/keys/revoke", async (c) => {
+  router.post("/settings/keys/revoke", async (c) => {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const hash = (signed.form.get("hash") ?? "").toLowerCase();
@@ -199,7 +199,7 @@ export function keysPageRoutes(deps: AppDeps): Hono<AppEnv> {
       if (!(error instanceof ApiError)) throw error;
       return keysPage(deps, c, signed.found, { error: "That key was not found: it may have been revoked already." }, 404);
     }
-    return seeOther(c, "/dashboard/keys?revoked=1");
+    return seeOther(c, "/settings/keys?revoked=1");
   });
 
   return router;

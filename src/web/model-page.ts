@@ -202,13 +202,21 @@ const NOTICES: Record<string, string> = {
   eval: "Evaluation started: it runs in the background; reload this page to see the result.",
 };
 
+/**
+ * The last connection test per organization, so the test form answers 303 and its result is a
+ * page to reload (post/redirect/get). In memory: a restart forgets it, and the test is one click.
+ */
+const lastTests = new Map<string, TestOutcome>();
+
 export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get(PATH, async (c) => {
     const found = await requirePageSession(deps, c);
     if (found instanceof Response) return found;
-    return modelPage(deps, c, found, { notice: NOTICES[c.req.query("done") ?? ""] });
+    const done = c.req.query("done") ?? "";
+    const test = done === "tested" ? lastTests.get(found.user.orgId) : undefined;
+    return modelPage(deps, c, found, { notice: NOTICES[done], test });
   });
 
   router.post(PATH, async (c) => {
@@ -245,8 +253,8 @@ export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     if (!canManage(signed.found)) return modelPage(deps, c, signed.found, {}, 403);
-    const test = await testModel(await resolveModel(deps, signed.found.user.orgId), deps.log);
-    return modelPage(deps, c, signed.found, { test });
+    lastTests.set(signed.found.user.orgId, await testModel(await resolveModel(deps, signed.found.user.orgId), deps.log));
+    return seeOther(c, `${PATH}?done=tested#test-h`);
   });
 
   router.post("/agents/:id/instructions", async (c) => {

@@ -20,6 +20,7 @@ import { keysPageRoutes } from "./keys-page.ts";
 import { seeOther } from "./layout.ts";
 import { mailLinkRoutes } from "./mail-links.ts";
 import { modelPageRoutes } from "./model-page.ts";
+import { movedPageRoutes } from "./moved-pages.ts";
 import { notificationsPageRoutes } from "./notifications-page.ts";
 import { oidcRoutes } from "./oidc-routes.ts";
 import { reportPageRoutes } from "./report-pages.ts";
@@ -47,6 +48,7 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", keysPageRoutes(deps));
   router.route("/", calendarPageRoutes(deps));
   router.route("/", webhooksPageRoutes(deps));
+  router.route("/", movedPageRoutes());
   // The work pages (SPEC §12): read and act on the crew's work; open to every plan.
   router.route("/", reportPageRoutes(deps));
   router.route("/", actionsPageRoutes(deps));

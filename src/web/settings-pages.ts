@@ -6,14 +6,20 @@
 import { Hono } from "hono";
 import { html } from "hono/html";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { cronWords } from "../lib/cron-words.ts";
 import { type AuditEntry, listAudit, listBackupEvents } from "../store/audit.ts";
+import { listOrgUsers } from "../store/users.ts";
 import { ago, renderPage } from "./layout.ts";
 import { requireOwner } from "./owner.ts";
 import { accountOf } from "./pages.ts";
 
 const PAGE_SIZE = 200;
 
-const actorOf = (e: AuditEntry) => (e.actor.kind === "user" ? e.actor.userId : e.actor.kind);
+/** Who acted, by name: the page names people, never their internal ids. */
+async function actorNames(deps: AppDeps, orgId: string): Promise<(e: AuditEntry) => string> {
+  const names = new Map((await listOrgUsers(deps.db, orgId)).map((u) => [u.id, u.name || u.email]));
+  return (e) => (e.actor.kind === "user" ? (names.get(e.actor.userId) ?? "a removed user") : e.actor.kind);
+}
 
 export function settingsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
@@ -23,6 +29,7 @@ export function settingsPageRoutes(deps: AppDeps): Hono<AppEnv> {
     if (found instanceof Response) return found;
     const { db, clock } = deps;
     const entries = await listAudit(db, found.user.orgId, PAGE_SIZE);
+    const actorOf = await actorNames(deps, found.user.orgId);
     const body = html`<h1>Audit log</h1>
 <p>Who did what in this organization, newest first (the latest ${PAGE_SIZE}; all of it with <code>crew audit</code>).</p>
 ${
@@ -44,10 +51,11 @@ ${
     if (found instanceof Response) return found;
     const { db, clock, config } = deps;
     const events = await listBackupEvents(db, found.user.orgId, 100);
+    const actorOf = await actorNames(deps, found.user.orgId);
     const body = html`<h1>Backups</h1>
 <p>${
       config.backupDir
-        ? html`Scheduled backups go to <code>${config.backupDir}</code> on <code>${config.backupSchedule}</code>; the last ${config.backupKeep} are kept.`
+        ? html`Scheduled backups go to <code>${config.backupDir}</code> ${cronWords(config.backupSchedule)} (${config.defaultTimeZone}); the last ${config.backupKeep} are kept.`
         : html`No scheduled backups: set <code>BACKUP_DIR</code> (and <code>BACKUP_SCHEDULE</code>, <code>BACKUP_KEEP</code>). <code>crew backup</code> writes one now.`
     }</p>
 <p>Keep <code>crew-secret</code> (or your <code>CREW_SECRET</code>) with the backups: without it the stored integration credentials cannot be decrypted.</p>

@@ -41,8 +41,12 @@ async function renderUsers(
   const account = accountOf(found);
   const { users } = await runOperation(deps, c, found, listUsersOp, {});
   const now = deps.clock.now();
-  const errors = state?.errors ?? {};
-  const values = state?.values ?? {};
+  // One message in one place: the add form's errors sit beside its fields under a summary; a row
+  // form (role, plan, deactivate) has no field to sit beside, so its error is the alert itself.
+  const fromAddForm = state !== null && "email" in state.values;
+  const errors = fromAddForm ? state.errors : {};
+  const values = fromAddForm ? state.values : {};
+  const rowError = state && !fromAddForm ? (Object.values(state.errors)[0] ?? null) : null;
   const option = (value: string, current: string) =>
     html`<option value="${value}"${value === current ? html` selected` : ""}>${value}</option>`;
   const rows = users.map(
@@ -78,7 +82,7 @@ async function renderUsers(
   );
   const body = html`<h1>Users</h1>
 ${alertBox("success", doneNotice({ updated: "User updated.", deactivated: "User deactivated." }, c.req.query("done")))}
-${alertBox("error", state ? (errors.role ?? errors.id ?? errors["(body)"] ?? "Please correct the fields below.") : null)}
+${alertBox("error", fromAddForm ? (errors["(body)"] ?? "The user was not created: correct the form below.") : rowError)}
 ${created}
 <div class="grid-side">
   <section aria-labelledby="people-h">

@@ -71,7 +71,7 @@ function createForm(account: PageAccount, view: WebhooksView): Html {
   // Without JavaScript nothing else can take the focus to the field to correct.
   const urlInvalid = errors.url ? html` aria-invalid="true" aria-describedby="hook-url-error" autofocus` : "";
   const descriptionInvalid = errors.description ? html` aria-invalid="true" aria-describedby="hook-description-error"` : "";
-  return html`<form method="post" action="/dashboard/webhooks" class="stack">
+  return html`<form method="post" action="/settings/webhooks" class="stack">
     ${csrfField(account)}
     <div class="field">
       <label for="hook-url">URL</label>
@@ -114,7 +114,7 @@ function hookList(account: PageAccount, hooks: WebhookRow[], now: number): Html 
       createdAt: h.createdAt,
       lastUsedAt: h.lastAttemptAt,
       revoke: {
-        action: "/dashboard/webhooks/delete",
+        action: "/settings/webhooks/delete",
         field: ["id", h.id],
         question: `Delete the webhook to ${h.url}? Crew stops sending events to it at once, pending retries included.`,
         verb: "Delete webhook",
@@ -162,19 +162,19 @@ ${view.created ? createdPanel(view.created) : ""}
     ${hookList(account, webhooks, deps.clock.now())}
   </section>
 </div>`;
-  return renderPage(c, { title, body, account, active: "/dashboard/webhooks" }, status);
+  return renderPage(c, { title, body, account, active: "/settings/webhooks" }, status);
 }
 
 export function webhooksPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/dashboard/webhooks", async (c) => {
+  router.get("/settings/webhooks", async (c) => {
     const found = await requireOwner(deps, c);
     if (found instanceof Response) return found;
     return webhooksPage(deps, c, found, { notice: c.req.query("deleted") === "1" ? "Webhook deleted." : undefined });
   });
 
-  router.post("/dashboard/webhooks", async (c) => {
+  router.post("/settings/webhooks", async (c) => {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     const { found, form } = signed;
@@ -200,7 +200,7 @@ export function webhooksPageRoutes(deps: AppDeps): Hono<AppEnv> {
     }
   });
 
-  router.post("/dashboard/webhooks/delete", async (c) => {
+  router.post("/settings/webhooks/delete", async (c) => {
     const signed = await readSignedInForm(deps, c);
     if (signed instanceof Response) return signed;
     if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
@@ -210,7 +210,7 @@ export function webhooksPageRoutes(deps: AppDeps): Hono<AppEnv> {
       if (!(error instanceof ApiError)) throw error;
       return webhooksPage(deps, c, signed.found, { error: "That webhook was not found: it may have been deleted already." }, 404);
     }
-    return seeOther(c, "/dashboard/webhooks?deleted=1");
+    return seeOther(c, "/settings/webhooks?deleted=1");
   });
 
   return router;

@@ -157,8 +157,11 @@ describe("the Model page and the agent page (scripted model server)", () => {
     expect(page.text).toContain("Model settings saved.");
     expect(page.text).toContain("page-model");
     expect(page.text).not.toContain(OWNER_KEY);
+    // The test's result is a page of its own (303 after the POST), so reloading it sends nothing again.
     const tested = await tab.request("/settings/model/test", { form: { csrf } });
-    expect(tested.text).toContain("page-model answered “pong”");
+    expect(tested.status).toBe(303);
+    expect(tested.headers.get("location")).toBe("/settings/model?done=tested#test-h");
+    expect((await tab.request("/settings/model?done=tested")).text).toContain("page-model answered “pong”");
 
     const member = await signedIn(s, "operator");
     expect((await member.tab.request("/settings/model")).status).toBe(403);

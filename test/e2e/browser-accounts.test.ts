@@ -72,8 +72,8 @@ describe("accounts in the browser", () => {
     // Sign out, then sign in again.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(`${s.url}/sign-in`);
-    await page.goto(`${s.url}/dashboard/keys`);
-    await page.waitForURL(/\/sign-in\?next=%2Fdashboard%2Fkeys$/);
+    await page.goto(`${s.url}/settings/keys`);
+    await page.waitForURL(/\/sign-in\?next=%2Fsettings%2Fkeys$/);
     await page.getByLabel("Email").fill("olivia@example.com");
     await page.getByLabel("Password").fill("wrong password");
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -81,7 +81,7 @@ describe("accounts in the browser", () => {
     await browser.screenshot(page, "sign-in-error");
     await page.getByLabel("Password").fill("a long enough password");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(`${s.url}/dashboard/keys`);
+    await page.waitForURL(`${s.url}/settings/keys`);
 
     // Create a key; the raw key is shown once.
     await page.getByLabel("Name").fill("Browser test key");
@@ -102,13 +102,13 @@ describe("accounts in the browser", () => {
     expect(ok.json.total).toBe(17);
 
     // The list shows the key with its last use; revoke it with the confirmation step.
-    await page.goto(`${s.url}/dashboard/keys`);
+    await page.goto(`${s.url}/settings/keys`);
     const row = page.locator("tbody tr", { hasText: "Browser test key" });
     await expect(row.getByText("just now").count()).resolves.toBe(2); // created and last used
     await row.getByText("Revoke…").click();
     await browser.screenshot(page, "key-revoke-confirm");
     await row.getByRole("button", { name: "Revoke key “Browser test key”" }).click();
-    await page.waitForURL(`${s.url}/dashboard/keys?revoked=1`);
+    await page.waitForURL(`${s.url}/settings/keys?revoked=1`);
     await expect(page.getByRole("status").textContent()).resolves.toContain("Key revoked.");
     await page.getByText("No active keys.").waitFor();
 

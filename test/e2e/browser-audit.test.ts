@@ -184,7 +184,7 @@ describe("every page in the browser", () => {
     await signIn(page, owner.email);
     await page.waitForURL(`${s.url}/dashboard`);
     await audit(page, "dashboard");
-    await page.goto(`${s.url}/dashboard/keys`);
+    await page.goto(`${s.url}/settings/keys`);
     await page.getByText("No active keys.").waitFor();
     await audit(page);
     await page.goto(`${s.url}/connected-apps`);
@@ -192,7 +192,7 @@ describe("every page in the browser", () => {
     await audit(page);
 
     // The form's own errors: no name (the browser's check is bypassed), no scope.
-    await page.goto(`${s.url}/dashboard/keys`);
+    await page.goto(`${s.url}/settings/keys`);
     await page.locator("#key-name").evaluate((el) => el.removeAttribute("required"));
     await page.getByLabel("read", { exact: true }).uncheck();
     await page.getByRole("button", { name: "Create key" }).click();
@@ -234,7 +234,7 @@ describe("every page in the browser", () => {
     await page.waitForURL(`${s.url}/sign-in`);
     await signIn(page, lite.email);
     await page.waitForURL(`${s.url}/dashboard`);
-    await page.goto(`${s.url}/dashboard/keys`);
+    await page.goto(`${s.url}/settings/keys`);
     await page.getByText("has no API access, so it cannot have keys").waitFor();
     await audit(page, "keys-lite");
 
@@ -273,7 +273,7 @@ describe("every page in the browser", () => {
     const page = await context.newPage();
     await signIn(page, user.email);
     await page.waitForURL(`${s.url}/dashboard`);
-    await page.goto(`${s.url}/dashboard/keys`);
+    await page.goto(`${s.url}/settings/keys`);
     const seen: string[] = [];
     // Until the revoke step's disclosure (the Settings menu in the header is a <summary> too).
     let onRevoke = false;
@@ -301,7 +301,7 @@ describe("every page in the browser", () => {
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Revoke key “Keyboard key”");
     await page.keyboard.press("Enter");
-    await page.waitForURL(`${s.url}/dashboard/keys?revoked=1`);
+    await page.waitForURL(`${s.url}/settings/keys?revoked=1`);
     await page.getByText("No active keys.").waitFor();
     expect(problems).toEqual([]);
   });
@@ -345,7 +345,7 @@ describe("without JavaScript", () => {
 
       await page.getByText("Revoke… “No-script key”").click();
       await page.getByRole("button", { name: "Revoke key “No-script key”" }).click();
-      await page.waitForURL(`${fresh.url}/dashboard/keys?revoked=1`);
+      await page.waitForURL(`${fresh.url}/settings/keys?revoked=1`);
       await page.getByText("No active keys.").waitFor();
       expect((await api(fresh.url, key)("/api/mcp/agents")).status).toBe(401);
       const hash = sha256Hex(key);
@@ -353,8 +353,8 @@ describe("without JavaScript", () => {
 
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.waitForURL(`${fresh.url}/sign-in`);
-      await page.goto(`${fresh.url}/dashboard/keys`);
-      await page.waitForURL(`${fresh.url}/sign-in?next=%2Fdashboard%2Fkeys`);
+      await page.goto(`${fresh.url}/settings/keys`);
+      await page.waitForURL(`${fresh.url}/sign-in?next=%2Fsettings%2Fkeys`);
       expect(problems).toEqual([]);
     } finally {
       await context.close();

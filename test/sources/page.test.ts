@@ -96,7 +96,7 @@ describe("/settings/sources", () => {
     const page = await member.request("/settings/sources");
     expect(page.status).toBe(403);
     expect(page.text).toContain("Owners only");
-    const csrf = await member.csrfToken("/dashboard/keys");
+    const csrf = await member.csrfToken("/settings/keys");
     expect(
       (await member.request("/settings/sources", { form: { csrf, kind: "feed", url: "https://x.example/f", agents: "research" } })).status,
     ).toBe(403);

@@ -156,13 +156,13 @@ describe("CSRF", () => {
 
   it("refuses a page form without the session's csrf token, even from the right Origin", async () => {
     const { tab } = await signedIn(s);
-    const missing = await tab.request("/dashboard/keys", { form: { name: "k", scopes: "read" } });
+    const missing = await tab.request("/settings/keys", { form: { name: "k", scopes: "read" } });
     expect(missing.status).toBe(403);
     expect(missing.text).toContain("Form refused");
-    const wrong = await tab.request("/dashboard/keys", { form: { name: "k", scopes: "read", csrf: "a".repeat(32) } });
+    const wrong = await tab.request("/settings/keys", { form: { name: "k", scopes: "read", csrf: "a".repeat(32) } });
     expect(wrong.status).toBe(403);
     const csrf = await tab.csrfToken();
-    const foreign = await tab.request("/dashboard/keys", { form: { name: "k", scopes: "read", csrf }, origin: "https://evil.example" });
+    const foreign = await tab.request("/settings/keys", { form: { name: "k", scopes: "read", csrf }, origin: "https://evil.example" });
     expect(foreign.status).toBe(403);
     expect((await tab.request("/api/mcp/keys")).json.keys).toEqual([]);
   });
@@ -218,7 +218,7 @@ describe("throttling failed sign-ins", () => {
 
 describe("sign-in page", () => {
   it("renders a labelled form with security headers", async () => {
-    const reply = await new Browserish(s.url).request("/sign-in?next=/dashboard/keys");
+    const reply = await new Browserish(s.url).request("/sign-in?next=/settings/keys");
     expect(reply.status).toBe(200);
     expect(reply.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(reply.headers.get("content-security-policy")).toContain("default-src 'self'");
@@ -228,7 +228,7 @@ describe("sign-in page", () => {
     expect(reply.headers.get("referrer-policy")).toBe("same-origin");
     expect(reply.text).toContain('<label for="email">Email</label>');
     expect(reply.text).toContain('<label for="password">Password</label>');
-    expect(reply.text).toContain('name="next" value="/dashboard/keys"');
+    expect(reply.text).toContain('name="next" value="/settings/keys"');
     expect(reply.text).not.toMatch(/<script>|<script [^>]*>[^<]/); // no inline script
   });
 
@@ -241,7 +241,7 @@ describe("sign-in page", () => {
       expect(tab.cookie).not.toBeNull();
       return reply.headers.get("location");
     };
-    expect(await go("/dashboard/keys?x=1")).toBe("/dashboard/keys?x=1");
+    expect(await go("/settings/keys?x=1")).toBe("/settings/keys?x=1");
     expect(await go("//evil.example/path")).toBe("/dashboard");
     expect(await go("https://evil.example/")).toBe("/dashboard");
     expect(await go("/\\evil.example")).toBe("/dashboard");
@@ -261,8 +261,8 @@ describe("sign-in page", () => {
       form: { email: user.email, password: TEST_PASSWORD, next: "/.//evil.example" },
     });
     expect(reply.headers.get("location")).toBe("/dashboard");
-    expect((await tab.request(`/sign-in?next=${encodeURIComponent("/a/../dashboard/keys")}`)).headers.get("location")).toBe(
-      "/dashboard/keys",
+    expect((await tab.request(`/sign-in?next=${encodeURIComponent("/a/../settings/keys")}`)).headers.get("location")).toBe(
+      "/settings/keys",
     );
   });
 

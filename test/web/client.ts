@@ -60,7 +60,7 @@ export class Browserish {
   }
 
   /** The csrf token of the signed-in session, read from a page's form. */
-  async csrfToken(path = "/dashboard/keys"): Promise<string> {
+  async csrfToken(path = "/settings/keys"): Promise<string> {
     const page = await this.request(path);
     const token = page.text.match(/name="csrf" value="([^"]+)"/)?.[1];
     if (!token) throw new Error(`no csrf token on ${path} (${page.status})`);

@@ -201,7 +201,7 @@ describe("DELETE /api/mcp/keys", () => {
 describe("the API keys page", () => {
   it("creates a key (shown once), lists it and revokes it through plain forms", async () => {
     const { tab } = await signedIn(s, "pro");
-    const page = await tab.request("/dashboard/keys");
+    const page = await tab.request("/settings/keys");
     expect(page.status).toBe(200);
     expect(page.headers.get("cache-control")).toBe("no-store");
     // Only the plan's scopes are offered.
@@ -209,34 +209,34 @@ describe("the API keys page", () => {
     expect(page.text).not.toContain('value="admin"');
     const csrf = await tab.csrfToken();
 
-    const created = await tab.request("/dashboard/keys", { form: { csrf, name: "From the page", scopes: ["agents", "read"] } });
+    const created = await tab.request("/settings/keys", { form: { csrf, name: "From the page", scopes: ["agents", "read"] } });
     expect(created.status).toBe(200);
     const key = created.text.match(/id="new-key"[^>]*value="(crew_[a-z2-7]+)"/)?.[1];
     expect(key).toBeDefined();
     expect(created.text).toContain("will not show it again");
     expect((await api(s.url, key)("/api/mcp/agents")).status).toBe(200);
     // The list page never shows the raw key again.
-    const list = await tab.request("/dashboard/keys");
+    const list = await tab.request("/settings/keys");
     expect(list.text).toContain("From the page");
     expect(list.text).not.toContain(key);
 
-    const refused = await tab.request("/dashboard/keys", { form: { csrf, name: "too much", scopes: ["admin"] } });
+    const refused = await tab.request("/settings/keys", { form: { csrf, name: "too much", scopes: ["admin"] } });
     expect(refused.status).toBe(403);
     expect(refused.text).toContain("does not allow the scope admin");
-    const empty = await tab.request("/dashboard/keys", { form: { csrf, name: "", scopes: [] } });
+    const empty = await tab.request("/settings/keys", { form: { csrf, name: "", scopes: [] } });
     expect(empty.status).toBe(400);
     expect(empty.text).toContain('role="alert"');
 
-    const revoked = await tab.request("/dashboard/keys/revoke", { form: { csrf, hash: sha256Hex(key!) } });
+    const revoked = await tab.request("/settings/keys/revoke", { form: { csrf, hash: sha256Hex(key!) } });
     expect(revoked.status).toBe(303);
-    expect(revoked.headers.get("location")).toBe("/dashboard/keys?revoked=1");
+    expect(revoked.headers.get("location")).toBe("/settings/keys?revoked=1");
     expect((await api(s.url, key)("/api/mcp/agents")).status).toBe(401);
-    expect((await tab.request("/dashboard/keys?revoked=1")).text).toContain("Key revoked.");
+    expect((await tab.request("/settings/keys?revoked=1")).text).toContain("Key revoked.");
   });
 
   it("tells a plan without API access that it cannot have keys", async () => {
     const { tab } = await signedIn(s, "lite");
-    const page = await tab.request("/dashboard/keys");
+    const page = await tab.request("/settings/keys");
     expect(page.text).toContain("has no API access");
     expect(page.text).not.toContain('name="scopes"');
   });

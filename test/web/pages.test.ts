@@ -30,7 +30,7 @@ describe("the API key form", () => {
   it("puts each field's error beside it, keeps what was typed and focuses the field to fix", async () => {
     const { tab } = await signedIn(s, "pro");
     const csrf = await tab.csrfToken();
-    const reply = await tab.request("/dashboard/keys", { form: { csrf, name: "   " } });
+    const reply = await tab.request("/settings/keys", { form: { csrf, name: "   " } });
     expect(reply.status).toBe(400);
     expect(reply.text).toContain('role="alert">The key was not created: correct the form below.</div>');
     expect(reply.text).toMatch(/<input id="key-name"[^>]* aria-invalid="true" aria-describedby="key-name-error" autofocus>/);
@@ -40,7 +40,7 @@ describe("the API key form", () => {
     // No scope was ticked, so none comes back ticked.
     expect(reply.text).not.toMatch(/name="scopes"[^>]* checked/);
 
-    const long = await tab.request("/dashboard/keys", { form: { csrf, name: "n".repeat(101), scopes: ["briefing"] } });
+    const long = await tab.request("/settings/keys", { form: { csrf, name: "n".repeat(101), scopes: ["briefing"] } });
     expect(long.status).toBe(400);
     expect(long.text).toContain('id="key-name-error">Must be at most 100 characters.</p>');
     expect(long.text).toContain(`value="${"n".repeat(101)}"`);
@@ -52,10 +52,10 @@ describe("the API key form", () => {
     const { tab } = await signedIn(s, "operator");
     const csrf = await tab.csrfToken();
     for (const name of ["one", "two"]) {
-      expect((await tab.request("/dashboard/keys", { form: { csrf, name, scopes: ["read"] } })).status).toBe(200);
+      expect((await tab.request("/settings/keys", { form: { csrf, name, scopes: ["read"] } })).status).toBe(200);
     }
     s.clock.advance(20 * 60_000);
-    const refused = await tab.request("/dashboard/keys", { form: { csrf, name: "three", scopes: ["read"] } });
+    const refused = await tab.request("/settings/keys", { form: { csrf, name: "three", scopes: ["read"] } });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe(String(40 * 60));
     expect(visible(refused.text)).toContain("At most 2 keys may be created per hour. You can create the next one in 40 minutes.");
@@ -65,9 +65,9 @@ describe("the API key form", () => {
   it("tells a plan without API access who can change it, and that keys kept from before are refused", async () => {
     const { tab, user } = await signedIn(s, "operator");
     const csrf = await tab.csrfToken();
-    expect((await tab.request("/dashboard/keys", { form: { csrf, name: "kept", scopes: ["read"] } })).status).toBe(200);
+    expect((await tab.request("/settings/keys", { form: { csrf, name: "kept", scopes: ["read"] } })).status).toBe(200);
     await setUserPlan(s.db, user.email, "team_starter");
-    const text = visible((await tab.request("/dashboard/keys")).text);
+    const text = visible((await tab.request("/settings/keys")).text);
     expect(text).toContain("Your plan (team_starter) has no API access, so it cannot have keys.");
     expect(text).toContain("The pro and team_growth plans include read access; operator and team_enterprise include everything.");
     expect(text).toContain("The administrator of this Crew can change your plan (npx crew user set-plan).");
@@ -82,8 +82,8 @@ describe("the revoke step of both credential tables", () => {
     const { tab, user } = await signedIn(s, "operator");
     const csrf = await tab.csrfToken();
     const name = "A key with a name long enough to make a very wide button if it were written on it";
-    await tab.request("/dashboard/keys", { form: { csrf, name, scopes: ["agents"] } });
-    const keys = (await tab.request("/dashboard/keys")).text;
+    await tab.request("/settings/keys", { form: { csrf, name, scopes: ["agents"] } });
+    const keys = (await tab.request("/settings/keys")).text;
     expect(keys).toContain(`<summary class="btn btn-danger-quiet">Revoke…<span class="sr-only"> “${name}”</span></summary>`);
     expect(keys).toContain(`<button type="submit" class="btn btn-danger">Revoke key<span class="sr-only"> “${name}”</span></button>`);
     expect(keys).toContain(`<p>Revoke “${name}”? Anything using it stops working at once.</p>`);

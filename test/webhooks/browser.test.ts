@@ -40,12 +40,12 @@ describe("webhooks page in the browser", () => {
       if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) scriptErrors.push(m.text());
     });
 
-    await page.goto(`${s.url}/dashboard/webhooks`);
-    await page.waitForURL(/\/sign-in\?next=%2Fdashboard%2Fwebhooks$/);
+    await page.goto(`${s.url}/settings/webhooks`);
+    await page.waitForURL(/\/sign-in\?next=%2Fsettings%2Fwebhooks$/);
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(TEST_PASSWORD);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(`${s.url}/dashboard/webhooks`);
+    await page.waitForURL(`${s.url}/settings/webhooks`);
     await page.getByText("No webhooks yet.").waitFor();
 
     // Nothing chosen: the page says what to fix.
@@ -74,7 +74,7 @@ describe("webhooks page in the browser", () => {
     expect(verifyAt(secret, receiver.hits[0]!, s.clock.now())).toMatchObject({ actionId: added.json.actionId });
 
     await page.setViewportSize({ width: 375, height: 800 });
-    await page.goto(`${s.url}/dashboard/webhooks`);
+    await page.goto(`${s.url}/settings/webhooks`);
     expect(await page.getByLabel("Signing secret").count()).toBe(0); // shown once only
     expect(await noHorizontalScroll(page)).toBe(true);
     await browser.screenshot(page, "webhooks-375");
@@ -82,7 +82,7 @@ describe("webhooks page in the browser", () => {
     await page.getByText("Delete…").click();
     await page.getByText(/Delete the webhook to http:\/\/127\.0\.0\.1/).waitFor();
     await page.getByRole("button", { name: /Delete webhook/ }).click();
-    await page.waitForURL(`${s.url}/dashboard/webhooks?deleted=1`);
+    await page.waitForURL(`${s.url}/settings/webhooks?deleted=1`);
     await page.getByText("Webhook deleted.").waitFor();
     await page.getByText("No webhooks yet.").waitFor();
     expect(scriptErrors).toEqual([]);

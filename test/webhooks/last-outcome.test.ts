@@ -42,7 +42,7 @@ describe("a webhook's last success and last failure", () => {
 
     const tab = new Browserish(s.url);
     await tab.signIn(owner.email);
-    const page = (await tab.request("/dashboard/webhooks")).text;
+    const page = (await tab.request("/settings/webhooks")).text;
     expect(page).toContain("Last success");
     expect(page).toContain("Last failure");
     expect(page).toContain("HTTP 500");

@@ -26,22 +26,22 @@ afterAll(() => s.close());
 
 const secretOn = (text: string) => text.match(/id="new-secret"[^>]*value="(whsec_[^"]+)"/)?.[1];
 
-describe("/dashboard/webhooks", () => {
+describe("/settings/webhooks", () => {
   it("sends a signed-out visitor to sign in, and back", async () => {
-    const reply = await new Browserish(s.url).request("/dashboard/webhooks");
+    const reply = await new Browserish(s.url).request("/settings/webhooks");
     expect(reply.status).toBe(303);
-    expect(reply.headers.get("location")).toBe("/sign-in?next=%2Fdashboard%2Fwebhooks");
+    expect(reply.headers.get("location")).toBe("/sign-in?next=%2Fsettings%2Fwebhooks");
   });
 
   it("creates a webhook showing its secret once, lists it, and deletes it after confirmation", async () => {
     const { tab, user } = await signedInOwner(s);
-    const empty = await tab.request("/dashboard/webhooks");
+    const empty = await tab.request("/settings/webhooks");
     expect(empty.status).toBe(200);
-    expect(empty.text).toContain('<a href="/dashboard/webhooks" aria-current="page">Webhooks</a>');
+    expect(empty.text).toContain('<a href="/settings/webhooks" aria-current="page">Webhooks</a>');
     expect(empty.text).toContain("No webhooks yet.");
-    const csrf = await tab.csrfToken("/dashboard/webhooks");
+    const csrf = await tab.csrfToken("/settings/webhooks");
 
-    const created = await tab.request("/dashboard/webhooks", {
+    const created = await tab.request("/settings/webhooks", {
       form: { csrf, url: "https://hooks.example.com/crew", events: ["action.created", "standup.ready"], description: "Slack relay" },
     });
     expect(created.status).toBe(200);
@@ -56,32 +56,32 @@ describe("/dashboard/webhooks", () => {
     expect(await openWebhookSecret(s.config, row?.id ?? "", row?.secret ?? "")).toBe(secret); // sealed at rest
     expect(created.text).toContain("Slack relay");
 
-    const again = await tab.request("/dashboard/webhooks");
+    const again = await tab.request("/settings/webhooks");
     expect(again.text).toContain("https://hooks.example.com/crew");
     expect(again.text).toContain("action.created, standup.ready");
     expect(again.text).not.toContain(secret!);
 
-    const deleted = await tab.request("/dashboard/webhooks/delete", { form: { csrf, id: row!.id } });
+    const deleted = await tab.request("/settings/webhooks/delete", { form: { csrf, id: row!.id } });
     expect(deleted.status).toBe(303);
-    expect(deleted.headers.get("location")).toBe("/dashboard/webhooks?deleted=1");
-    const after = await tab.request("/dashboard/webhooks?deleted=1");
+    expect(deleted.headers.get("location")).toBe("/settings/webhooks?deleted=1");
+    const after = await tab.request("/settings/webhooks?deleted=1");
     expect(after.text).toContain("Webhook deleted.");
     expect(after.text).not.toContain("https://hooks.example.com/crew");
-    const twice = await tab.request("/dashboard/webhooks/delete", { form: { csrf, id: row!.id } });
+    const twice = await tab.request("/settings/webhooks/delete", { form: { csrf, id: row!.id } });
     expect(twice.status).toBe(404);
     expect(twice.text).toContain("That webhook was not found");
   });
 
   it("explains what is wrong with each field and keeps what was typed", async () => {
     const { tab } = await signedInOwner(s);
-    const csrf = await tab.csrfToken("/dashboard/webhooks");
-    const missing = await tab.request("/dashboard/webhooks", { form: { csrf, url: "", description: "kept" } });
+    const csrf = await tab.csrfToken("/settings/webhooks");
+    const missing = await tab.request("/settings/webhooks", { form: { csrf, url: "", description: "kept" } });
     expect(missing.status).toBe(400);
     expect(missing.text).toContain("The webhook was not created: correct the form below.");
     expect(missing.text).toContain("Give the URL that receives the events.");
     expect(missing.text).toContain("Choose at least one event.");
     expect(missing.text).toContain('value="kept"');
-    const scheme = await tab.request("/dashboard/webhooks", { form: { csrf, url: "ftp://example.com/", events: "action.created" } });
+    const scheme = await tab.request("/settings/webhooks", { form: { csrf, url: "ftp://example.com/", events: "action.created" } });
     expect(scheme.status).toBe(400);
     expect(scheme.text).toContain("Must be an http:// or https:// URL.");
     expect(scheme.text).toContain('value="ftp://example.com/"');
@@ -91,16 +91,16 @@ describe("/dashboard/webhooks", () => {
   it("refuses forms without this session's token or from another origin", async () => {
     const { tab } = await signedInOwner(s);
     const form = { url: "https://forged.example.com/", events: "action.created" };
-    expect((await tab.request("/dashboard/webhooks", { form })).status).toBe(403);
-    const csrf = await tab.csrfToken("/dashboard/webhooks");
-    expect((await tab.request("/dashboard/webhooks", { form: { ...form, csrf }, origin: "https://evil.example" })).status).toBe(403);
+    expect((await tab.request("/settings/webhooks", { form })).status).toBe(403);
+    const csrf = await tab.csrfToken("/settings/webhooks");
+    expect((await tab.request("/settings/webhooks", { form: { ...form, csrf }, origin: "https://evil.example" })).status).toBe(403);
     expect(await s.db.all("SELECT id FROM webhooks WHERE url = ?", ["https://forged.example.com/"])).toEqual([]);
   });
 
   it("lets an owner on any plan manage webhooks (plans cap MCP/REST, not the web app)", async () => {
     const { tab } = await signedInOwner(s, "lite");
-    const csrf = await tab.csrfToken("/dashboard/webhooks");
-    const made = await tab.request("/dashboard/webhooks", {
+    const csrf = await tab.csrfToken("/settings/webhooks");
+    const made = await tab.request("/settings/webhooks", {
       form: { csrf, url: "https://lite-owner.example.com/", events: "action.created" },
     });
     expect(made.status).toBe(200);
@@ -110,23 +110,23 @@ describe("/dashboard/webhooks", () => {
 
   it("shows a member, whatever their plan, the owners-only page and refuses their forms with nothing stored", async () => {
     const { tab: ownerTab } = await signedInOwner(s);
-    const ownerCsrf = await ownerTab.csrfToken("/dashboard/webhooks");
+    const ownerCsrf = await ownerTab.csrfToken("/settings/webhooks");
     const kept = { csrf: ownerCsrf, url: "https://kept.example.com/", events: "action.created" };
-    expect((await ownerTab.request("/dashboard/webhooks", { form: kept })).status).toBe(200);
+    expect((await ownerTab.request("/settings/webhooks", { form: kept })).status).toBe(200);
     const [hook] = await s.db.all<{ id: string }>("SELECT id FROM webhooks WHERE url = ?", [kept.url]);
     const { tab } = await signedIn(s, "team_enterprise");
-    const page = await tab.request("/dashboard/webhooks");
+    const page = await tab.request("/settings/webhooks");
     expect(page.status).toBe(403);
     expect(page.text).toContain("<h1>Owners only</h1>");
-    expect(page.text).not.toContain('action="/dashboard/webhooks"');
-    expect(page.text).not.toContain('href="/dashboard/webhooks"'); // not in a member's menu
+    expect(page.text).not.toContain('action="/settings/webhooks"');
+    expect(page.text).not.toContain('href="/settings/webhooks"'); // not in a member's menu
     const csrf = await tab.csrfToken("/dashboard");
-    const refused = await tab.request("/dashboard/webhooks", {
+    const refused = await tab.request("/settings/webhooks", {
       form: { csrf, url: "https://member.example.com/", events: "action.created" },
     });
     expect(refused.status).toBe(403);
     expect(await s.db.all("SELECT id FROM webhooks WHERE url = ?", ["https://member.example.com/"])).toEqual([]);
-    expect((await tab.request("/dashboard/webhooks/delete", { form: { csrf, id: hook?.id ?? "" } })).status).toBe(403);
+    expect((await tab.request("/settings/webhooks/delete", { form: { csrf, id: hook?.id ?? "" } })).status).toBe(403);
     expect(await s.db.all("SELECT id FROM webhooks WHERE url = ?", [kept.url])).toEqual([{ id: hook?.id }]);
   });
 });
