@@ -5663,6 +5663,17 @@ export interface operations {
                          * @enum {string}
                          */
                         priority?: "critical" | "high" | "medium" | "low";
+                        /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
+                        evidence?: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            title: string;
+                            /** Format: uri */
+                            url?: string;
+                            excerpt?: string;
+                        }[];
                     }[];
                     metrics?: {
                         dau: number;
@@ -5710,6 +5721,17 @@ export interface operations {
                         contactId?: string;
                         /** @description The deal's id in the organization's CRM. */
                         dealId?: string;
+                        /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
+                        evidence?: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            title: string;
+                            /** Format: uri */
+                            url?: string;
+                            excerpt?: string;
+                        }[];
                     }[];
                     alerts?: {
                         /** @description The integration, e.g. google, slack, calendar. */
@@ -5739,6 +5761,17 @@ export interface operations {
                          * @enum {string}
                          */
                         impact?: "low" | "medium" | "high";
+                        /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
+                        evidence?: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            title: string;
+                            /** Format: uri */
+                            url?: string;
+                            excerpt?: string;
+                        }[];
                     }[];
                     /** @description Work handed to other agents, from this agent (queued for their next run). */
                     newHandoffs?: {
@@ -5753,6 +5786,17 @@ export interface operations {
                         priority?: "critical" | "high" | "medium" | "low";
                         /** @description research, draft, review, action, or another classification. */
                         type?: string;
+                        /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
+                        evidence?: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            title: string;
+                            /** Format: uri */
+                            url?: string;
+                            excerpt?: string;
+                        }[];
                     }[];
                     /** @description Contacts created or updated, matched by email or name as POST /api/mcp/contacts. */
                     contacts?: {
