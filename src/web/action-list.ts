@@ -8,6 +8,7 @@ import type * as v from "valibot";
 import { ACTION_LANES, PRIORITIES } from "../domain.ts";
 import type { Action } from "../operations/actions.ts";
 import { ago, csrfField, type Html, type PageAccount } from "./layout.ts";
+import { basedOn } from "./suggestions-page.ts";
 import { priorityBadge } from "./ui.ts";
 
 export type ActionView = v.InferOutput<typeof Action>;
@@ -120,6 +121,7 @@ export function actionList(account: PageAccount, actions: ActionView[], back: st
             : ""
         }${a.snoozedUntil && Date.parse(a.snoozedUntil) > now ? html` · <span class="snoozed">snoozed until ${dateTime(Date.parse(a.snoozedUntil))} UTC</span>` : ""}${a.category ? html` · <span>${a.category}</span>` : ""} · ${ago(a.createdAt, now)}
       </p>
+      ${basedOn(a.evidence)}
       ${controls(account, a, back, now)}
     </li>`,
   );

@@ -41,3 +41,23 @@ describe("/actions", () => {
     expect((await tab.request("/agents/sales")).text).toContain(`id="run-${run.runId}"`);
   });
 });
+
+describe("Based on", () => {
+  it("shows the evidence a run sent under its action, its insight on /feed and its handoff on /handoffs, each linked", async () => {
+    const { call } = await client(s, "operator", ["admin"]);
+    const run = await startRun(call, "research");
+    const cited = [{ kind: "feed_item", ref: "guid-7", title: "Rates fall again", url: "https://news.example.com/rates" }];
+    const done = await complete(call, "research", run.runId, {
+      status: "ok",
+      summary: "Cited.",
+      actions: [{ title: "Refinance the loan", evidence: cited }],
+      insights: [{ title: "Rates are falling", evidence: cited }],
+      newHandoffs: [{ to: "sales", title: "Tell customers about rates", evidence: cited }],
+    });
+    expect(done.status).toBe(200);
+    const { tab } = await signedIn(s);
+    const based =
+      'Based on: <span class="evidence" title=""><a href="https://news.example.com/rates" rel="noopener noreferrer">Rates fall again</a></span>';
+    for (const path of ["/actions", "/feed", "/handoffs"]) expect((await tab.request(path)).text, path).toContain(based);
+  });
+});
