@@ -33,6 +33,7 @@ import { commit } from "../store/commit.ts";
 import { upsertContactStatement } from "../store/contacts.ts";
 import type { Db } from "../store/db.ts";
 import { handoffInsertStatement, type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed.ts";
+import { existingRecordIds, isRecordKind, type RecordKind } from "../store/record-refs.ts";
 import { latestProfile, profileInsertStatement } from "../store/reports.ts";
 import {
   type ClaimedHandoff,
@@ -121,6 +122,7 @@ async function referenceIssues(db: Db, orgId: string, runId: string, input: Comp
     contactIssues(db, orgId, input.actions ?? [], (i) => `actions[${i}].contactId`),
     claimedHandoffIds(db, runId),
   ]);
+  issues.push(...(await evidenceIssues(db, orgId, input)));
   const seen = new Set<string>();
   (input.handoffs ?? []).forEach((h, i) => {
     if (!claimed.has(h.id))
@@ -129,6 +131,30 @@ async function referenceIssues(db: Db, orgId: string, runId: string, input: Comp
     seen.add(h.id);
   });
   return issues;
+}
+
+/**
+ * Evidence a runner sends that cites a Crew record (a contact, action, insight, handoff or
+ * suggestion) must cite one of the organization: an issue per ref that names none, at its path.
+ */
+async function evidenceIssues(db: Db, orgId: string, input: Completion): Promise<FieldIssue[]> {
+  const cited = (["suggestions", "actions", "insights", "newHandoffs"] as const).flatMap((field) =>
+    (input[field] ?? []).flatMap((record, i) =>
+      (record.evidence ?? []).map((e, j) => ({ path: `${field}[${i}].evidence[${j}].ref`, kind: e.kind, ref: e.ref })),
+    ),
+  );
+  const byKind = new Map<RecordKind, string[]>();
+  for (const c of cited) if (isRecordKind(c.kind)) byKind.set(c.kind, [...(byKind.get(c.kind) ?? []), c.ref]);
+  const known = new Map(
+    await Promise.all(
+      [...byKind].map(async ([kind, refs]) => [kind, await existingRecordIds(db, orgId, kind, [...new Set(refs)])] as const),
+    ),
+  );
+  return cited.flatMap((c) =>
+    isRecordKind(c.kind) && !known.get(c.kind)?.has(c.ref)
+      ? [{ path: c.path, message: `No ${c.kind} with this id in the organization.` }]
+      : [],
+  );
 }
 
 /** At most this many open actions are compared with a run's new ones. */

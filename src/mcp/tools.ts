@@ -121,7 +121,36 @@ export const resultFeatures = (protocolVersion: string): ResultFeatures => ({ re
  */
 const linkLabel = (l: { uri: string; name: string }) => (l.uri.endsWith(`/${l.name}`) ? l.uri : `${l.uri} (${l.name})`);
 
-function toolResult(result: Record<string, unknown>, links: { uri: string; name: string }[], features: ResultFeatures): CallToolResult {
+/**
+ * The Crew records a result's records cite as evidence, as links: an `evidence` item of a kind
+ * that is an MCP resource (an action, `crew://actions/{id}`). The other kinds' records have no
+ * resource to read; their evidence keeps its `url` to Crew's page in the structured content.
+ */
+const EVIDENCE_RESOURCES: Record<string, (ref: string) => string> = { action: (ref) => `crew://actions/${ref}` };
+
+function evidenceLinks(value: unknown, found: Map<string, { uri: string; name: string }>, depth = 0): void {
+  if (depth > 4 || typeof value !== "object" || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) evidenceLinks(item, found, depth + 1);
+    return;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    if (key !== "evidence" || !Array.isArray(inner)) {
+      evidenceLinks(inner, found, depth + 1);
+      continue;
+    }
+    for (const e of inner as { kind?: unknown; ref?: unknown }[]) {
+      const uriOf = typeof e?.kind === "string" && typeof e.ref === "string" ? EVIDENCE_RESOURCES[e.kind] : undefined;
+      if (uriOf && typeof e.ref === "string") found.set(uriOf(e.ref), { uri: uriOf(e.ref), name: e.ref });
+    }
+  }
+}
+
+function toolResult(result: Record<string, unknown>, own: { uri: string; name: string }[], features: ResultFeatures): CallToolResult {
+  const cited = new Map<string, { uri: string; name: string }>();
+  evidenceLinks(result, cited);
+  for (const link of own) cited.delete(link.uri);
+  const links = [...own, ...cited.values()];
   const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(result) }];
   if (links.length > 0) {
     content.push({ type: "text", text: `Records: ${links.map(linkLabel).join(", ")}. Read one with resources/read.` });

@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { readAccess, writeAccess } from "../auth/access.ts";
 import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, AGENT_IDS } from "../domain.ts";
 import { ApiError, type FieldIssue, notFound } from "../http/errors.ts";
-import { iso } from "../lib/clock.ts";
+import { iso, isoOrNull } from "../lib/clock.ts";
 import {
   type ActionCursor,
   type ActionRecord,
@@ -64,13 +64,26 @@ export const Action = v.object({
   createdBy: v.pipe(v.string(), v.description("The user, or agent, that created it.")),
   evidence: EvidenceList,
   runId: v.pipe(v.nullable(v.string()), v.description("The agent run that wrote it.")),
+  snoozedUntil: v.pipe(v.nullable(DateTime), v.description("Hidden from the open queue (view=open) until then.")),
 });
 
 export const toActionView = (a: ActionRecord): v.InferOutput<typeof Action> => ({
   ...a,
   createdAt: iso(a.createdAt),
   updatedAt: iso(a.updatedAt),
+  snoozedUntil: isoOrNull(a.snoozedUntil),
 });
+
+/** A snooze's end as given by a caller: an ISO 8601 date-time, or null to wake the action. */
+const SnoozeEnd = v.pipe(
+  v.nullable(
+    v.pipe(
+      v.string("Must be an ISO 8601 date-time or null."),
+      v.isoTimestamp("Must be an ISO 8601 date-time with seconds and an offset, e.g. 2026-11-23T09:00:00Z, or null."),
+    ),
+  ),
+  v.description("Hide the action from the open queue until then; null wakes it. A past time wakes it too."),
+);
 
 export const NewAction = v.strictObject({
   title: Title,
@@ -133,6 +146,12 @@ export const listActionQueue = defineOperation({
     source: v.optional(v.picklist(SOURCES, "Must be api, mcp, web, or an agent id.")),
     type: v.optional(v.picklist(ACTION_TYPES, `Must be one of ${ACTION_TYPES.join(", ")}.`)),
     lane: v.optional(Lane),
+    view: v.optional(
+      v.pipe(
+        v.picklist(["open", "snoozed"], "Must be open or snoozed."),
+        v.description("open: not done or dismissed and not snoozed now; snoozed: snoozed until a later time. Absent: every action."),
+      ),
+    ),
     limit: PageLimit(50),
     cursor: v.optional(
       v.pipe(
@@ -154,7 +173,7 @@ export const listActionQueue = defineOperation({
   handler: async (ctx, input) => {
     const after = input.cursor ? decodeCursor(input.cursor) : null;
     const { limit, cursor: _cursor, ...filter } = input;
-    const page = await listActions(ctx.db, ctx.principal.orgId, filter, limit, after);
+    const page = await listActions(ctx.db, ctx.principal.orgId, { ...filter, now: ctx.clock.now() }, limit, after);
     return { actions: page.actions.map(toActionView), nextCursor: page.next ? encodeCursor(page.next) : null };
   },
 });
@@ -231,17 +250,19 @@ export const getActionOp = defineOperation({
 export const updateActionOp = defineOperation({
   id: "updateAction",
   summary: "Update an action",
-  description: "Changes an action's status (pending, approved, in_progress, done, dismissed), priority or lane. Returns the stored action.",
+  description:
+    "Changes an action's status (pending, approved, in_progress, done, dismissed), priority or lane, or snoozes it (snoozedUntil: hidden from the open queue until then; null wakes it). Returns the stored action.",
   input: v.pipe(
     v.strictObject({
       id: v.pipe(v.string(), v.description("The action id (act_…).")),
       status: v.optional(Status),
       priority: v.optional(PrioritySchema),
       lane: v.optional(Lane),
+      snoozedUntil: v.optional(SnoozeEnd),
     }),
     v.check(
-      (i) => i.status !== undefined || i.priority !== undefined || i.lane !== undefined,
-      "Send at least one of status, priority, lane.",
+      (i) => i.status !== undefined || i.priority !== undefined || i.lane !== undefined || i.snoozedUntil !== undefined,
+      "Send at least one of status, priority, lane, snoozedUntil.",
     ),
   ),
   output: Action,
@@ -254,8 +275,9 @@ export const updateActionOp = defineOperation({
     links: (out) => [{ uri: `crew://actions/${out.id}`, name: String(out.id) }],
   },
   handler: async (ctx, input) => {
-    const { id, ...changes } = input;
-    const updated = await updateAction(ctx.db, ctx.principal.orgId, id, changes, ctx.clock.now());
+    const { id, snoozedUntil, ...changes } = input;
+    const snooze = snoozedUntil === undefined ? {} : { snoozedUntil: snoozedUntil === null ? null : Date.parse(snoozedUntil) };
+    const updated = await updateAction(ctx.db, ctx.principal.orgId, id, { ...changes, ...snooze }, ctx.clock.now());
     if (!updated) throw notFound(`Action ${id}`);
     return toActionView(updated);
   },

@@ -19,6 +19,7 @@ import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../
 import { getOrg } from "../store/orgs.ts";
 import { listRuns } from "../store/runs.ts";
 import { NewAction } from "./actions.ts";
+import { EvidenceInput } from "./evidence-schema.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics, PIPELINE_STAGES } from "./reports.ts";
 import { DateTime, LongText, maxChars, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
@@ -80,6 +81,7 @@ export const startAgentRunOp = defineOperation({
 
 const RunAction = v.strictObject({
   ...NewAction.entries,
+  evidence: v.optional(EvidenceInput),
   type: v.optional(
     v.pipe(
       v.picklist(ACTION_TYPES, `Must be one of ${ACTION_TYPES.join(", ")}.`),
@@ -125,6 +127,7 @@ export const completeAgentRunOp = defineOperation({
           title: Title,
           detail: v.optional(LongText, ""),
           priority: v.optional(Priority, "medium"),
+          evidence: v.optional(EvidenceInput),
         }),
         100,
       ),
@@ -151,10 +154,15 @@ export const completeAgentRunOp = defineOperation({
         100,
       ),
     ),
-    insights: v.optional(v.pipe(list(v.strictObject(insightFields), 50), v.description("Insights posted to the feed, from this agent."))),
+    insights: v.optional(
+      v.pipe(
+        list(v.strictObject({ ...insightFields, evidence: v.optional(EvidenceInput) }), 50),
+        v.description("Insights posted to the feed, from this agent."),
+      ),
+    ),
     newHandoffs: v.optional(
       v.pipe(
-        list(v.strictObject(handoffFields), 50),
+        list(v.strictObject({ ...handoffFields, evidence: v.optional(EvidenceInput) }), 50),
         v.description("Work handed to other agents, from this agent (queued for their next run)."),
       ),
     ),

@@ -1,6 +1,7 @@
 /** The evidence of a record a run wrote (SPEC §17), as the REST and MCP documents show it. */
 import * as v from "valibot";
 import { EVIDENCE_KINDS } from "../domain.ts";
+import { maxChars } from "./schemas.ts";
 
 export const EvidenceItem = v.object({
   kind: v.picklist(EVIDENCE_KINDS),
@@ -13,3 +14,41 @@ export const EvidenceItem = v.object({
   excerpt: v.optional(v.pipe(v.string(), v.description("At most 300 characters of the input's text."))),
 });
 export const EvidenceList = v.pipe(v.array(EvidenceItem), v.description("What it rests on (empty for records a person wrote)."));
+
+const given = (max: number) =>
+  v.pipe(
+    v.string("Must be a string."),
+    v.trim(),
+    v.minLength(1, "Must not be empty."),
+    maxChars(max, `Must be at most ${max} characters.`),
+  );
+
+/**
+ * Evidence as an external runner sends it on its completion: the shape above, bounded. A ref of a
+ * Crew record kind (contact, action, insight, handoff, suggestion) must name a record of the
+ * organization; the completion checks that before storing anything.
+ */
+export const EvidenceInput = v.pipe(
+  v.array(
+    v.strictObject({
+      kind: v.picklist(EVIDENCE_KINDS, `Must be one of ${EVIDENCE_KINDS.join(", ")}.`),
+      ref: v.pipe(
+        given(500),
+        v.description("A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, …"),
+      ),
+      title: given(300),
+      url: v.optional(
+        v.pipe(
+          v.string("Must be a string."),
+          v.url("Must be an http(s) URL."),
+          v.regex(/^https?:\/\//i, "Must be an http(s) URL."),
+          maxChars(2000, "Must be at most 2000 characters."),
+        ),
+      ),
+      excerpt: v.optional(v.pipe(v.string("Must be a string."), maxChars(300, "Must be at most 300 characters."))),
+    }),
+    "Must be an array of evidence items.",
+  ),
+  v.maxLength(20, "Must hold at most 20 items."),
+  v.description("What it rests on: {kind, ref, title, url?, excerpt?} per input."),
+);

@@ -9,6 +9,7 @@ import { AGENT_IDS } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
 import { iso } from "../lib/clock.ts";
 import { type ContactCursor, listContacts, listHandoffs, listRecentInsights } from "../store/listings.ts";
+import { EvidenceList } from "./evidence-schema.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, PageLimit } from "./schemas.ts";
 
@@ -77,6 +78,7 @@ export const Insight = v.object({
   type: v.string(),
   impact: v.picklist(["low", "medium", "high"]),
   createdAt: DateTime,
+  evidence: EvidenceList,
 });
 
 export const listFeedOp = defineOperation({
@@ -105,6 +107,7 @@ export const Handoff = v.object({
   status: v.string(),
   createdAt: DateTime,
   updatedAt: DateTime,
+  evidence: EvidenceList,
 });
 
 export const listHandoffsOp = defineOperation({

@@ -22,6 +22,8 @@ export interface ActionRecord {
   evidence: Evidence[];
   /** The run that wrote it. */
   runId: string | null;
+  /** Hidden from the open queue until then (ms), or null. */
+  snoozedUntil: number | null;
 }
 
 interface Row {
@@ -42,10 +44,14 @@ interface Row {
   updated_at: number;
   evidence: string | null;
   run_id: string | null;
+  snoozed_until: number | null;
 }
 
 const COLUMNS =
   "id, title, description, priority, priority_rank, category, status, source, type, lane, contact_id, deal_id, created_by, created_at, updated_at, evidence, run_id";
+
+/** What reads select: the inserted columns plus the snooze, which only updates set. */
+const READ_COLUMNS = `${COLUMNS}, snoozed_until`;
 
 const toAction = (r: Row): ActionRecord => ({
   id: r.id,
@@ -64,9 +70,10 @@ const toAction = (r: Row): ActionRecord => ({
   createdBy: r.created_by,
   evidence: r.evidence ? (JSON.parse(r.evidence) as Evidence[]) : [],
   runId: r.run_id,
+  snoozedUntil: r.snoozed_until,
 });
 
-export type ActionInsert = Omit<ActionRecord, "updatedAt" | "evidence" | "runId"> & {
+export type ActionInsert = Omit<ActionRecord, "updatedAt" | "evidence" | "runId" | "snoozedUntil"> & {
   orgId: string;
   evidence?: Evidence[];
   runId?: string | null;
@@ -160,6 +167,12 @@ export interface ActionFilter {
   source?: string;
   type?: ActionType;
   lane?: ActionLane;
+  /**
+   * open: not done or dismissed, and not snoozed at `now`; snoozed: not done or dismissed, and
+   * snoozed past `now`. Absent: every action.
+   */
+  view?: "open" | "snoozed";
+  now?: number;
 }
 
 /** The cursor is the sort key of the last row returned: (priority rank, id). */
@@ -189,9 +202,17 @@ export async function listActions(
       args.push(value);
     }
   }
+  if (filter.view) {
+    where.push(
+      filter.view === "open"
+        ? " AND status NOT IN ('done', 'dismissed') AND (snoozed_until IS NULL OR snoozed_until <= ?)"
+        : " AND status NOT IN ('done', 'dismissed') AND snoozed_until > ?",
+    );
+    args.push(filter.now ?? 0);
+  }
   const filters = where.join("");
   const pageOf = (cond: string) =>
-    `SELECT ${COLUMNS} FROM actions WHERE org_id = ? ${cond}${filters} ORDER BY priority_rank, id DESC LIMIT ?`;
+    `SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? ${cond}${filters} ORDER BY priority_rank, id DESC LIMIT ?`;
   // Keyset pagination read straight off actions_queue (org_id, priority_rank, id DESC). The cursor
   // is two seeks, the rest of the cursor's rank then the higher ranks: the equivalent `rank > ? OR
   // (rank = ? AND id < ?)` makes SQLite scan the organization's index range instead. A compound
@@ -215,7 +236,7 @@ export async function updateAction(
   db: Db,
   orgId: string,
   id: string,
-  changes: { status?: ActionStatus; priority?: Priority; lane?: ActionLane },
+  changes: { status?: ActionStatus; priority?: Priority; lane?: ActionLane; snoozedUntil?: number | null },
   now: number,
 ): Promise<ActionRecord | null> {
   const row = await db.one<Row>(
@@ -224,14 +245,18 @@ export async function updateAction(
         priority = coalesce(?, priority),
         priority_rank = coalesce(?, priority_rank),
         lane = coalesce(?, lane),
+        snoozed_until = CASE WHEN ? THEN ? ELSE snoozed_until END,
         updated_at = ?
       WHERE org_id = ? AND id = ?
-      RETURNING ${COLUMNS}`,
+      RETURNING ${READ_COLUMNS}`,
     [
       changes.status ?? null,
       changes.priority ?? null,
       changes.priority ? priorityRank(changes.priority) : null,
       changes.lane ?? null,
+      // null wakes the action; absent leaves the snooze as it is.
+      changes.snoozedUntil !== undefined ? 1 : 0,
+      changes.snoozedUntil ?? null,
       now,
       orgId,
       id,
@@ -242,14 +267,14 @@ export async function updateAction(
 
 /** One action of the organization, or null. */
 export async function findAction(db: Db, orgId: string, id: string): Promise<ActionRecord | null> {
-  const row = await db.one<Row>(`SELECT ${COLUMNS} FROM actions WHERE org_id = ? AND id = ?`, [orgId, id]);
+  const row = await db.one<Row>(`SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? AND id = ?`, [orgId, id]);
   return row ? toAction(row) : null;
 }
 
 /** Actions still awaiting approval or completion, critical first, then newest. */
 export async function listOpenActions(db: Db, orgId: string, limit: number): Promise<ActionRecord[]> {
   const rows = await db.all<Row>(
-    `SELECT ${COLUMNS} FROM actions WHERE org_id = ? AND status IN ('pending', 'approved', 'in_progress')
+    `SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? AND status IN ('pending', 'approved', 'in_progress')
       ORDER BY priority_rank, id DESC LIMIT ?`,
     [orgId, limit],
   );

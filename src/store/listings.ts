@@ -2,6 +2,7 @@
  * Lists the web app reads (SPEC §12) that no agent needs: contacts with a search, the insight
  * feed newest first, handoffs by status. Each pages by the sort key of its last row.
  */
+import type { Evidence } from "../domain.ts";
 import type { Db } from "./db.ts";
 import type { HandoffStatus, InsightRecord } from "./feed.ts";
 
@@ -87,7 +88,7 @@ export async function listRecentInsights(
   orgId: string,
   limit: number,
   before: string | null,
-): Promise<{ insights: InsightRecord[]; next: string | null }> {
+): Promise<{ insights: (InsightRecord & { evidence: Evidence[] })[]; next: string | null }> {
   const rows = await db.all<{
     id: string;
     agent: string;
@@ -96,14 +97,15 @@ export async function listRecentInsights(
     type: string;
     impact: InsightRecord["impact"];
     created_at: number;
+    evidence: string | null;
   }>(
-    `SELECT id, agent, title, detail, type, impact, created_at FROM insights WHERE org_id = ?${before ? " AND id < ?" : ""}
+    `SELECT id, agent, title, detail, type, impact, created_at, evidence FROM insights WHERE org_id = ?${before ? " AND id < ?" : ""}
       ORDER BY id DESC LIMIT ?`,
     before ? [orgId, before, limit + 1] : [orgId, limit + 1],
   );
   const page = rows.slice(0, limit);
   return {
-    insights: page.map((r) => ({ ...r, createdAt: r.created_at })),
+    insights: page.map(({ created_at, evidence, ...r }) => ({ ...r, createdAt: created_at, evidence: evidenceOf(evidence) })),
     next: rows.length > limit ? (page[page.length - 1]?.id ?? null) : null,
   };
 }
@@ -119,7 +121,12 @@ export interface HandoffRecord {
   status: HandoffStatus;
   createdAt: number;
   updatedAt: number;
+  /** What it rests on, when a run wrote it. */
+  evidence: Evidence[];
 }
+
+/** The stored evidence column (JSON, or null for none). */
+const evidenceOf = (column: string | null): Evidence[] => (column ? (JSON.parse(column) as Evidence[]) : []);
 
 /** Handoffs of one status (claimed counts as queued: the run has not reported yet), priority then newest. */
 export async function listHandoffs(
@@ -150,8 +157,9 @@ export async function listHandoffs(
     status: HandoffStatus;
     created_at: number;
     updated_at: number;
+    evidence: string | null;
   }>(
-    `SELECT id, from_agent, to_agent, title, context, priority, type, status, created_at, updated_at FROM handoffs
+    `SELECT id, from_agent, to_agent, title, context, priority, type, status, created_at, updated_at, evidence FROM handoffs
       WHERE ${where.join(" AND ")} ORDER BY priority_rank, id DESC LIMIT ?`,
     [...args, limit],
   );
@@ -166,5 +174,6 @@ export async function listHandoffs(
     status: r.status,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    evidence: evidenceOf(r.evidence),
   }));
 }

@@ -9,15 +9,26 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, PRIORITIES } from "../domain.ts";
 import { addActions, listActionQueue, updateActionOp } from "../operations/actions.ts";
-import { actionList, laneText, statusText } from "./action-list.ts";
+import { ACTION_CHANGED, actionChangeCode, actionList, laneText, SNOOZE_DAYS, statusText } from "./action-list.ts";
 import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
 import { alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, requirePageSession } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 import { doneNotice, emptyState, filterLinks, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
 
-const FILTERS = ["status", "source", "type", "lane"] as const;
-const DONE = { added: "Action added.", updated: "Action updated." };
+const FILTERS = ["show", "status", "source", "type", "lane"] as const;
+const DONE = { added: "Action added.", ...ACTION_CHANGED };
+const SHOW_TEXT: Record<string, string> = { snoozed: "Snoozed", all: "All, done and dismissed too" };
+const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * What the queue shows: open work by default (not done, dismissed or snoozed); `show=snoozed` the
+ * snoozed ones; `show=all`, or any status filter, everything that matches.
+ */
+function viewOf(show: string | undefined, status: string | undefined): "open" | "snoozed" | undefined {
+  if (show === "snoozed") return "snoozed";
+  return show === "all" || status ? undefined : "open";
+}
 
 async function renderActions(
   deps: AppDeps,
@@ -27,8 +38,9 @@ async function renderActions(
   status = 200,
 ): Promise<Response> {
   const account = accountOf(found);
-  const query = queryInput(c, [...FILTERS, "limit", "cursor"]);
-  const page = await runOperation(deps, c, found, listActionQueue, query);
+  const { show, ...query } = queryInput(c, [...FILTERS, "limit", "cursor"]);
+  const view = viewOf(typeof show === "string" ? show : undefined, c.req.query("status"));
+  const page = await runOperation(deps, c, found, listActionQueue, view ? { ...query, view } : query);
   const current: Record<string, string | undefined> = Object.fromEntries(FILTERS.map((f) => [f, c.req.query(f) || undefined]));
   if (query.limit) current.limit = String(query.limit);
   const here = withQuery("/actions", { ...current, cursor: c.req.query("cursor") || undefined }, {});
@@ -41,7 +53,7 @@ async function renderActions(
         current: current[name] === value,
       })),
     ]);
-  const filtered = FILTERS.some((f) => current[f]);
+  const filtered = FILTERS.some((f) => f !== "show" && current[f]);
   const errors = state?.errors ?? {};
   const values = state?.values ?? {};
   const body = html`<h1>Actions</h1>
@@ -52,6 +64,14 @@ ${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields belo
     <h2 id="queue-h">Queue</h2>
     <a class="jump btn btn-small" href="#add-h">Add an action</a>
     <div class="filter-block">
+      ${filterLinks("Show", [
+        { href: withQuery("/actions", current, { show: undefined }), text: "Open", current: !current.show },
+        ...["snoozed", "all"].map((value) => ({
+          href: withQuery("/actions", current, { show: value }),
+          text: SHOW_TEXT[value] ?? value,
+          current: current.show === value,
+        })),
+      ])}
       ${row("status", "Status", ACTION_STATUSES, statusText)}
       ${row("lane", "Lane", ACTION_LANES, laneText)}
       ${row("type", "Type", ACTION_TYPES)}
@@ -61,7 +81,7 @@ ${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields belo
       page.actions.length
         ? actionList(account, page.actions, here, deps.clock.now())
         : emptyState(
-            filtered ? "No action matches these filters." : "The queue is empty.",
+            filtered ? "No action matches these filters." : current.show ? "Nothing here." : "The queue is empty.",
             filtered
               ? html`<a href="/actions">Show every action</a>`
               : "Add one with the form, or let the agents suggest some on /suggestions.",
@@ -103,8 +123,17 @@ export function actionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/actions/:id", (c) =>
     handleForm(deps, c, renderActions, async (found, form) => {
-      await runOperation(deps, c, found, updateActionOp, { ...formInput(form, ["status", "priority", "lane"]), id: c.req.param("id") });
-      return withDone(backTo(form, "/actions"), "updated");
+      const fields = formInput(form, ["status", "priority", "lane"]);
+      const snooze = form.get("snooze") ?? undefined;
+      const days = snooze === undefined ? undefined : SNOOZE_DAYS[snooze];
+      // A snooze from the form is a number of days from now; an unknown choice is handed on as is,
+      // so the operation names the field.
+      const snoozedUntil =
+        snooze === undefined
+          ? {}
+          : { snoozedUntil: days === undefined ? snooze : days === 0 ? null : new Date(deps.clock.now() + days * DAY).toISOString() };
+      await runOperation(deps, c, found, updateActionOp, { ...fields, ...snoozedUntil, id: c.req.param("id") });
+      return withDone(backTo(form, "/actions"), actionChangeCode({ status: form.get("status") ?? undefined, snooze }));
     }),
   );
   return router;

@@ -74,7 +74,7 @@ async function renderAgent(
   const owner = isOwner(found.user);
   const errors = state?.errors ?? {};
   const runRows = runs.map(
-    (r) => html`<tr>
+    (r) => html`<tr id="run-${r.id}">
       <th scope="row" data-label="Started">${ago(r.startedAt, now)}</th>
       <td data-label="Status"><span class="badge badge-${r.status === "ok" ? "green" : r.status === "error" ? "error" : "stale"}">${r.status}</span></td>
       <td data-label="Summary" class="summary">${r.summary || html`<span class="muted">—</span>`}${r.error ? html`<p class="field-error">${r.error}</p>` : ""}</td>

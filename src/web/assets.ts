@@ -186,6 +186,8 @@ textarea[aria-invalid=true], select[aria-invalid=true] { border-color: var(--red
 .action-title { font-weight: 600; }
 .action-desc { margin: .35rem 0; white-space: pre-line; color: #343b44; }
 .action-meta { margin: .35rem 0 .5rem; }
+.action-item.action-closed { background: var(--bg); box-shadow: none; }
+.action-item.action-closed .action-title { text-decoration: line-through; color: var(--muted); }
 .action-controls { display: flex; flex-wrap: wrap; gap: .35rem; align-items: flex-start; }
 form.inline, .inline-form { display: inline-flex; gap: .35rem; align-items: center; flex-wrap: wrap; margin: 0; }
 .btn-small { padding: .3rem .65rem; font-size: .85rem; }

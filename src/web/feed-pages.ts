@@ -14,6 +14,7 @@ import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, withSession } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
+import { basedOn } from "./suggestions-page.ts";
 import { doneNotice, emptyState, filterLinks, pager, priorityBadge, selectField, textArea, textField } from "./ui.ts";
 
 const agentChoices = AGENTS.map((a) => [a.id, a.name] as [string, string]);
@@ -39,6 +40,7 @@ async function renderFeed(
         <span class="action-title">${i.title}</span></div>
       ${i.detail ? html`<p class="action-desc">${i.detail}</p>` : ""}
       <p class="small muted">${i.type} · ${i.agent === "manual" ? "posted by a person" : html`<a href="/agents/${i.agent}">${i.agent}</a>`} · ${ago(i.createdAt, now)}</p>
+      ${basedOn(i.evidence)}
     </li>`,
   );
   const body = html`<h1>Feed</h1>
@@ -93,6 +95,7 @@ async function renderHandoffs(
       <div class="action-head">${priorityBadge(h.priority)} <span class="action-title">${h.title}</span></div>
       ${h.context ? html`<p class="action-desc">${h.context}</p>` : ""}
       <p class="small muted">${h.from} → <a href="/agents/${h.to}">${h.to}</a>${h.type ? ` · ${h.type}` : ""} · ${h.status} · ${ago(h.createdAt, now)}</p>
+      ${basedOn(h.evidence)}
     </li>`,
   );
   const body = html`<h1>Handoffs</h1>

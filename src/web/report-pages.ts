@@ -9,7 +9,7 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { listActionQueue } from "../operations/actions.ts";
 import { getBriefing, getCompanyProfile, getStandup, PIPELINE_STAGES } from "../operations/reports.ts";
-import { actionList } from "./action-list.ts";
+import { ACTION_CHANGED, actionList } from "./action-list.ts";
 import { ago, alertBox, type Html, renderPage } from "./layout.ts";
 import { accountOf, withSession } from "./pages.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
@@ -34,7 +34,7 @@ async function briefingPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSessi
     runOperation(deps, c, found, listActionQueue, { status: "pending", limit: 50 }),
   ]);
   const body = html`<h1>Your briefing</h1>
-${alertBox("success", doneNotice({ updated: "Action updated." }, c.req.query("done")))}
+${alertBox("success", doneNotice(ACTION_CHANGED, c.req.query("done")))}
 <p class="lead">Made ${ago(b.generatedAt, now)} for ${found.user.name}.</p>
 <section class="card" aria-labelledby="text-h">
   <h2 id="text-h">Briefing</h2>

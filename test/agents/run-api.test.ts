@@ -245,6 +245,49 @@ describe("POST /api/agents/{id}/runs/{runId}/complete", () => {
     expect((await rows(f.s.db, "SELECT status FROM agent_runs WHERE id = ?", [run.runId]))[0]?.status).toBe("ok");
   });
 
+  it("stores the evidence a runner sends; a Crew record ref naming no record of the organization is a 400 naming it, nothing stored", async () => {
+    const contact = (await f.call("/api/mcp/contacts", { body: { name: "Evidence Person" } })).json.contactId as string;
+    const posted = await insight("Churn is up in the north");
+    const run = await startRun(f.call, "growth");
+    const mail = { kind: "mail", ref: "<m1@example.com>", title: "Renewal question — ana@example.com", excerpt: "Can we talk?" };
+    const before = await snapshot(f.s.db);
+    const bad = await complete(f.call, "growth", run.runId, {
+      status: "ok",
+      summary: "Cited.",
+      actions: [{ title: "Call back", evidence: [mail, { kind: "contact", ref: "con_01AAAAAAAAAAAAAAAAAAAAAAAA", title: "Nobody" }] }],
+      insights: [{ title: "Seen", evidence: [{ kind: "insight", ref: "ins_nope", title: "Made up" }] }],
+      newHandoffs: [{ to: "sales", title: "Follow", evidence: [{ kind: "feed_item", ref: "x", title: "t", url: "javascript:alert(1)" }] }],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.issues.map((i: any) => i.path).sort()).toEqual(["newHandoffs[0].evidence[0].url"]);
+    const unknown = await complete(f.call, "growth", run.runId, {
+      status: "ok",
+      summary: "Cited.",
+      actions: [{ title: "Call back", evidence: [mail, { kind: "contact", ref: "con_01AAAAAAAAAAAAAAAAAAAAAAAA", title: "Nobody" }] }],
+      insights: [{ title: "Seen", evidence: [{ kind: "insight", ref: "ins_nope", title: "Made up" }] }],
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.issues).toEqual([
+      { path: "actions[0].evidence[1].ref", message: "No contact with this id in the organization." },
+      { path: "insights[0].evidence[0].ref", message: "No insight with this id in the organization." },
+    ]);
+    expect(await snapshot(f.s.db)).toEqual(before);
+
+    const cited = [mail, { kind: "contact", ref: contact, title: "Evidence Person" }];
+    const ok = await complete(f.call, "growth", run.runId, {
+      status: "ok",
+      summary: "Cited.",
+      actions: [{ title: "Call Evidence Person back", evidence: cited }],
+      insights: [{ title: "Renewals wobble", evidence: [{ kind: "insight", ref: posted, title: "Churn is up in the north" }] }],
+      newHandoffs: [{ to: "sales", title: "Offer a renewal call", evidence: cited }],
+    });
+    expect(ok.status).toBe(200);
+    const action = (await f.call("/api/mcp/actions?source=growth")).json.actions.find((a: any) => a.title === "Call Evidence Person back");
+    expect([action.evidence, action.runId]).toEqual([cited, run.runId]);
+    const handoffs = await rows<{ evidence: string }>(f.s.db, "SELECT evidence FROM handoffs WHERE title = 'Offer a renewal call'");
+    expect(handoffs.map((h) => JSON.parse(h.evidence))).toEqual([cited]);
+  });
+
   it("refuses two racing completions of one run: one 200, one 409", async () => {
     const run = await startRun(f.call, "bdr");
     const body = { status: "ok", summary: "Race.", suggestions: [{ title: "Only once" }] };

@@ -217,7 +217,7 @@ export interface paths {
         head?: never;
         /**
          * Update an action
-         * @description Changes an action's status (pending, approved, in_progress, done, dismissed), priority or lane. Returns the stored action.
+         * @description Changes an action's status (pending, approved, in_progress, done, dismissed), priority or lane, or snoozes it (snoozedUntil: hidden from the open queue until then; null wakes it). Returns the stored action.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -660,6 +660,8 @@ export interface paths {
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
          *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         post: operations["resumeAgent"];
         delete?: never;
@@ -798,6 +800,8 @@ export interface paths {
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
          *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         get: operations["getSlack"];
         put?: never;
@@ -808,6 +812,8 @@ export interface paths {
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
          *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         post: operations["connectSlack"];
         /**
@@ -817,6 +823,8 @@ export interface paths {
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
          *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         delete: operations["disconnectSlack"];
         options?: never;
@@ -838,6 +846,8 @@ export interface paths {
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
          *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         get: operations["getTeams"];
         put?: never;
@@ -848,6 +858,8 @@ export interface paths {
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
          *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         post: operations["connectTeams"];
         /**
@@ -857,6 +869,8 @@ export interface paths {
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
          *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         delete: operations["disconnectTeams"];
         options?: never;
@@ -2202,6 +2216,8 @@ export interface operations {
                 source?: "api" | "mcp" | "web" | "standup" | "briefing" | "inbox" | "calendar" | "slack" | "compliance" | "pulse" | "dna" | "corpdev" | "research" | "growth" | "content" | "bdr" | "revenue" | "sales" | "finance" | "product";
                 type?: "task" | "approval" | "follow_up";
                 lane?: "today" | "this_week" | "later";
+                /** @description open: not done or dismissed and not snoozed now; snoozed: snoozed until a later time. Absent: every action. */
+                view?: "open" | "snoozed";
                 limit?: number;
                 cursor?: string;
             };
@@ -2261,6 +2277,8 @@ export interface operations {
                             }[];
                             /** @description The agent run that wrote it. */
                             runId: string | null;
+                            /** @description Hidden from the open queue (view=open) until then. */
+                            snoozedUntil: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2612,6 +2630,8 @@ export interface operations {
                         }[];
                         /** @description The agent run that wrote it. */
                         runId: string | null;
+                        /** @description Hidden from the open queue (view=open) until then. */
+                        snoozedUntil: string | null;
                     };
                 };
             };
@@ -2720,6 +2740,8 @@ export interface operations {
                     priority?: "critical" | "high" | "medium" | "low";
                     /** @enum {string} */
                     lane?: "today" | "this_week" | "later";
+                    /** @description Hide the action from the open queue until then; null wakes it. A past time wakes it too. */
+                    snoozedUntil?: string | null;
                 };
             };
         };
@@ -2773,6 +2795,8 @@ export interface operations {
                         }[];
                         /** @description The agent run that wrote it. */
                         runId: string | null;
+                        /** @description Hidden from the open queue (view=open) until then. */
+                        snoozedUntil: string | null;
                     };
                 };
             };
@@ -5639,6 +5663,17 @@ export interface operations {
                          * @enum {string}
                          */
                         priority?: "critical" | "high" | "medium" | "low";
+                        /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
+                        evidence?: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            title: string;
+                            /** Format: uri */
+                            url?: string;
+                            excerpt?: string;
+                        }[];
                     }[];
                     metrics?: {
                         dau: number;
@@ -5686,6 +5721,17 @@ export interface operations {
                         contactId?: string;
                         /** @description The deal's id in the organization's CRM. */
                         dealId?: string;
+                        /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
+                        evidence?: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            title: string;
+                            /** Format: uri */
+                            url?: string;
+                            excerpt?: string;
+                        }[];
                     }[];
                     alerts?: {
                         /** @description The integration, e.g. google, slack, calendar. */
@@ -5715,6 +5761,17 @@ export interface operations {
                          * @enum {string}
                          */
                         impact?: "low" | "medium" | "high";
+                        /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
+                        evidence?: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            title: string;
+                            /** Format: uri */
+                            url?: string;
+                            excerpt?: string;
+                        }[];
                     }[];
                     /** @description Work handed to other agents, from this agent (queued for their next run). */
                     newHandoffs?: {
@@ -5729,6 +5786,17 @@ export interface operations {
                         priority?: "critical" | "high" | "medium" | "low";
                         /** @description research, draft, review, action, or another classification. */
                         type?: string;
+                        /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
+                        evidence?: {
+                            /** @enum {string} */
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
+                            ref: string;
+                            title: string;
+                            /** Format: uri */
+                            url?: string;
+                            excerpt?: string;
+                        }[];
                     }[];
                     /** @description Contacts created or updated, matched by email or name as POST /api/mcp/contacts. */
                     contacts?: {

@@ -98,9 +98,9 @@ describe("a lite member reads every page", () => {
     await page.waitForURL(`${s.url}/standup?mode=evening`);
     await expect(page.locator(".lead").textContent()).resolves.toContain("Evening standup");
 
-    // Actions: the first page in REST's order, and a filter as a shareable link.
+    // Actions: the open work by default, in REST's order (view=open), and a filter as a shareable link.
     await page.goto(`${s.url}/actions`);
-    const queue = (await rest("/api/mcp/actions")).json;
+    const queue = (await rest("/api/mcp/actions?view=open")).json;
     expect(await texts(page, ".action-item .action-title")).toEqual(queue.actions.map((a: { title: string }) => a.title));
     await auditAndShoot(page, "actions");
     await page.goto(`${s.url}/actions?status=done`);
@@ -206,30 +206,45 @@ describe("acting in the browser", () => {
     expect(standup.interventions[0]).toEqual({ title: "Call the bank about the wire", priority: "critical", agent: "web" });
     await regenerator.stop();
 
-    // Approve, then done, then change the lane and priority of another, dismiss a third.
+    // A task has no Approve (only approval actions do): start it, then done; it leaves the open
+    // queue, each change saying what changed; an agent's approval action is approved.
     const id = mine[0].id as string;
     const item = page.locator(`#${id}`);
-    await item.getByRole("button", { name: "Approve “Call the bank about the wire”" }).click();
-    await page.waitForURL(/done=updated/);
-    expect((await rest("/api/mcp/actions?status=approved&source=web")).json.actions[0].id).toBe(id);
+    await expect(item.getByRole("button", { name: /^Approve/ }).count()).resolves.toBe(0);
+    await item.getByRole("button", { name: "Start “Call the bank about the wire”" }).click();
+    await page.waitForURL(/done=in_progress/);
+    await expect(page.getByRole("status").textContent()).resolves.toBe("Action started: it is in progress.");
+    expect((await rest("/api/mcp/actions?status=in_progress&source=web")).json.actions[0].id).toBe(id);
     await page.locator(`#${id}`).getByRole("button", { name: "Done “Call the bank about the wire”" }).click();
-    await page.waitForURL(/done=updated/);
+    await page.waitForURL(/done=done/);
     expect((await rest("/api/mcp/actions?status=done&source=web")).json.actions.map((a: { id: string }) => a.id)).toEqual([id]);
+    await expect(page.locator(`#${id}`).count()).resolves.toBe(0);
+    await page.getByRole("link", { name: "All, done and dismissed too" }).click();
+    await expect(page.locator(`#${id}.action-closed`).count()).resolves.toBe(1);
+    await page.goto(`${s.url}/actions`);
+    const approval = (await rest("/api/mcp/actions?status=pending&type=approval")).json.actions[0];
+    await page
+      .locator(`#${approval.id}`)
+      .getByRole("button", { name: /^Approve/ })
+      .click();
+    await page.waitForURL(/done=approved/);
+    await expect(page.getByRole("status").textContent()).resolves.toBe("Action approved.");
+    expect((await rest(`/api/mcp/actions/${approval.id}`)).json.status).toBe("approved");
 
     const pending = (await rest("/api/mcp/actions?status=pending&limit=2")).json.actions;
     const other = page.locator(`#${pending[0].id}`);
-    await other.locator("summary").click();
+    await other.locator("summary", { hasText: "Priority and lane" }).click();
     await other.getByLabel(/^Lane/).selectOption("later");
     await other.getByLabel(/^Priority/).selectOption("low");
     await other.getByRole("button", { name: /^Save/ }).click();
-    await page.waitForURL(/done=updated/);
+    await page.waitForURL(/done=changed/);
     const changed = (await rest("/api/mcp/actions?lane=later&limit=100")).json.actions.find((a: { id: string }) => a.id === pending[0].id);
     expect([changed?.lane, changed?.priority]).toEqual(["later", "low"]);
     await page
       .locator(`#${pending[1].id}`)
       .getByRole("button", { name: /^Dismiss/ })
       .click();
-    await page.waitForURL(/done=updated/);
+    await page.waitForURL(/done=dismissed/);
     expect((await rest("/api/mcp/actions?status=dismissed&limit=100")).json.actions.map((a: { id: string }) => a.id)).toContain(
       pending[1].id,
     );
@@ -393,8 +408,40 @@ describe("owners", () => {
   });
 });
 
+describe("snoozing on /actions", () => {
+  it("hides a snoozed action from the open queue, lists it under Snoozed, and shows it again once the time has passed", async () => {
+    const { context, problems } = await watchedContext(browser, s.url);
+    const page = await context.newPage();
+    await signIn(page, memberEmail);
+    const { actionId } = (
+      await rest("/api/mcp/actions", { method: "POST", body: { title: "Chase the signed lease", priority: "critical" } })
+    ).json;
+    await page.goto(`${s.url}/actions`);
+    const item = page.locator(`#${actionId}`);
+    await item.locator("summary", { hasText: "Snooze" }).click();
+    await item.getByLabel(/^Hide/).selectOption("3");
+    await item.getByRole("button", { name: "Snooze “Chase the signed lease” now" }).click();
+    await page.waitForURL(/done=snoozed/);
+    await expect(page.getByRole("status").textContent()).resolves.toMatch(/^Action snoozed/);
+    await expect(page.locator(`#${actionId}`).count()).resolves.toBe(0);
+    const stored = (await rest(`/api/mcp/actions/${actionId}`)).json;
+    expect(stored.snoozedUntil).toBe(new Date(s.clock.now() + 3 * 24 * 3600_000).toISOString());
+    expect((await rest("/api/mcp/actions?view=open&limit=100")).json.actions.map((a: { id: string }) => a.id)).not.toContain(actionId);
+    await page.getByRole("link", { name: "Snoozed" }).click();
+    await expect(page.locator(`#${actionId} .snoozed`).textContent()).resolves.toMatch(/^snoozed until /);
+
+    // Three days and a minute later (the server's injected clock) it is open work again.
+    s.clock.advance(3 * 24 * 3600_000 + 60_000);
+    await page.goto(`${s.url}/actions`);
+    await expect(page.locator(`#${actionId}`).count()).resolves.toBe(1);
+    await expect(page.locator(`#${actionId} .snoozed`).count()).resolves.toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
 describe("with JavaScript off", () => {
-  it("adds an action, approves it, dismisses another, posts an insight and saves a contact", async () => {
+  it("adds an action, starts it, dismisses it, posts an insight and saves a contact", async () => {
     const { context, problems } = await watchedContext(browser, s.url, { javaScriptEnabled: false });
     const page = await context.newPage();
     await signIn(page, memberEmail);
@@ -408,14 +455,14 @@ describe("with JavaScript off", () => {
     expect(added?.status).toBe("pending");
     await page
       .locator(`#${added.id}`)
-      .getByRole("button", { name: /^Approve/ })
+      .getByRole("button", { name: /^Start/ })
       .click();
-    await page.waitForURL(/done=updated/);
+    await page.waitForURL(/done=in_progress/);
     await page
       .locator(`#${added.id}`)
       .getByRole("button", { name: /^Dismiss/ })
       .click();
-    await page.waitForURL(/done=updated/);
+    await page.waitForURL(/done=dismissed/);
     const after = (await rest("/api/mcp/actions?source=web&limit=100")).json.actions.find((a: { id: string }) => a.id === added.id);
     expect(after?.status).toBe("dismissed");
 

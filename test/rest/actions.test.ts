@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { priorityRank } from "../../src/domain.ts";
-import { iso, MINUTE } from "../../src/lib/clock.ts";
+import { HOUR, iso, MINUTE } from "../../src/lib/clock.ts";
 import type { ActionInsert } from "../../src/store/actions.ts";
 import { upsertContact } from "../../src/store/contacts.ts";
 import { type Call, expectError, expectRateHeaders, otherOrg, seedActions, seededRandom, serverWithClient } from "../helpers/rest.ts";
@@ -89,6 +89,7 @@ describe("GET /api/mcp/actions", () => {
       createdBy: userId,
       evidence: [],
       runId: null,
+      snoozedUntil: null,
     });
   });
 
@@ -190,6 +191,7 @@ describe("POST /api/mcp/actions", () => {
         createdBy: userId,
         evidence: [],
         runId: null,
+        snoozedUntil: null,
       },
     ]);
   });
@@ -318,6 +320,7 @@ describe("PATCH /api/mcp/actions/{id}", () => {
       createdBy: userId,
       evidence: [],
       runId: null,
+      snoozedUntil: null,
     });
     const raised = await call(`/api/mcp/actions/${id}`, { method: "PATCH", body: { priority: "critical", lane: "today" } });
     expect(raised.json).toMatchObject({ status: "approved", priority: "critical", lane: "today" });
@@ -325,6 +328,34 @@ describe("PATCH /api/mcp/actions/{id}", () => {
     await call("/api/mcp/actions", { body: { title: "Something high", priority: "high" } });
     expect((await call("/api/mcp/actions")).json.actions[0].id).toBe(id);
     s.clock.advance(-5 * MINUTE);
+  });
+
+  it("snoozes with snoozedUntil: hidden from view=open until then, listed under view=snoozed, woken by null; a bad time is a 400", async () => {
+    const id = (await call("/api/mcp/actions", { body: { title: "Snooze me", priority: "critical" } })).json.actionId;
+    const until = iso(s.clock.now() + 2 * HOUR);
+    const snoozed = await call(`/api/mcp/actions/${id}`, { method: "PATCH", body: { snoozedUntil: until } });
+    expect(snoozed.json).toMatchObject({ id, status: "pending", snoozedUntil: until });
+    const ids = async (query: string) => (await call(`/api/mcp/actions?${query}&limit=100`)).json.actions.map((a: any) => a.id);
+    expect(await ids("view=open")).not.toContain(id);
+    expect(await ids("view=snoozed")).toEqual([id]);
+    expect(await ids("status=pending")).toContain(id); // no view: every action, as before
+
+    const bad = expectError(
+      await call(`/api/mcp/actions/${id}`, { method: "PATCH", body: { snoozedUntil: "tomorrow" } }),
+      s.url,
+      400,
+      "invalid_request",
+    );
+    expect(bad.issues.map((i: any) => i.path)).toEqual(["snoozedUntil"]);
+    expect((await call(`/api/mcp/actions/${id}`)).json.snoozedUntil).toBe(until);
+
+    s.clock.advance(2 * HOUR + MINUTE);
+    expect(await ids("view=open")).toContain(id);
+    expect(await ids("view=snoozed")).toEqual([]);
+    s.clock.advance(-(2 * HOUR + MINUTE));
+    expect((await call(`/api/mcp/actions/${id}`, { method: "PATCH", body: { snoozedUntil: null } })).json.snoozedUntil).toBeNull();
+    expect(await ids("view=open")).toContain(id);
+    await call(`/api/mcp/actions/${id}`, { method: "PATCH", body: { status: "done" } });
   });
 
   it("is 404 for an unknown id or another organization's action; 400 for a bad body", async () => {
