@@ -38,8 +38,8 @@ interface RunnerContext {
   handoffs: ClaimedHandoff[];
   /** Standup only: the snapshot's mode (default: by local time, before 12:00 morning). */
   mode?: StandupMode;
-  /** Standup and briefing: the model's writer, when one is connected and the run asked for it. */
-  words?: WordsFor | null;
+  /** Standup and briefing: the model's writer, when one is connected and the run asked for it; "keep" keeps the day's model text. */
+  words?: WordsFor | "keep" | null;
 }
 
 interface RunnerResult {
@@ -76,7 +76,12 @@ const RUNNERS: Record<string, Runner> = {
     for (const userId of await listOrgUserIds(ctx.db, ctx.org.id)) {
       const user = await getUserById(ctx.db, userId);
       if (!user) continue;
-      const briefing = await briefingStatements(ctx.db, { id: user.id, orgId: ctx.org.id, name: user.name }, ctx.now, ctx.words);
+      const briefing = await briefingStatements(
+        ctx.db,
+        { id: user.id, orgId: ctx.org.id, name: user.name, timeZone: ctx.org.timeZone },
+        ctx.now,
+        ctx.words,
+      );
       ids.push(briefing.id);
       statements.push(...briefing.statements);
     }
@@ -141,7 +146,12 @@ export async function runBuiltIn(
   const handoffs = await startRun(deps.db, { id: runId, orgId: org.id, agentId, startedAt: now });
   try {
     const wordy = options.words && deps.config && (agentId === "standup" || agentId === "briefing");
-    const words = wordy && deps.config ? await modelWords({ ...deps, config: deps.config }, org.id, agentId, runId) : null;
+    // A run that did not ask for words (a regeneration) keeps the day's model-written text (SPEC §13).
+    const words = !options.words
+      ? "keep"
+      : wordy && deps.config
+        ? await modelWords({ ...deps, config: deps.config }, org.id, agentId, runId)
+        : null;
     const result = await runner({ db: deps.db, org, now, runId, handoffs, mode: options.mode, words });
     const outbox = options.deliver ? await deliveryStatements(deps.db, deps.config, { org, agentId, output: result.output, now }) : [];
     const finishedAt = deps.clock.now();
