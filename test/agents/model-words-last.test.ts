@@ -7,8 +7,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createRegenerator, type Regenerator } from "../../src/agents/regenerate.ts";
 import { runBuiltIn } from "../../src/agents/runners.ts";
 import { MINUTE } from "../../src/lib/clock.ts";
+import { complete, startRun } from "../helpers/agents.ts";
 import { client } from "../helpers/rest.ts";
-import { modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
+import { modelEnv, type RecordedRequest, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let model: ScriptedModel | undefined;
@@ -66,5 +67,51 @@ describe("the model's words last (scripted model server)", () => {
     await call("/api/mcp/actions", { body: { title: "Next day", priority: "high" } });
     await regenerator.flush();
     expect((await call("/api/mcp/briefing")).json.briefing).not.toContain("MODEL-MARKER");
+  });
+});
+
+const dataOf = (r: RecordedRequest) => r.messages[0]?.text.match(/<data name="(\w+)">/)?.[1];
+
+describe("dna and pulse in words (scripted model server)", () => {
+  it("dna takes archetype, strengths, weaknesses and patterns from the model; pulse its trend sentence", async () => {
+    model = await startScriptedModel((r) =>
+      dataOf(r) === "dna"
+        ? {
+            object: {
+              archetype: "Scripted archetype: bootstrapped B2B tool",
+              strengths: ["Loyal early customers"],
+              weaknesses: ["One sales channel"],
+              patterns: [{ name: "Word of mouth", insight: "Most deals start from referrals." }],
+            },
+          }
+        : { object: { trend: "Scripted trend: MRR grew 10% while actives held steady." } },
+    );
+    s = await startServer({ env: modelEnv(model) });
+    const { call } = await client(s, "operator", ["admin"]);
+    for (const mrr of [10_000, 11_000]) {
+      const run = await startRun(call, "pulse");
+      await complete(call, "pulse", run.runId, { status: "ok", summary: "Reported.", metrics: { dau: 40, wau: 120, mrr } });
+      s.clock.advance(MINUTE);
+    }
+
+    expect((await runBuiltIn(s.deps, s.org, "dna", { words: true })).summary).toContain("Scripted archetype");
+    const profile = (await call("/api/mcp/dna")).json;
+    expect(profile).toMatchObject({
+      archetype: "Scripted archetype: bootstrapped B2B tool",
+      strengths: ["Loyal early customers"],
+      weaknesses: ["One sales channel"],
+      patterns: [{ name: "Word of mouth", insight: "Most deals start from referrals." }],
+    });
+
+    const pulse = await runBuiltIn(s.deps, s.org, "pulse", { words: true });
+    expect(pulse.summary).toBe("DAU 40, WAU 120, MRR $11,000 (latest reported). Scripted trend: MRR grew 10% while actives held steady.");
+    const trendRequest = model.requests.find((r) => dataOf(r) === "pulse");
+    expect(trendRequest?.messages[0]?.text).toContain('"mrr":10000');
+    expect((await call("/api/agents/pulse/runs")).json.runs[0]).toMatchObject({ tokensIn: 100, tokensOut: 20 });
+
+    // Without words (Run now on the web, regenerations) neither calls the model.
+    const calls = model.requests.length;
+    expect((await runBuiltIn(s.deps, s.org, "pulse")).summary).not.toContain("Scripted trend");
+    expect(model.requests.length).toBe(calls);
   });
 });
