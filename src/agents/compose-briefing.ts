@@ -14,11 +14,14 @@ import { briefingReplaceStatements, latestBriefing } from "../store/reports.ts";
 import { listOpenSuggestions } from "../store/suggestions.ts";
 import { outboxStatement } from "../store/webhooks.ts";
 import type { WordsFor } from "./model-words.ts";
+import { lastingText, type ModelText, sameDayWords } from "./since-then.ts";
 
 export interface BriefingBody {
   briefing: string;
   recommendations: string[];
   pendingActions: { id: string; title: string; priority: string; source: string }[];
+  /** The day's model-written text, kept by regenerations (never shown as such: `briefing` carries it). */
+  words?: ModelText;
 }
 
 export async function composeBriefing(db: Db, orgId: string, userName: string, since: number, now: number): Promise<BriefingBody> {
@@ -57,16 +60,26 @@ export async function composeBriefing(db: Db, orgId: string, userName: string, s
  */
 export async function briefingStatements(
   db: Db,
-  user: { id: string; orgId: string; name: string },
+  user: { id: string; orgId: string; name: string; timeZone?: string },
   now: number,
-  /** With a model (SPEC §13): writes the briefing text from the composed parts; null keeps the composed text. */
-  words?: WordsFor | null,
+  /**
+   * With a model (SPEC §13): writes the briefing text from the composed parts; null keeps the
+   * composed text; "keep" (a regeneration) keeps the day's model-written text, if any, and adds
+   * what changed since.
+   */
+  words?: WordsFor | "keep" | null,
 ): Promise<{ id: string; generatedAt: number; body: BriefingBody; statements: InStatement[] }> {
   const previous = await latestBriefing<BriefingBody>(db, user.id);
   const composed = await composeBriefing(db, user.orgId, user.name, previous?.generatedAt ?? now - DAY, now);
   const { briefing, ...parts } = composed;
-  const worded = words ? await words(briefing, { member: user.name, ...parts }) : null;
-  const body = worded ? { ...composed, briefing: worded.text } : composed;
+  const worded = typeof words === "function" ? await words(briefing, { member: user.name, ...parts }) : null;
+  const kept = words === "keep" ? sameDayWords(previous?.body, now) : null;
+  const seen = composed.pendingActions.map((a) => a.id);
+  const body: BriefingBody = worded
+    ? { ...composed, briefing: worded.text, words: { text: worded.text, at: now, actionIds: seen } }
+    : kept
+      ? { ...composed, briefing: lastingText(kept, composed.pendingActions, user.timeZone), words: kept }
+      : composed;
   const id = newId("brf", now);
   const event = { event: "briefing.completed" as const, userId: user.id, briefingId: id, timestamp: iso(now), summary: summaryOf(body) };
   return {

@@ -15,10 +15,11 @@ import { type AgentRunSummary, latestMetrics, listAgentsWithRuns } from "../stor
 import { listOpenCriticalAlerts } from "../store/alerts.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
-import { standupReplaceStatements } from "../store/reports.ts";
+import { latestStandup, standupReplaceStatements } from "../store/reports.ts";
 import { outboxStatement } from "../store/webhooks.ts";
 import { type Health, healthOf, summaryOf } from "./health.ts";
 import type { WordsFor } from "./model-words.ts";
+import { lastingText, type ModelText, sameDayWords } from "./since-then.ts";
 
 export type StandupMode = "morning" | "evening";
 
@@ -33,6 +34,8 @@ export interface StandupBody {
   agentStatuses: { name: string; status: Health; headline: string }[];
   metrics: Metrics;
   interventions: { title: string; priority: Priority; agent: string }[];
+  /** The day's model-written text, kept by regenerations (never shown as such: `briefing` carries it). */
+  words?: ModelText;
 }
 
 export interface StandupInputs {
@@ -106,14 +109,19 @@ export async function standupStatements(
   mode: StandupMode,
   now: number,
   extra: StandupInputs["extra"] = [],
-  /** With a model (SPEC §13): writes the briefing text from the composed parts; null keeps the composed text. */
-  words?: WordsFor | null,
+  /**
+   * With a model (SPEC §13): writes the briefing text from the composed parts; null keeps the
+   * composed text; "keep" (a regeneration) keeps the day's model-written text of this mode, if
+   * any, and adds what changed since.
+   */
+  words?: WordsFor | "keep" | null,
 ): Promise<{ id: string; body: StandupBody; statements: InStatement[] }> {
-  const [agents, metrics, actions, alerts] = await Promise.all([
+  const [agents, metrics, actions, alerts, previous] = await Promise.all([
     listAgentsWithRuns(db, org.id),
     latestMetrics(db, org.id),
     listOpenActions(db, org.id, 100),
     listOpenCriticalAlerts(db, org.id),
+    words === "keep" ? latestStandup<StandupBody>(db, org.id, mode) : null,
   ]);
   const composed = composeStandupBody({
     mode,
@@ -125,8 +133,13 @@ export async function standupStatements(
     extra,
   });
   const { briefing, ...parts } = composed;
-  const worded = words ? await words(briefing, parts) : null;
-  const body = worded ? { ...composed, briefing: worded.text } : composed;
+  const worded = typeof words === "function" ? await words(briefing, parts) : null;
+  const kept = sameDayWords(previous?.body, now);
+  const body: StandupBody = worded
+    ? { ...composed, briefing: worded.text, words: { text: worded.text, at: now, actionIds: actions.map((a) => a.id) } }
+    : kept
+      ? { ...composed, briefing: lastingText(kept, actions, org.timeZone), words: kept }
+      : composed;
   const id = newId("std", now);
   const statements: InStatement[] = standupReplaceStatements({ id, orgId: org.id, mode, generatedAt: now, body });
   if (worded) statements.push(worded.usage);

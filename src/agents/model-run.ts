@@ -9,6 +9,7 @@
  * model only inside delimited, JSON-encoded data fields of the user message; the instructions are
  * the system prompt. The answer can only become Crew records.
  */
+import { createHash } from "node:crypto";
 import type { ModelMessage } from "ai";
 import type { Config } from "../config.ts";
 import { ApiError } from "../http/errors.ts";
@@ -19,7 +20,14 @@ import { readSourcesFor, SourceError, type SourceRead, sourceMissing } from "../
 import { iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { runInsertStatement } from "../store/agents.ts";
-import { addRunUsageStatement, getInstructionOverride, raiseModelAlertStatements, resolveModelAlertStatement } from "../store/model.ts";
+import {
+  addRunUsageStatement,
+  getInstructionOverride,
+  inputHashStatement,
+  lastModelInputs,
+  raiseModelAlertStatements,
+  resolveModelAlertStatement,
+} from "../store/model.ts";
 import type { Organization } from "../store/orgs.ts";
 import { budgetSkipReason, warnOnBudgets } from "./budgets.ts";
 import type { Events } from "./events.ts";
@@ -183,6 +191,17 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
     }
     const { fields, handles } = await gatherInputs(deps, org.id, job, started, source?.items ?? [], now);
     const instructions = (await getInstructionOverride(deps.db, org.id, agentId)) ?? job.instructions;
+    // The run's inputs without the clock line: the same instructions, model and data as the previous
+    // successful model run are not sent again (SPEC §13), no tokens spent.
+    const inputHash = createHash("sha256")
+      .update(JSON.stringify([model.provider, model.model, instructions, fields]))
+      .digest("hex");
+    const previous = await lastModelInputs(deps.db, org.id, agentId);
+    if (previous?.hash === inputHash) {
+      const summary = `Nothing new since ${iso(previous.finishedAt)} (the same inputs as that run): no model call.`;
+      await completeAgentRun(deps, org.id, agentId, runId, { status: "ok", summary, output: { skipped: "unchanged" } });
+      return { runId, agentId, status: "skipped", summary, ...usage };
+    }
     const schema = outputSchema(job);
     const messages: ModelMessage[] = [{ role: "user", content: userMessage(org, now, fields) }];
     const request = { system: instructions, messages, schema, orgId: org.id };
@@ -221,6 +240,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         stored = await completeAgentRun(deps, org.id, agentId, runId, completion, [
           usageStatement(),
           resolveModelAlertStatement(org.id, at),
+          inputHashStatement(runId, inputHash),
         ]);
       } catch (error) {
         // References the data does not hold (a made-up contact id): the model gets them back like schema issues.

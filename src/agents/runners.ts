@@ -8,19 +8,19 @@ import type { InStatement } from "@libsql/client";
 import type { Config } from "../config.ts";
 import { deliveryStatements } from "../integrations/notify/enqueue.ts";
 import type { Clock } from "../lib/clock.ts";
-import { DAY } from "../lib/clock.ts";
+import { DAY, iso } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { newId } from "../lib/random.ts";
-import { latestMetrics } from "../store/agents.ts";
+import { recentMetrics } from "../store/agents.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
 import { latestProfile, profileInsertStatement, profileSources } from "../store/reports.ts";
 import { type ClaimedHandoff, completeRunStatement, handoffResultStatement, requeueUnreportedStatement, startRun } from "../store/runs.ts";
 import { getUserById, listOrgUserIds } from "../store/users.ts";
 import { briefingStatements } from "./compose-briefing.ts";
-import { composeProfile, type ProfileBody } from "./compose-profile.ts";
+import { composeProfile, DERIVED_PATTERNS, type ProfileBody } from "./compose-profile.ts";
 import { type StandupMode, standupModeAt, standupStatements } from "./compose-standup.ts";
-import { modelWords, type WordsFor } from "./model-words.ts";
+import { type AskModel, modelAsker, ProfileWords, TrendWords, type WordsFor, wordsFor } from "./model-words.ts";
 
 export interface RunDeps {
   db: Db;
@@ -38,8 +38,10 @@ interface RunnerContext {
   handoffs: ClaimedHandoff[];
   /** Standup only: the snapshot's mode (default: by local time, before 12:00 morning). */
   mode?: StandupMode;
-  /** Standup and briefing: the model's writer, when one is connected and the run asked for it. */
-  words?: WordsFor | null;
+  /** Standup and briefing: the model's writer, when one is connected and the run asked for it; "keep" keeps the day's model text. */
+  words?: WordsFor | "keep" | null;
+  /** dna and pulse: the connected model, when the run asked for words (SPEC §13). */
+  ask?: AskModel | null;
 }
 
 interface RunnerResult {
@@ -76,7 +78,12 @@ const RUNNERS: Record<string, Runner> = {
     for (const userId of await listOrgUserIds(ctx.db, ctx.org.id)) {
       const user = await getUserById(ctx.db, userId);
       if (!user) continue;
-      const briefing = await briefingStatements(ctx.db, { id: user.id, orgId: ctx.org.id, name: user.name }, ctx.now, ctx.words);
+      const briefing = await briefingStatements(
+        ctx.db,
+        { id: user.id, orgId: ctx.org.id, name: user.name, timeZone: ctx.org.timeZone },
+        ctx.now,
+        ctx.words,
+      );
       ids.push(briefing.id);
       statements.push(...briefing.statements);
     }
@@ -89,11 +96,26 @@ const RUNNERS: Record<string, Runner> = {
   },
 
   async pulse(ctx) {
-    const metrics = await latestMetrics(ctx.db, ctx.org.id);
-    const summary = metrics
+    const history = await recentMetrics(ctx.db, ctx.org.id, 14);
+    const metrics = history[0] ? { dau: history[0].dau, wau: history[0].wau, mrr: history[0].mrr } : null;
+    let summary = metrics
       ? `DAU ${metrics.dau.toLocaleString("en-US")}, WAU ${metrics.wau.toLocaleString("en-US")}, MRR $${metrics.mrr.toLocaleString("en-US")} (latest reported).`
       : "No metrics reported yet: a runner reports them with POST /api/agents/pulse/runs/{runId}/complete {metrics}.";
-    return { summary: summary + received(ctx.handoffs), metrics, hasData: metrics !== null, statements: [] };
+    const statements: InStatement[] = [];
+    // With a model, the trend in words over the reported history (oldest first), after the figures.
+    const trend =
+      metrics && ctx.ask
+        ? await ctx.ask(
+            'Say in one sentence how these metrics are trending (daily and weekly actives, MRR), oldest report first. Answer with {"trend": "…"}.',
+            history.map((m) => ({ at: iso(m.at), dau: m.dau, wau: m.wau, mrr: m.mrr })).reverse(),
+            TrendWords,
+          )
+        : null;
+    if (trend) {
+      summary = `${summary} ${trend.value.trend}`;
+      statements.push(trend.usage);
+    }
+    return { summary: summary + received(ctx.handoffs), metrics, hasData: metrics !== null, statements };
   },
 
   async dna(ctx) {
@@ -101,14 +123,34 @@ const RUNNERS: Record<string, Runner> = {
       latestProfile<ProfileBody>(ctx.db, ctx.org.id),
       profileSources(ctx.db, ctx.org.id, ctx.now - 30 * DAY),
     ]);
-    const body = composeProfile(last?.body ?? null, sources);
+    const composed = composeProfile(last?.body ?? null, sources);
+    // With a model, it writes archetype, strengths, weaknesses and the patterns it sees; the
+    // pipeline and the derived patterns stay as composed from data.
+    const worded = ctx.ask
+      ? await ctx.ask(
+          'Write this company\'s profile from its data: archetype (a short phrase), strengths, weaknesses and patterns ({name, insight}). Answer with {"archetype": "…", "strengths": […], "weaknesses": […], "patterns": […]}.',
+          { profile: composed, sources },
+          ProfileWords,
+        )
+      : null;
+    const derived = composed.patterns.filter((p) => DERIVED_PATTERNS.includes(p.name));
+    const body: ProfileBody = worded
+      ? {
+          ...composed,
+          ...worded.value,
+          patterns: [...worded.value.patterns.filter((p) => !DERIVED_PATTERNS.includes(p.name)), ...derived],
+        }
+      : composed;
     const open = body.pipeline.filter((d) => d.stage !== "closed");
     const worth = open.reduce((sum, d) => sum + d.value, 0);
     return {
       summary: `Profile refreshed (${body.archetype}): ${plural(open.length, "open deal")} worth $${worth.toLocaleString("en-US")}.${received(ctx.handoffs)}`,
       output: { archetype: body.archetype, patterns: body.patterns.length, deals: body.pipeline.length },
       hasData: body.archetype !== "unknown" || body.pipeline.length > 0 || body.patterns.length > 0,
-      statements: [profileInsertStatement({ id: newId("dna", ctx.now), orgId: ctx.org.id, runId: ctx.runId, generatedAt: ctx.now, body })],
+      statements: [
+        profileInsertStatement({ id: newId("dna", ctx.now), orgId: ctx.org.id, runId: ctx.runId, generatedAt: ctx.now, body }),
+        ...(worded ? [worded.usage] : []),
+      ],
     };
   },
 };
@@ -129,7 +171,7 @@ export async function runBuiltIn(
   org: Organization,
   agentId: string,
   /**
-   * words: scheduled and on-demand runs of standup and briefing let a connected model write their text; regenerations do not.
+   * words: scheduled and on-demand runs let a connected model write the standup and briefing text, dna's profile and pulse's trend; regenerations do not.
    * deliver: the same runs send the briefing and standup where people work (SPEC §18: mail, Slack, Teams); regenerations do not.
    */
   options: { mode?: StandupMode; words?: boolean; deliver?: boolean } = {},
@@ -140,9 +182,10 @@ export async function runBuiltIn(
   const runId = newId("run", now);
   const handoffs = await startRun(deps.db, { id: runId, orgId: org.id, agentId, startedAt: now });
   try {
-    const wordy = options.words && deps.config && (agentId === "standup" || agentId === "briefing");
-    const words = wordy && deps.config ? await modelWords({ ...deps, config: deps.config }, org.id, agentId, runId) : null;
-    const result = await runner({ db: deps.db, org, now, runId, handoffs, mode: options.mode, words });
+    // A run that did not ask for words (a regeneration) keeps the day's model-written text (SPEC §13).
+    const ask = options.words && deps.config ? await modelAsker({ ...deps, config: deps.config }, org.id, agentId, runId) : null;
+    const words = !options.words ? "keep" : ask && (agentId === "standup" || agentId === "briefing") ? wordsFor(ask, agentId) : null;
+    const result = await runner({ db: deps.db, org, now, runId, handoffs, mode: options.mode, words, ask });
     const outbox = options.deliver ? await deliveryStatements(deps.db, deps.config, { org, agentId, output: result.output, now }) : [];
     const finishedAt = deps.clock.now();
     await deps.db.batch(

@@ -49,7 +49,7 @@ export const getStandup = defineOperation({
   },
   resource: { uri: "crew://standup/{mode}", name: "standup", title: "Standup (morning, evening or latest)", access: readAccess() },
   handler: async (ctx, input) => {
-    const found = await latestStandup<StandupBody>(ctx.db, ctx.principal.orgId, input.mode);
+    const found = await latestStandup<StandupBody & { words?: unknown }>(ctx.db, ctx.principal.orgId, input.mode);
     if (!found) {
       const which = input.mode === "latest" ? "standup" : `${input.mode} standup`;
       const when = input.mode === "evening" ? "18:00" : input.mode === "morning" ? "08:00" : "08:00 and 18:00";
@@ -59,7 +59,8 @@ export const getStandup = defineOperation({
         `No ${which} has been generated yet: the standup agent makes one at ${when} in the organization's time zone.`,
       );
     }
-    return { id: found.id, mode: found.mode, generatedAt: iso(found.generatedAt), ...found.body };
+    const { words: _kept, ...body } = found.body;
+    return { id: found.id, mode: found.mode, generatedAt: iso(found.generatedAt), ...body };
   },
 });
 

@@ -137,6 +137,20 @@ export async function latestMetrics(db: Db, orgId: string): Promise<{ dau: numbe
   return rows[0] ? JSON.parse(rows[0].metrics) : null;
 }
 
+/** Metrics of the latest successful pulse runs that reported them, newest first (pulse's trend, SPEC §13). */
+export async function recentMetrics(
+  db: Db,
+  orgId: string,
+  limit: number,
+): Promise<{ at: number; dau: number; wau: number; mrr: number }[]> {
+  const rows = await db.all<{ metrics: string; finished_at: number }>(
+    `SELECT metrics, finished_at FROM agent_runs WHERE org_id = ? AND agent_id = 'pulse' AND status = 'ok' AND metrics IS NOT NULL
+      ORDER BY finished_at DESC, id DESC LIMIT ?`,
+    [orgId, limit],
+  );
+  return rows.map((r) => ({ at: r.finished_at, ...JSON.parse(r.metrics) }));
+}
+
 /** An agent's schedule with its organization's time zone, for the scheduler. */
 export interface ScheduledAgent {
   orgId: string;

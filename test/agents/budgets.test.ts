@@ -45,6 +45,9 @@ describe("budgets and cost (scripted model server)", () => {
     expect((await call("/api/agents/growth", { method: "PATCH", body: { dailyTokens: 0 } })).status).toBe(400);
 
     expect(await runModelAgent(deps, s.org, "growth")).toMatchObject({ status: "ok", tokensIn: 300, tokensOut: 100 }); // agent 400/500
+    // New data, so the second run is not skipped for unchanged inputs.
+    s.clock.advance(1000);
+    await call("/api/mcp/feed", { body: { title: "Trial signups are up" } });
     expect(await runModelAgent(deps, s.org, "growth")).toMatchObject({ status: "ok" }); // agent 800/500, org 800/1000
     const skipped = await runModelAgent(deps, s.org, "growth");
     expect(skipped).toMatchObject({ status: "skipped" });
@@ -68,7 +71,15 @@ describe("budgets and cost (scripted model server)", () => {
     const payloads = receiver.hits.map((hit) => verifyAt(hook.secret, hit, s!.clock.now()));
     const timestamp = new Date(s.clock.now()).toISOString();
     expect(payloads).toEqual([
-      { event: "budget.warning", organizationId: s.org.id, agent: "growth", used: 400, limit: 500, timestamp },
+      // Raised by the first run, a second before the rest.
+      {
+        event: "budget.warning",
+        organizationId: s.org.id,
+        agent: "growth",
+        used: 400,
+        limit: 500,
+        timestamp: new Date(s.clock.now() - 1000).toISOString(),
+      },
       { event: "budget.warning", organizationId: s.org.id, used: 800, limit: 1000, timestamp },
     ]);
     expect(await deliverDue(s.deps)).toMatchObject({ delivered: 0 });

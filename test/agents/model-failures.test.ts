@@ -109,6 +109,9 @@ describe("the daily token budget (scripted model server)", () => {
   it("skips runs once the organization's tokens for the day are spent, with a clear summary", async () => {
     const { model, s, deps, call } = await setup({ CREW_MODEL_DAILY_TOKENS: "150" });
     expect((await runModelAgent(deps, s.org, "growth")).status).toBe("ok"); // 120 tokens
+    // New data, so the second run is not skipped for unchanged inputs.
+    s.clock.advance(1000);
+    await call("/api/mcp/feed", { body: { title: "Trial signups are up" } });
     expect((await runModelAgent(deps, s.org, "growth")).status).toBe("ok"); // 240: over, but it had started under
     const skipped = await runModelAgent(deps, s.org, "product");
     expect(skipped.status).toBe("skipped");
