@@ -9,6 +9,7 @@
  */
 import { type AuthInfo, createMcpHandler, type McpHttpHandler, Server } from "@modelcontextprotocol/server";
 import * as v from "valibot";
+import { whatIsMissing } from "../agents/model-run.ts";
 import type { Principal } from "../auth/access.ts";
 import type { AppDeps } from "../deps.ts";
 import { operations } from "../operations/index.ts";
@@ -108,6 +109,7 @@ export function modernHandler(deps: AppDeps, catalog: Map<string, McpTool>, bus:
           principal,
           elicitation: server.getClientCapabilities()?.elicitation,
           inputResponses: sctx.mcpReq.inputResponses,
+          missingFor: (agentId) => whatIsMissing(ctx, principal.orgId, agentId),
         });
         if (asked) return asked as never;
         const owner = `${principal.credential.type}:${principal.credential.id}`;

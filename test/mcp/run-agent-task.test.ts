@@ -72,6 +72,19 @@ describe("crew_run_agent", () => {
     expect(result.content).toContainEqual(expect.objectContaining({ type: "resource_link", uri: "crew://agents/pulse/runs" }));
   });
 
+  it("sends a URL-elicitation capable client to the model settings when the agent has no model", async () => {
+    const request = body("tools/call", { name: "crew_run_agent", arguments: { agent: "sales" } });
+    request.params._meta["io.modelcontextprotocol/clientCapabilities"] = { elicitation: { url: {} } };
+    const res = await mcpPost(s.url, request, {
+      Authorization: `Bearer ${ownerKey}`,
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": "tools/call",
+      "Mcp-Name": "crew_run_agent",
+    });
+    expect(res.json.result.resultType).toBe("input_required");
+    expect(JSON.stringify(res.json.result.inputRequests)).toContain(`${s.url}/settings/model`);
+  });
+
   it("refuses a member with a tool error naming the owner role", async () => {
     const member = await s.createUser("operator", "member@example.com", "member");
     const key = await s.createKey(member, ["admin"]);
