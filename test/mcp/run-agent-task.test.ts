@@ -74,7 +74,7 @@ describe("crew_run_agent", () => {
 
   it("sends a URL-elicitation capable client to the model settings when the agent has no model", async () => {
     const request = body("tools/call", { name: "crew_run_agent", arguments: { agent: "sales" } });
-    request.params._meta["io.modelcontextprotocol/clientCapabilities"] = { elicitation: { url: {} } };
+    (request.params._meta as Record<string, unknown>)["io.modelcontextprotocol/clientCapabilities"] = { elicitation: { url: {} } };
     const res = await mcpPost(s.url, request, {
       Authorization: `Bearer ${ownerKey}`,
       "MCP-Protocol-Version": "2026-07-28",
