@@ -47,6 +47,8 @@ export interface ModelRunDeps extends RunDeps {
   outbound?: OutboundPolicy;
   /** How sources are read; default src/integrations/sources.ts (tests may hand in prepared items). */
   sources?: SourceAccess;
+  /** Aborted before the model is called: the run is abandoned (a cancelled MCP task, src/mcp/tasks.ts). */
+  signal?: AbortSignal;
 }
 
 export interface SourceAccess {
@@ -205,6 +207,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
     const schema = outputSchema(job);
     const messages: ModelMessage[] = [{ role: "user", content: userMessage(org, now, fields) }];
     const request = { system: instructions, messages, schema, orgId: org.id };
+    if (deps.signal?.aborted) return await fail("Abandoned before the model was called: the run was cancelled.", "cancelled", false);
     let issues: string[] = [];
     for (let attempt = 1; attempt <= 2; attempt++) {
       const result = await callForObject(model, request);

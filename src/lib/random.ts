@@ -77,6 +77,7 @@ export type IdPrefix =
   | "brf"
   | "std"
   | "run"
+  | "tsk"
   | "sug"
   | "dna"
   | "alr"

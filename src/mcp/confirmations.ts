@@ -12,13 +12,17 @@
  */
 import { type CallToolResult, inputRequired, inputResponse } from "@modelcontextprotocol/server";
 import * as v from "valibot";
+import { NEEDS_MODEL } from "../agents/model-run.ts";
 import type { Principal } from "../auth/access.ts";
+import { isAgentId } from "../domain.ts";
 import { findAction } from "../store/actions.ts";
 import type { Db } from "../store/db.ts";
 import { hasIntegration } from "../store/integrations.ts";
 import type { McpTool } from "./tools.ts";
 
 export const CALENDAR_SETTINGS_PATH = "/settings/calendar";
+const MODEL_SETTINGS_PATH = "/settings/model";
+const SOURCES_SETTINGS_PATH = "/settings/sources";
 
 interface Elicitation {
   form?: unknown;
@@ -32,6 +36,8 @@ export interface ConfirmationContext {
   /** What the request's envelope declares (`elicitation`: form and/or url). */
   elicitation: Elicitation | undefined;
   inputResponses: Record<string, unknown> | undefined;
+  /** What an agent lacks to run (src/agents/model-run.ts whatIsMissing), for `crew_run_agent`. */
+  missingFor?: (agentId: string) => Promise<string | null>;
 }
 
 const confirmSchema = (title: string) => ({
@@ -70,12 +76,33 @@ const nothingDone = (why: string): CallToolResult => ({
 });
 
 /**
+ * An agent without its model or source: a URL-capable client is sent to the settings page that
+ * connects it (the model's, or the sources'); after it, the call runs and says what is still missing.
+ */
+async function sendToSettings(args: Record<string, unknown>, ctx: ConfirmationContext) {
+  if (ctx.elicitation?.url === undefined || typeof args.agent !== "string" || !isAgentId(args.agent) || !ctx.missingFor) return null;
+  if (inputResponse(ctx.inputResponses, "connect").kind !== "missing") return null;
+  const missing = await ctx.missingFor(args.agent);
+  if (!missing) return null;
+  const path = missing === NEEDS_MODEL ? MODEL_SETTINGS_PATH : SOURCES_SETTINGS_PATH;
+  return inputRequired({
+    inputRequests: {
+      connect: inputRequired.elicitUrl({
+        message: `${args.agent} cannot run yet: ${missing}.`,
+        url: new URL(path, ctx.baseUrl).toString(),
+      }),
+    },
+  });
+}
+
+/**
  * What to answer instead of running the tool yet: an input request, or the result of a declined
  * one; null when the tool runs now.
  */
 export async function confirmationFor(tool: McpTool, args: Record<string, unknown>, ctx: ConfirmationContext) {
   if (!ctx.elicitation) return null;
   if (tool.mcp.name === "crew_update_action") return confirmDismissal(args, ctx);
+  if (tool.mcp.name === "crew_run_agent") return sendToSettings(args, ctx);
   if (tool.mcp.name !== "crew_calendar_create") return null;
   const formCapable = ctx.elicitation.form !== undefined || ctx.elicitation.url === undefined; // `{}` means form
   const urlCapable = ctx.elicitation.url !== undefined;

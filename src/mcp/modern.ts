@@ -8,6 +8,8 @@
  * resources.ts, prompts.ts, completions.ts). The caller arrives as `authInfo` from the gate.
  */
 import { type AuthInfo, createMcpHandler, type McpHttpHandler, Server } from "@modelcontextprotocol/server";
+import * as v from "valibot";
+import { whatIsMissing } from "../agents/model-run.ts";
 import type { Principal } from "../auth/access.ts";
 import type { AppDeps } from "../deps.ts";
 import { operations } from "../operations/index.ts";
@@ -20,13 +22,22 @@ import { getPrompt, listPrompts, PROMPTS } from "./prompts.ts";
 import { buildResourceCatalog, listResources, listResourceTemplates, readResource } from "./resources.ts";
 import { SERVER_INFO } from "./server.ts";
 import type { OrgSubscriptions } from "./subscriptions.ts";
+import { missingCapability, TASK_TOOLS, TASKS_EXTENSION, TaskStore, tasksDeclared } from "./tasks.ts";
 import { callTool, type McpTool, resultFeatures, visibleTools } from "./tools.ts";
+
+const TASK_PARAMS = v.looseObject({ taskId: v.string() });
 
 /** The revision this leg speaks. */
 export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 
 /** Logging is deprecated in 2026-07-28 and not offered to that era; changes arrive through subscriptions (subscriptions.ts). */
-const CAPABILITIES = { tools: { listChanged: true }, resources: { subscribe: true }, prompts: {}, completions: {} };
+const CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { subscribe: true },
+  prompts: {},
+  completions: {},
+  extensions: { [TASKS_EXTENSION]: {} },
+};
 
 /**
  * Every list depends on the credential (plan ∩ scopes), so no shared cache may keep it. A minute
@@ -68,6 +79,7 @@ export function modernHandler(deps: AppDeps, catalog: Map<string, McpTool>, bus:
   const resources = buildResourceCatalog(operations);
   const apps = mcpApps(catalog);
   const { db, clock, config, log, events, outbound } = deps;
+  const tasks = new TaskStore(clock);
 
   return createMcpHandler(
     ({ authInfo }) => {
@@ -97,10 +109,28 @@ export function modernHandler(deps: AppDeps, catalog: Map<string, McpTool>, bus:
           principal,
           elicitation: server.getClientCapabilities()?.elicitation,
           inputResponses: sctx.mcpReq.inputResponses,
+          missingFor: (agentId) => whatIsMissing(ctx, principal.orgId, agentId),
         });
         if (asked) return asked as never;
+        const owner = `${principal.credential.type}:${principal.credential.id}`;
+        if (TASK_TOOLS.has(tool.mcp.name) && tasksDeclared(server.getClientCapabilities())) {
+          return tasks.start(owner, async (signal) => {
+            const result = await callTool(tool, args, { ...ctx, signal }, resultFeatures(MODERN_PROTOCOL_VERSION));
+            const run = result.structuredContent as { status?: string; summary?: string } | undefined;
+            // A run that ended in error fails the task with the run's own words.
+            if (run?.status === "error") throw new Error(run.summary);
+            return result;
+          }) as never;
+        }
         return (await callTool(tool, request.params.arguments, ctx, resultFeatures(MODERN_PROTOCOL_VERSION))) as never;
       });
+      for (const method of ["tasks/get", "tasks/cancel"] as const) {
+        server.setRequestHandler(method, { params: TASK_PARAMS }, async (params) => {
+          if (!tasksDeclared(server.getClientCapabilities())) throw missingCapability();
+          const owner = `${principal.credential.type}:${principal.credential.id}`;
+          return (method === "tasks/get" ? tasks.get(owner, params.taskId) : tasks.cancel(owner, params.taskId)) as never;
+        });
+      }
       server.setRequestHandler("resources/list", async () => ({
         resources: [...listResources(resources, principal), ...(withApps() ? apps.list(principal) : [])],
       }));

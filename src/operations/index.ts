@@ -2,6 +2,7 @@
 import { addActions, getActionOp, listActionQueue, updateActionOp } from "./actions.ts";
 import { getAgentOp } from "./agent-eval.ts";
 import { resumeAgentOp } from "./agent-pause.ts";
+import { runAgentNowOp } from "./agent-run-now.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
@@ -57,6 +58,7 @@ export const operations: Operation[] = [
   getAgentOp,
   updateAgentOp,
   resumeAgentOp,
+  runAgentNowOp,
   createWebhook,
   listWebhooksOp,
   deleteWebhookOp,

@@ -26,6 +26,8 @@ export interface OperationContext {
   /** Which projection called: stored as an action's `source` (rest → api, mcp, web). */
   via: "rest" | "mcp" | "web";
   requestId: string;
+  /** Aborted when the caller gave up on long work before it began (a cancelled MCP task). */
+  signal?: AbortSignal;
 }
 
 export interface ToolAnnotations {

@@ -5,10 +5,10 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import { resumeAgent } from "../agents/auto-pause.ts";
 import { jobOf } from "../agents/jobs.ts";
-import { missingByAgent, runModelAgent } from "../agents/model-run.ts";
-import { hasRunner, runBuiltIn } from "../agents/runners.ts";
+import { missingByAgent } from "../agents/model-run.ts";
+import { runAgentNow } from "../agents/run-now.ts";
+import { hasRunner } from "../agents/runners.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
@@ -209,23 +209,8 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
     if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
     const id = c.req.param("id");
     const org = await getOrg(deps.db, signed.found.user.orgId);
-    if (org && jobOf(id).runner === "model") {
-      const run = await runModelAgent(deps, org, id);
-      // A successful Run now resumes a paused agent (src/agents/auto-pause.ts).
-      if (run.status === "ok") await resumeAgent(deps, org.id, id);
-      if (run.runId === null) {
-        return messagePage(
-          c,
-          409,
-          "Cannot run yet",
-          run.summary,
-          { href: `/agents/${id}`, label: "Back to the agent" },
-          accountOf(signed.found),
-        );
-      }
-      return seeOther(c, `/agents/${id}?done=ran`);
-    }
-    if (!org || !hasRunner(id)) {
+    const run = org ? await runAgentNow(deps, org, id) : null;
+    if (run === null) {
       return messagePage(
         c,
         404,
@@ -238,8 +223,16 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
         accountOf(signed.found),
       );
     }
-    const run = await runBuiltIn(deps, org, id);
-    if (run.status === "ok") await resumeAgent(deps, org.id, id);
+    if (run.runId === null) {
+      return messagePage(
+        c,
+        409,
+        "Cannot run yet",
+        run.summary,
+        { href: `/agents/${id}`, label: "Back to the agent" },
+        accountOf(signed.found),
+      );
+    }
     return seeOther(c, `/agents/${id}?done=ran`);
   });
   return router;

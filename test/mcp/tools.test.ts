@@ -26,6 +26,7 @@ const WRITE_TOOLS = [
   "crew_post_insight",
   "crew_find_time",
   "crew_calendar_create",
+  "crew_run_agent",
 ];
 
 let s: TestServer;
