@@ -184,6 +184,7 @@ export async function gatherInputs(
         excerpt: m.text,
       }),
       channel: m.source,
+      url: m.url ?? null,
       user: m.from?.name ?? null,
       date: m.date,
       text: cut(m.text, limits.chars),

@@ -38,7 +38,15 @@ async function setup() {
   const scheduler = createScheduler(s.deps, { holder: "pause-test" });
   let hour = 0;
   const nextSlot = async () => {
-    s!.clock.set(START + hour++ * HOUR);
+    s!.clock.set(START + hour * HOUR);
+    // Something new for every slot: a run whose inputs did not change since the last successful one
+    // is skipped without a model call (src/docs/notes/model.md), and this test is about failures.
+    const posted = await ownerCall("/api/mcp/contacts", {
+      method: "POST",
+      body: { name: `Lead ${hour}`, email: `lead${hour}@example.com`, relationship: "warm" },
+    });
+    expect(posted.status).toBeLessThan(300);
+    hour++;
     return (await scheduler.tick()).ran.filter((r) => r.agentId === "growth").map((r) => r.status);
   };
   const growth = async () => (await ownerCall("/api/mcp/agents")).json.agents.find((a: { id: string }) => a.id === "growth");

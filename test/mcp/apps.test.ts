@@ -83,7 +83,7 @@ describe("MCP Apps over HTTP", () => {
       const script = /<script>([\s\S]+?)<\/script>/.exec(html)?.[1] ?? "";
       expect(script.length).toBeGreaterThan(1000);
       expect(csp).toContain(`script-src 'sha256-${createHash("sha256").update(script).digest("base64")}'`);
-      expect(featuresOf(html)).toEqual({ updateAction: true, snooze: false, updateSuggestion: true, suggestions: true });
+      expect(featuresOf(html)).toEqual({ updateAction: true, snooze: true, updateSuggestion: true, suggestions: true });
     }
 
     const { tools } = await client.listTools();
