@@ -522,7 +522,7 @@ CREATE TABLE IF NOT EXISTS user_identities (
   PRIMARY KEY (issuer, subject)
 ) STRICT;
 CREATE INDEX IF NOT EXISTS user_identities_user ON user_identities (user_id);
--- issue 22: the outbox of mail, Slack and Teams messages (SPEC §18), claimed and retried like
+-- issue 22: the outbox of mail, Slack and Teams messages (src/docs/notes/delivery.md), claimed and retried like
 -- webhook_deliveries; dedupe_key makes "one briefing mail per user per day" a constraint.
 CREATE TABLE IF NOT EXISTS messages (
   id              TEXT PRIMARY KEY,              -- msg_…

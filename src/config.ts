@@ -34,7 +34,7 @@ export interface Config {
   backupDir: string | null;
   backupSchedule: string;
   backupKeep: number;
-  /** SPEC §14: how long audit rows are kept (AUDIT_RETENTION_DAYS, default 365). */
+  /** src/docs/notes/operating.md: how long audit rows are kept (AUDIT_RETENTION_DAYS, default 365). */
   auditRetentionDays: number;
   /** The language model set by the operator (SPEC §13); wins over the owners' /settings/model. Null when unset. */
   model: ModelEnv | null;
@@ -71,7 +71,7 @@ export interface OidcEnv {
 }
 
 export interface MailEnv {
-  /** `smtp://user:pass@host:port` or `smtps://…`: set by the operator, so trusted (SPEC §16). */
+  /** `smtp://user:pass@host:port` or `smtps://…`: set by the operator, so trusted (src/docs/notes/outbound-requests.md). */
   smtpUrl: string;
   from: string;
 }

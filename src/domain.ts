@@ -208,7 +208,7 @@ export function webhookEventOf(e: DomainEvent): WebhookEvent | null {
   }
 }
 
-/** What a record a run wrote rests on (SPEC §17 "Evidence"). */
+/** What a record a run wrote rests on (src/docs/notes/model.md). */
 export const EVIDENCE_KINDS = [
   "mail",
   "feed_item",
@@ -233,6 +233,6 @@ export interface Evidence {
   excerpt?: string;
 }
 
-/** Suggestion lifecycle (SPEC §17 "Feedback"). */
+/** Suggestion lifecycle (src/docs/notes/model.md). */
 export const SUGGESTION_STATUSES = ["open", "accepted", "dismissed", "superseded"] as const;
 export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];

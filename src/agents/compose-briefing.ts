@@ -63,7 +63,7 @@ export async function briefingStatements(
   user: { id: string; orgId: string; name: string; timeZone?: string },
   now: number,
   /**
-   * With a model (SPEC §13): writes the briefing text from the composed parts; null keeps the
+   * With a model (src/docs/notes/model.md): writes the briefing text from the composed parts; null keeps the
    * composed text; "keep" (a regeneration) keeps the day's model-written text, if any, and adds
    * what changed since.
    */

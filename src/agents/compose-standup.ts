@@ -110,7 +110,7 @@ export async function standupStatements(
   now: number,
   extra: StandupInputs["extra"] = [],
   /**
-   * With a model (SPEC §13): writes the briefing text from the composed parts; null keeps the
+   * With a model (src/docs/notes/model.md): writes the briefing text from the composed parts; null keeps the
    * composed text; "keep" (a regeneration) keeps the day's model-written text of this mode, if
    * any, and adds what changed since.
    */

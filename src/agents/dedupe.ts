@@ -1,5 +1,5 @@
 /**
- * Each thing said once (SPEC §17 "No duplicates"): a suggestion or action a run writes that is
+ * Each thing said once (src/docs/notes/model.md): a suggestion or action a run writes that is
  * `sameAs` an open one, or whose normalized title equals an open one's, is merged into it (the
  * agent joins `alsoRaisedBy`, the evidence is added) instead of stored again; a suggestion
  * matching one dismissed in the last 30 days is dropped.

@@ -1,5 +1,5 @@
 /**
- * Input handles and evidence (SPEC §17 "Evidence"): a model-backed run hands the model each input
+ * Input handles and evidence (src/docs/notes/model.md): a model-backed run hands the model each input
  * under a short handle of its own (`m1` a mail, `f3` a feed item, `c12` a contact, …); records
  * cite handles, and Crew maps them to evidence items. A handle the run did not hand out, or a
  * record citing none, is a validation issue: evidence can only ever point at the run's real inputs.

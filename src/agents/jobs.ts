@@ -6,7 +6,7 @@
  *
  * Runner: `built-in` composes from stored data without a model (a connected model only writes the
  * words of standup and briefing); `model` needs a connected model; `external` runs only through
- * the run API (none since the Slack agent reads Slack itself, SPEC §18; kept for agents to come).
+ * the run API (none since the Slack agent reads Slack itself, src/docs/notes/delivery.md; kept for agents to come).
  */
 import { AGENTS } from "../domain.ts";
 

@@ -141,7 +141,7 @@ const fullSchema = (job: AgentJob) => v.object({ summary: v.string(), ...fields(
 type Out = v.InferOutput<ReturnType<typeof fullSchema>>;
 
 /**
- * The completion (SPEC §8) that stores what the model answered; claimed handoffs are reported
+ * The completion (src/docs/notes/agents-runtime.md) that stores what the model answered; claimed handoffs are reported
  * done. Cited handles become evidence (check them first with citationIssues); URLs in the text
  * that are neither the evidence's nor Crew's own are removed.
  */

@@ -186,7 +186,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
       }
     }
     if (source && source.items.length === 0 && started.handoffs.length === 0) {
-      // Nothing new to read and no work handed over (SPEC §13): no model call, no tokens spent.
+      // Nothing new to read and no work handed over (src/docs/notes/model.md): no model call, no tokens spent.
       const summary = `Nothing new since the previous run (no new ${job.reads.source === "mail" ? "mail" : "feed item"}, no handoff): no model call.`;
       await completeAgentRun(deps, org.id, agentId, runId, { status: "ok", summary, output: { skipped: "nothing_new" } });
       return { runId, agentId, status: "skipped", summary, ...usage };
@@ -194,7 +194,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
     const { fields, handles } = await gatherInputs(deps, org.id, job, started, source?.items ?? [], now);
     const instructions = (await getInstructionOverride(deps.db, org.id, agentId)) ?? job.instructions;
     // The run's inputs without the clock line: the same instructions, model and data as the previous
-    // successful model run are not sent again (SPEC §13), no tokens spent.
+    // successful model run are not sent again (src/docs/notes/model.md), no tokens spent.
     const inputHash = createHash("sha256")
       .update(JSON.stringify([model.provider, model.model, instructions, fields]))
       .digest("hex");

@@ -1,5 +1,5 @@
 /**
- * The built-in agents in words (SPEC §13): with a model connected, a scheduled (or Run now)
+ * The built-in agents in words (src/docs/notes/model.md): with a model connected, a scheduled (or Run now)
  * standup or briefing asks it to write the text from the parts composed from data; dna asks it for
  * archetype, strengths, weaknesses and patterns; pulse for the trend sentence. The structured parts
  * stay as composed. Any trouble (no model, budget spent, a failed or invalid answer) keeps the

@@ -210,7 +210,7 @@ async function completionStatements(
       Boolean(input.suggestions?.length || input.actions?.length || input.insights?.length || input.contacts?.length) ||
       input.metrics !== undefined ||
       input.profile !== undefined);
-  // Each thing said once (SPEC §17): restated suggestions and actions merge into the open ones.
+  // Each thing said once (src/docs/notes/model.md): restated suggestions and actions merge into the open ones.
   const said = await plannedWrites(db, orgId, agentId, input, now);
   const summary = said.summary(input.summary);
   const statements: InStatement[] = [

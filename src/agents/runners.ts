@@ -40,7 +40,7 @@ interface RunnerContext {
   mode?: StandupMode;
   /** Standup and briefing: the model's writer, when one is connected and the run asked for it; "keep" keeps the day's model text. */
   words?: WordsFor | "keep" | null;
-  /** dna and pulse: the connected model, when the run asked for words (SPEC §13). */
+  /** dna and pulse: the connected model, when the run asked for words (src/docs/notes/model.md). */
   ask?: AskModel | null;
 }
 
@@ -172,7 +172,7 @@ export async function runBuiltIn(
   agentId: string,
   /**
    * words: scheduled and on-demand runs let a connected model write the standup and briefing text, dna's profile and pulse's trend; regenerations do not.
-   * deliver: the same runs send the briefing and standup where people work (SPEC §18: mail, Slack, Teams); regenerations do not.
+   * deliver: the same runs send the briefing and standup where people work (src/docs/notes/delivery.md: mail, Slack, Teams); regenerations do not.
    */
   options: { mode?: StandupMode; words?: boolean; deliver?: boolean } = {},
 ): Promise<BuiltInRun> {
@@ -182,7 +182,7 @@ export async function runBuiltIn(
   const runId = newId("run", now);
   const handoffs = await startRun(deps.db, { id: runId, orgId: org.id, agentId, startedAt: now });
   try {
-    // A run that did not ask for words (a regeneration) keeps the day's model-written text (SPEC §13).
+    // A run that did not ask for words (a regeneration) keeps the day's model-written text (src/docs/notes/model.md).
     const ask = options.words && deps.config ? await modelAsker({ ...deps, config: deps.config }, org.id, agentId, runId) : null;
     const words = !options.words ? "keep" : ask && (agentId === "standup" || agentId === "briefing") ? wordsFor(ask, agentId) : null;
     const result = await runner({ db: deps.db, org, now, runId, handoffs, mode: options.mode, words, ask });

@@ -1,5 +1,5 @@
 /**
- * The model's words last (SPEC §13): a regeneration after a write keeps the day's model-written
+ * The model's words last (src/docs/notes/model.md): a regeneration after a write keeps the day's model-written
  * standup or briefing text and adds composed sentences saying what changed since the model wrote
  * it. The stored body carries the model's text, when it was written and the open actions it saw,
  * so each regeneration starts again from the model's own words instead of piling sentences up.

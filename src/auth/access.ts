@@ -40,7 +40,7 @@ export interface Principal {
   name: string;
   plan: Plan;
   credential: Credential;
-  /** The user's role in the organization (SPEC §12), read with the credential on every request. */
+  /** The user's role in the organization (src/docs/notes/web-app.md), read with the credential on every request. */
   role: Role;
 }
 

@@ -1,5 +1,5 @@
 /**
- * One configuration for the server and the CLI (SPEC §14): both read a `.env` file in the working
+ * One configuration for the server and the CLI (src/docs/notes/operating.md): both read a `.env` file in the working
  * directory when there is one (variables already set in the environment win), and a CLI command
  * that only reads or changes data refuses a `file:` database that does not exist yet, instead of
  * creating an empty one beside whatever folder it was started in. Light on purpose: the CLI's

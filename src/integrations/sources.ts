@@ -82,7 +82,7 @@ export class SourceError extends Error {
 /** Agents that read feeds (SPEC §13 table); `inbox` reads the mailbox. */
 export const FEED_AGENTS = ["research", "corpdev", "content", "compliance"] as const;
 export const MAILBOX_AGENT = "inbox";
-/** The Slack agent reads the organization's Slack channels (SPEC §18). */
+/** The Slack agent reads the organization's Slack channels (src/docs/notes/delivery.md). */
 export const SLACK_AGENT = "slack";
 
 /** The Slack reader's messages as source items: id = `channel/ts`, url = permalink, source = channel. */

@@ -1,5 +1,5 @@
 /**
- * The organization's team-chat connections (SPEC §18), owners only: Slack (a bot token, sealed
+ * The organization's team-chat connections (src/docs/notes/delivery.md), owners only: Slack (a bot token, sealed
  * like other credentials and never shown again; the channel the standups go to; the channels the
  * Slack agent reads) and Microsoft Teams (an incoming-webhook URL of Teams Workflows, sealed too:
  * the URL is itself the credential). REST for admin keys and crew:write tokens, and for signed-in

@@ -1,4 +1,4 @@
-/** The evidence of a record a run wrote (SPEC §17), as the REST and MCP documents show it. */
+/** The evidence of a record a run wrote (src/docs/notes/model.md), as the REST and MCP documents show it. */
 import * as v from "valibot";
 import { EVIDENCE_KINDS } from "../domain.ts";
 import { maxChars } from "./schemas.ts";

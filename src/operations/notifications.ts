@@ -1,5 +1,5 @@
 /**
- * A person's notification preferences (SPEC §18): the daily briefing by mail (default on) and as a
+ * A person's notification preferences (src/docs/notes/delivery.md): the daily briefing by mail (default on) and as a
  * Slack DM (default off). REST with the signed-in browser session only (CSRF rules apply), like
  * API keys: a preference is the person's own, not something a key or an app changes. The web page
  * /settings/notifications calls the same functions.

@@ -94,7 +94,7 @@ export interface Operation<I extends AnySchema = AnySchema, O extends AnySchema 
   inputFor?: (raw: unknown) => AnySchema;
   output: O;
   /**
-   * `"owner"`: the operation manages the organization (SPEC §12), so only its owners may run it,
+   * `"owner"`: the operation manages the organization (src/docs/notes/web-app.md), so only its owners may run it,
    * through every projection, whatever the credential's scopes or the plan. Checked by `invoke`
    * before anything else.
    */

@@ -1,5 +1,5 @@
 /**
- * Suggestions (SPEC §17 "Feedback"): their evidence, who else raised them, and their lifecycle —
+ * Suggestions (src/docs/notes/model.md): their evidence, who else raised them, and their lifecycle —
  * open → accepted (made an action, kept as `actionId`) | dismissed (an optional reason) |
  * superseded. Dismissals reach the agents' runs, so a topic is not suggested again for 30 days.
  * Accepting is idempotent: a suggestion accepted twice is still one action.

@@ -18,7 +18,7 @@ export interface ActionRecord {
   createdAt: number;
   updatedAt: number;
   createdBy: string;
-  /** What it rests on, when a model-backed run (or a runner) wrote it (SPEC §17). */
+  /** What it rests on, when a model-backed run (or a runner) wrote it (src/docs/notes/model.md). */
   evidence: Evidence[];
   /** The run that wrote it. */
   runId: string | null;
@@ -143,7 +143,7 @@ export function newActionRow(
   };
 }
 
-/** An open action absorbs a new one saying the same thing (SPEC §17): its evidence grows. */
+/** An open action absorbs a new one saying the same thing (src/docs/notes/model.md): its evidence grows. */
 export function actionEvidenceStatement(orgId: string, id: string, evidence: Evidence[], now: number) {
   return {
     sql: "UPDATE actions SET evidence = ?, updated_at = ? WHERE org_id = ? AND id = ?",

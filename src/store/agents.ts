@@ -137,7 +137,7 @@ export async function latestMetrics(db: Db, orgId: string): Promise<{ dau: numbe
   return rows[0] ? JSON.parse(rows[0].metrics) : null;
 }
 
-/** Metrics of the latest successful pulse runs that reported them, newest first (pulse's trend, SPEC §13). */
+/** Metrics of the latest successful pulse runs that reported them, newest first (pulse's trend, src/docs/notes/model.md). */
 export async function recentMetrics(
   db: Db,
   orgId: string,

@@ -1,5 +1,5 @@
 /**
- * The organization's team-chat connections (SPEC §18): Slack (bot token sealed, the channel the
+ * The organization's team-chat connections (src/docs/notes/delivery.md): Slack (bot token sealed, the channel the
  * standups go to, the channels the Slack agent reads) and Teams (an incoming-webhook URL, sealed:
  * it is a credential). `state` is what the Slack agent has read so far.
  */

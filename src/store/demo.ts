@@ -109,7 +109,7 @@ export async function recordDemoRows(db: Db, rows: Partial<Record<DemoTable, str
 
 /**
  * When each agent of the organization last finished a run of its own (not one of a previous demo):
- * the demo's runs of an agent go after it, so they are that agent's latest (SPEC §1).
+ * the demo's runs of an agent go after it, so they are that agent's latest (src/docs/notes/runtimes.md).
  */
 export async function newestOwnRunTimes(db: Db, orgId: string): Promise<Map<string, number>> {
   const rows = await db.all<{ agent_id: string; at: number | null }>(

@@ -19,7 +19,7 @@ export interface HandoffInsert {
   createdBy: string;
   createdAt: number;
   updatedAt?: number;
-  /** What it rests on (SPEC §17), when a run wrote it. */
+  /** What it rests on (src/docs/notes/model.md), when a run wrote it. */
   evidence?: Evidence[];
 }
 

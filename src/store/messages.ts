@@ -1,5 +1,5 @@
 /**
- * The message outbox (SPEC §18): every outgoing mail, Slack and Teams message is a row here, sent
+ * The message outbox (src/docs/notes/delivery.md): every outgoing mail, Slack and Teams message is a row here, sent
  * by a background deliverer. It follows the webhook outbox (store/webhooks.ts) statement for
  * statement: the claim (`pending` or an expired `delivering` → `delivering`, attempts + 1) is one
  * atomic UPDATE, and the outcome is recorded only by the claim that is still current, so processes

@@ -122,7 +122,7 @@ export async function usageOfRuns(db: Db, runIds: string[]): Promise<Map<string,
   return new Map(rows.map((r) => [r.run_id, { tokensIn: r.tokens_in, tokensOut: r.tokens_out }]));
 }
 
-/** The input fingerprint and end of the agent's latest successful model run (SPEC §13: unchanged inputs are not sent again). */
+/** The input fingerprint and end of the agent's latest successful model run (src/docs/notes/model.md: unchanged inputs are not sent again). */
 export async function lastModelInputs(db: Db, orgId: string, agentId: string): Promise<{ hash: string; finishedAt: number } | null> {
   const row = await db.one<{ input_hash: string; finished_at: number }>(
     `SELECT input_hash, finished_at FROM agent_runs WHERE org_id = ? AND agent_id = ? AND status = 'ok' AND input_hash IS NOT NULL

@@ -1,5 +1,5 @@
 /**
- * Per-user notification preferences (SPEC §18; no row means the defaults: mail on, Slack DM off)
+ * Per-user notification preferences (src/docs/notes/delivery.md; no row means the defaults: mail on, Slack DM off)
  * and the links Crew puts in mails: one-click actions (one user, one action, one verb, single use)
  * and the RFC 8058 one-click unsubscribe. Only a link token's SHA-256 is stored.
  */

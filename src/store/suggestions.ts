@@ -144,7 +144,7 @@ export function supersedeSuggestionsStatement(orgId: string, agentId: string, ke
   };
 }
 
-/** The lifecycle step of SPEC §17: open → accepted (its action) | dismissed (a reason) | back to open. */
+/** The lifecycle step of src/docs/notes/model.md: open → accepted (its action) | dismissed (a reason) | back to open. */
 export async function setSuggestionStatus(
   db: Db,
   orgId: string,

@@ -1,5 +1,5 @@
 /**
- * The links in Crew's mails (SPEC §18), no session needed: the token is the credential.
+ * The links in Crew's mails (src/docs/notes/delivery.md), no session needed: the token is the credential.
  * `/a/{token}`: GET shows the action and a confirm button and changes nothing (mail scanners
  * prefetch links); POST (the button: a same-origin form) performs the one verb as the link's user,
  * through the registry like any change made in the web app, once. `/unsubscribe/{token}`: the

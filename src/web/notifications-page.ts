@@ -1,5 +1,5 @@
 /**
- * `/settings/notifications` (SPEC §18): everyone's own preferences (the briefing by mail, as a
+ * `/settings/notifications` (src/docs/notes/delivery.md): everyone's own preferences (the briefing by mail, as a
  * Slack DM); for owners also the Teams webhook and the delivery log of every mail, Slack and Teams
  * message (status, attempts, the last error). Plain CSRF-checked forms calling the same functions
  * as /api/me/notifications and /api/integrations/teams.

@@ -1,5 +1,5 @@
 /**
- * `/settings/slack` (SPEC §18, owners): connect the workspace (bot token — sealed, never shown —,
+ * `/settings/slack` (src/docs/notes/delivery.md, owners): connect the workspace (bot token — sealed, never shown —,
  * the standup channel, the channels the Slack agent reads), see what was sent to Slack lately
  * (including briefing DMs skipped because no Slack member has the person's Crew email), and
  * disconnect. Plain CSRF-checked forms calling the same operations as /api/integrations/slack.

@@ -1,5 +1,5 @@
 /**
- * Trustworthy intelligence (SPEC §17) against a scripted OpenAI-compatible model server on loopback
+ * Trustworthy intelligence (src/docs/notes/model.md) against a scripted OpenAI-compatible model server on loopback
  * (a real model is outside this machine's reach): every record of a model-backed run carries
  * evidence resolving to its inputs; an invented handle gets the one retry, then an error run; a
  * URL planted in a feed item never reaches a stored record; each thing is said once; "no" is

@@ -116,7 +116,7 @@ describe("inbox run against a real Dovecot (scripted model server)", () => {
     ]);
     expect(await flags()).toEqual(before);
 
-    // Evidence (SPEC §17): the action rests on the mail, named by its Message-ID, subject and sender.
+    // Evidence (src/docs/notes/model.md): the action rests on the mail, named by its Message-ID, subject and sender.
     const action = (await call("/api/mcp/actions?limit=10")).json.actions.find((a: { title: string }) => a.title.startsWith("Answer Ada"));
     expect(action.evidence).toEqual([
       {

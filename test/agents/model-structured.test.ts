@@ -1,5 +1,5 @@
 /**
- * What the model is told (SPEC §13), against a scripted OpenAI-compatible model server on loopback
+ * What the model is told (src/docs/notes/model.md), against a scripted OpenAI-compatible model server on loopback
  * (a real model is outside this machine's reach): the answer's JSON Schema as `response_format`
  * json_schema and in words in the prompt; one JSON-mode retry, remembered, for a server that
  * refuses json_schema; a differently shaped answer is an error run, never an empty "ok"; the

@@ -1,5 +1,5 @@
 /**
- * Unchanged inputs are not sent again (SPEC §13), against a scripted model server on loopback (a
+ * Unchanged inputs are not sent again (src/docs/notes/model.md), against a scripted model server on loopback (a
  * real model is outside this machine's reach): a run whose inputs equal those of the agent's
  * previous successful model run ends "nothing new since …" without a model call; new data makes
  * the next run call the model again.

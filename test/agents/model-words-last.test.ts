@@ -1,5 +1,5 @@
 /**
- * The model's words last (SPEC §13), against a scripted model server on loopback (a real model is
+ * The model's words last (src/docs/notes/model.md), against a scripted model server on loopback (a real model is
  * outside this machine's reach): a regeneration after a write keeps the day's model-written
  * briefing and standup text and adds a composed "since then" sentence naming what is new.
  */

@@ -1,6 +1,6 @@
 /**
  * The audit log cannot be forged, does not grow with attacks, is retained for a set time, and is
- * no cross-organization oracle (SPEC §14): failed sign-ins over real HTTP, `crew audit` run as the
+ * no cross-organization oracle (src/docs/notes/operating.md): failed sign-ins over real HTTP, `crew audit` run as the
  * CLI runs, retention as the leader runs it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Issue 18, first use (SPEC §14): the first user of an organization is its owner and
+ * Issue 18, first use (src/docs/notes/operating.md): the first user of an organization is its owner and
  * `crew user set-role` changes roles (item 19); the CLI reads the server's `.env` and refuses a
  * database file that does not exist instead of creating an empty one (item 20); `crew backup` and
  * `crew restore` never migrate (item 21).

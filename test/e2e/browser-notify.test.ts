@@ -1,5 +1,5 @@
 /**
- * `/settings/notifications` and `/settings/slack` in headless Chromium (SPEC §18): a member turns
+ * `/settings/notifications` and `/settings/slack` in headless Chromium (src/docs/notes/delivery.md): a member turns
  * the briefing mail off and the Slack DM on (REST sees it) and sees no owner parts; an owner
  * connects Slack (the token never shown back), saves a Teams webhook, and reads the delivery log;
  * a member gets the owners-only page for /settings/slack. Pages pass the audit at 1280 and 375 px.

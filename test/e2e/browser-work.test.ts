@@ -263,7 +263,7 @@ describe("acting in the browser", () => {
     expect(made?.priority).toBe(suggestion.priority);
     expect(made?.description).toContain("Suggested by the Sales agent (sales).");
 
-    // "Based on" links to the evidence; Dismiss (with a reason) is remembered (SPEC §17).
+    // "Based on" links to the evidence; Dismiss (with a reason) is remembered (src/docs/notes/model.md).
     await s.db.execute(
       suggestionInsertStatement({
         id: "sug_e2e_based_on",

@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 26 (SPEC §1 Runtimes): the documented `deno task start` works for any database
+ * Issue 18 item 26 (src/docs/notes/runtimes.md Runtimes): the documented `deno task start` works for any database
  * path, as `npm start` does: with DATABASE_URL outside ./data it starts, answers, and writes the
  * database (and the generated secret) in that folder. (It used to exit asking for another flag.)
  */

@@ -191,7 +191,7 @@ export function fakeSources(seen: string[] = []): SourceAccess {
   };
 }
 
-/** The handles a run handed the model (SPEC §17), in order; of one kind when `prefix` is given (m, f, c, a, s, …). */
+/** The handles a run handed the model (src/docs/notes/model.md), in order; of one kind when `prefix` is given (m, f, c, a, s, …). */
 export function handlesIn(r: RecordedRequest, prefix = ""): string[] {
   const text = r.messages[0]?.text ?? "";
   return [...text.matchAll(/"handle":"([a-z]\d+)"/g)].map((m) => m[1] as string).filter((h) => h.startsWith(prefix));

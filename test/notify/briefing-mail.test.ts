@@ -1,5 +1,5 @@
 /**
- * The briefing by mail (SPEC §18) against a real SMTP server on loopback (`smtp-server`, mails
+ * The briefing by mail (src/docs/notes/delivery.md) against a real SMTP server on loopback (`smtp-server`, mails
  * parsed with `mailparser`): the mail's subject, parts, links and RFC 8058 headers; one mail per
  * user per day; the one-click unsubscribe; a 4xx reply retried and delivered once; a restart
  * between attempts delivering once; regenerations never mailing; deactivated users getting nothing.

@@ -1,5 +1,5 @@
 /**
- * One-click action links (SPEC §18): GET changes nothing, POST acts once as the link's user with
+ * One-click action links (src/docs/notes/delivery.md): GET changes nothing, POST acts once as the link's user with
  * source "web"; a second POST, an expired link (ManualClock), an unknown token and a deactivated
  * user's link get a page and change nothing. Preferences over GET/PATCH /api/me/notifications
  * (session + CSRF) and the settings page; `crew notify test --email` against a real SMTP server.

@@ -1,5 +1,5 @@
 /**
- * The Slack agent (SPEC §18) against a scripted Slack API and a scripted model server on loopback
+ * The Slack agent (src/docs/notes/delivery.md) against a scripted Slack API and a scripted model server on loopback
  * (both out of reach in tests): without a connection it says "Needs Slack"; with one it reads the
  * readChannels' new messages (bots and Crew's posts skipped) as untrusted data with refs
  * `channel/ts` and permalinks; its second run asks only for newer messages; a message saying

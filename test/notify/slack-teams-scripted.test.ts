@@ -1,5 +1,5 @@
 /**
- * Slack and Teams delivery (SPEC §18) against scripted APIs on loopback: a scripted Slack Web API
+ * Slack and Teams delivery (src/docs/notes/delivery.md) against scripted APIs on loopback: a scripted Slack Web API
  * (test/helpers/scripted-slack.ts) and a recording HTTP receiver standing in for a Teams Workflows
  * webhook. The connection endpoints (owners/admin, token never returned), the standup post with
  * the bot token and its interventions, briefing DMs mapped by users.lookupByEmail (unknown members

@@ -29,7 +29,7 @@ export interface MailCursor {
 
 export interface MailMessage {
   uid: number;
-  /** The Message-ID header, without angle brackets (the evidence a record cites, SPEC §17). */
+  /** The Message-ID header, without angle brackets (the evidence a record cites, src/docs/notes/model.md). */
   messageId?: string;
   subject: string;
   from?: { name?: string; email?: string };

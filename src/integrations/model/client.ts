@@ -135,7 +135,7 @@ export function failureDetail(error: unknown, c: ModelConnection): string {
 /**
  * What went wrong, in words the owner can act on; never the key (scrubbed, should a server echo
  * it). A request that got no answer reads the same whether the outbound policy refused the address
- * or the network failed (SPEC §16: no port scanning through error texts); failureDetail says which.
+ * or the network failed (src/docs/notes/outbound-requests.md: no port scanning through error texts); failureDetail says which.
  */
 export function describeFailure(error: unknown, c: ModelConnection): string {
   let message: string;

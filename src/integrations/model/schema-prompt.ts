@@ -1,5 +1,5 @@
 /**
- * The answer's schema, for the model (SPEC §13 "What the model is told"): as JSON Schema for the
+ * The answer's schema, for the model (src/docs/notes/model.md): as JSON Schema for the
  * provider's structured output, and in words for the prompt, since many OpenAI-compatible servers
  * ignore `response_format` (field names, allowed values, which fields are required, bounds).
  */

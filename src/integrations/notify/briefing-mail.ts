@@ -1,5 +1,5 @@
 /**
- * The briefing mail (SPEC §18), composed when it is sent from what is stored then: subject
+ * The briefing mail (src/docs/notes/delivery.md), composed when it is sent from what is stored then: subject
  * `Your briefing — {date}`, a text part and an HTML part (inline styles only: no remote images, no
  * scripts, one narrow column that reads at phone width), the briefing text, up to 5 top open
  * actions each with one-click links, the top 3 suggestions, a link to `{base}/briefing`, and the

@@ -1,5 +1,5 @@
 /**
- * What a delivering run puts in the message outbox (SPEC §18), in the run's own batch so the
+ * What a delivering run puts in the message outbox (src/docs/notes/delivery.md), in the run's own batch so the
  * messages exist exactly when the run's output does. Only scheduled runs and `crew agents run`
  * deliver; regenerations after writes never do. The briefing: a mail to each active user with an
  * address who has it on (at most one per user per day, by dedupe key), a Slack DM to each who

@@ -1,5 +1,5 @@
 /**
- * Links Crew puts in a mail (SPEC §18): `{base}/a/{token}` for one-click actions (≥ 128 random
+ * Links Crew puts in a mail (src/docs/notes/delivery.md): `{base}/a/{token}` for one-click actions (≥ 128 random
  * bits — 256 here —, one user, one action, one verb, single use, 72 hours) and
  * `{base}/unsubscribe/{token}` for the RFC 8058 one-click unsubscribe. Only the SHA-256 of a token
  * is stored; the mail carries the token itself.

@@ -1,5 +1,5 @@
 /**
- * Mail out (SPEC §18) with nodemailer over SMTP_URL, from MAIL_FROM. The sender of the message
+ * Mail out (src/docs/notes/delivery.md) with nodemailer over SMTP_URL, from MAIL_FROM. The sender of the message
  * outbox for the `email` channel: a 4xx reply or a connection failure is transient (retried), a
  * 5xx reply is permanent (the address or the message is refused; trying again will not help).
  */

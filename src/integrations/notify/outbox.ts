@@ -1,5 +1,5 @@
 /**
- * The message deliverer (SPEC §18): claims due rows of the message outbox and hands each to the
+ * The message deliverer (src/docs/notes/delivery.md): claims due rows of the message outbox and hands each to the
  * sender of its channel (mail, Slack, Teams). The design is the webhook deliverer's
  * (src/webhooks/deliver.ts), with its retry schedule and claim lease: a transient failure is
  * retried after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h, then the message is `failed`; a permanent

@@ -1,4 +1,4 @@
-/** The sender of each channel of the message outbox (SPEC §18). */
+/** The sender of each channel of the message outbox (src/docs/notes/delivery.md). */
 import { slackSender } from "../slack/sender.ts";
 import { emailSender } from "./mail.ts";
 import type { Senders } from "./outbox.ts";

@@ -1,6 +1,6 @@
 /**
- * The Teams sender of the message outbox (SPEC §18): the morning standup as an Adaptive Card,
- * POSTed to the organization's Teams Workflows webhook through the outbound policy (SPEC §16: the
+ * The Teams sender of the message outbox (src/docs/notes/delivery.md): the morning standup as an Adaptive Card,
+ * POSTed to the organization's Teams Workflows webhook through the outbound policy (src/docs/notes/outbound-requests.md: the
  * URL is a user's, so loopback and private addresses are refused unless ALLOW_PRIVATE_TARGETS is
  * on; a refused address reads like an unreachable one). 2xx acknowledges; 429 and 5xx are retried;
  * another 4xx means the workflow is gone or changed, so trying again will not help.

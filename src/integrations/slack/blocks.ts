@@ -1,5 +1,5 @@
 /**
- * Crew's Slack messages in Block Kit (SPEC §18): the standup (its text, then the interventions
+ * Crew's Slack messages in Block Kit (src/docs/notes/delivery.md): the standup (its text, then the interventions
  * listed) and a person's briefing as a DM. Slack's mrkdwn treats `&`, `<` and `>` as markup, so
  * text from Crew's data is escaped as Slack documents.
  */

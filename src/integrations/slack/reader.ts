@@ -1,5 +1,5 @@
 /**
- * What the Slack agent reads (SPEC §18): the messages posted in the connection's `readChannels`
+ * What the Slack agent reads (src/docs/notes/delivery.md): the messages posted in the connection's `readChannels`
  * since its previous run (`conversations.history` with `oldest`, the first run looking back one
  * day), bounded like other sources, bot messages, Crew's own posts and channel events skipped.
  * Each message is evidence of kind `slack_message` with ref `channel/ts` and its permalink; its

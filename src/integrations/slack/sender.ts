@@ -1,5 +1,5 @@
 /**
- * The Slack sender of the message outbox (SPEC §18): the standup posted to the connection's
+ * The Slack sender of the message outbox (src/docs/notes/delivery.md): the standup posted to the connection's
  * channel (`chat.postMessage`, Block Kit), and a person's briefing as a DM (`users.lookupByEmail`
  * maps them by their Crew email; no such member → skipped, the delivery log says so). A failure
  * of the connection itself (token, channel) raises the organization's critical `slack` alert; the
