@@ -6,6 +6,7 @@
 
 import { constantTimeEqual } from "@oslojs/crypto/subtle";
 import { decodeBase64, encodeBase64 } from "@oslojs/encoding";
+import * as v from "valibot";
 import { createGate, GateFull } from "../lib/gate.ts";
 import { randomBytes } from "../lib/random.ts";
 
@@ -62,3 +63,12 @@ export function dummyPasswordHash(): Promise<string> {
   });
   return dummyHash;
 }
+
+/** The password rule, once: every door (setup, reset, users page, CLI) validates with this schema. */
+export const MIN_PASSWORD = 8;
+export const MAX_PASSWORD = 1024;
+export const Password = v.pipe(
+  v.string("Must be a string."),
+  v.minLength(MIN_PASSWORD, `Use at least ${MIN_PASSWORD} characters.`),
+  v.maxLength(MAX_PASSWORD, `Use at most ${MAX_PASSWORD} characters.`),
+);
