@@ -26,7 +26,7 @@ import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
 import { chargeBatch } from "./batch-quota.ts";
 import { iconRoutes } from "./icons.ts";
-import { modernAuthInfo, modernHandler } from "./modern.ts";
+import { modernAuthInfo, modernHandlers } from "./modern.ts";
 import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
 import { buildMcpServer, isSupportedProtocolVersion, PROTOCOL_VERSIONS } from "./server.ts";
 import { SharedServerTransport } from "./shared-transport.ts";
@@ -128,7 +128,10 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const server = buildMcpServer(deps, catalog, (extra) => shared.sessionOf(extra.requestId));
   const connected = server.connect(shared);
   const subscriptions = new OrgSubscriptions(deps.db, (error) => deps.log.error("subscription poll failed", { error: String(error) }));
-  const modern = modernHandler(deps, catalog, subscriptions);
+  const modern = modernHandlers(deps, catalog, subscriptions);
+  // Shutdown: open streams end now (each client gets the empty listen result), so they do not hold
+  // their connections until the entry's deadline; calls in flight are answered as usual.
+  deps.stopping?.addEventListener("abort", () => void modern.streams.close().finally(() => subscriptions.close()), { once: true });
 
   router.route("/", iconRoutes());
   for (const path of PATHS) {
@@ -146,7 +149,11 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       const batchHeaders = await chargeBatch(deps, principal, parsedBody);
       if (body && mayBeModern(c.req.header("mcp-protocol-version"), parsedBody) && !(await isLegacyRequest(c.req.raw, parsedBody))) {
         const caller = { principal, requestId: c.get("requestId") };
-        if (isListen(parsedBody) && subscriptions.streamsOf(principal.userId) >= MAX_STREAMS_PER_USER) {
+        const listen = isListen(parsedBody);
+        if (listen && deps.stopping?.aborted) {
+          return jsonRpcError(503, "The server is shutting down; open the subscription again in a moment.");
+        }
+        if (listen && subscriptions.streamsOf(principal.userId) >= MAX_STREAMS_PER_USER) {
           return jsonRpcError(429, `At most ${MAX_STREAMS_PER_USER} subscription streams per user are open at once; close one first.`);
         }
         const headers = new Headers(c.req.raw.headers);
@@ -154,8 +161,9 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
         // The client's signal, so a stream ends when the client goes away.
         const request = new Request(c.req.raw.url, { method: "POST", headers, signal: c.req.raw.signal });
         const token = (c.req.header("authorization") ?? "").replace(/^Bearer\s+/i, "");
+        const handler = listen ? modern.streams : modern.requests;
         const response = await callers.run({ principal }, () =>
-          modern.fetch(request, { parsedBody, authInfo: modernAuthInfo(caller, token) }),
+          handler.fetch(request, { parsedBody, authInfo: modernAuthInfo(caller, token) }),
         );
         if (batchHeaders) for (const [name, value] of Object.entries(batchHeaders)) response.headers.set(name, value);
         return response;
