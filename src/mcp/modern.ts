@@ -7,7 +7,14 @@
  * server per request, whose handlers are the same functions the 2025 server calls (tools.ts,
  * resources.ts, prompts.ts, completions.ts). The caller arrives as `authInfo` from the gate.
  */
-import { type AuthInfo, createMcpHandler, type McpHttpHandler, type McpServerFactory, Server } from "@modelcontextprotocol/server";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  type McpHttpHandler,
+  type McpServerFactory,
+  Server,
+  type ServerEventBus,
+} from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import { whatIsMissing } from "../agents/model-run.ts";
 import type { Principal } from "../auth/access.ts";
@@ -21,7 +28,6 @@ import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { getPrompt, listPrompts, PROMPTS } from "./prompts.ts";
 import { buildResourceCatalog, listResources, listResourceTemplates, readResource } from "./resources.ts";
 import { SERVER_INFO } from "./server.ts";
-import type { OrgSubscriptions } from "./subscriptions.ts";
 import { missingCapability, TASK_TOOLS, TASKS_EXTENSION, TaskStore, tasksDeclared } from "./tasks.ts";
 import { callTool, type McpTool, resultFeatures, visibleTools } from "./tools.ts";
 
@@ -75,15 +81,15 @@ export const modernAuthInfo = (caller: ModernCaller, token: string): AuthInfo =>
 });
 
 /**
- * Two entries over one factory: `requests` answers every exchange, `streams` only holds the
- * `subscriptions/listen` streams, so shutdown can end those (the SDK's close ends a handler's
- * streams gracefully, with the empty listen result) without cutting short a call in flight.
+ * The SDK entries over one factory: `requests` answers every exchange but `subscriptions/listen`;
+ * `stream(bus)` makes the entry for one such stream, with the bus of its caller
+ * (subscriptions.ts), so shutdown can end streams (the SDK's close ends an entry's streams
+ * gracefully, with the empty listen result) without cutting short a call in flight.
  */
 export function modernHandlers(
   deps: AppDeps,
   catalog: Map<string, McpTool>,
-  bus: OrgSubscriptions,
-): { requests: McpHttpHandler; streams: McpHttpHandler } {
+): { requests: McpHttpHandler; stream: (bus: ServerEventBus) => McpHttpHandler } {
   const serverInfo = { ...SERVER_INFO, icons: icons(deps.config.baseUrl, "crew") };
   const resources = buildResourceCatalog(operations);
   const apps = mcpApps(catalog);
@@ -158,8 +164,8 @@ export function modernHandlers(
     );
     return server;
   };
-  const options = { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024, bus } as const;
-  return { requests: createMcpHandler(factory, options), streams: createMcpHandler(factory, options) };
+  const options = { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024 } as const;
+  return { requests: createMcpHandler(factory, options), stream: (bus) => createMcpHandler(factory, { ...options, bus }) };
 }
 
 /** The same answer the 2025 server gives an unknown tool (Invalid params). */
