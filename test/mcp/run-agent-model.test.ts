@@ -1,10 +1,14 @@
 /**
- * Issue 23 item 5, "tasks/cancel before the model call abandons the run": `crew_run_agent` as a
- * task for the `research` agent, whose run first reads its feed. The feed (served on loopback)
- * holds its answer until the test has cancelled the task, so the cancel lands before the model
- * call: the scripted model server (a hosted model is out of reach) receives no request, the run is
- * recorded as an error saying it was abandoned, no insight is stored, and `tasks/get` reports
- * `cancelled`.
+ * `crew_run_agent` with a model connected (a scripted model server: a hosted model is out of reach).
+ *
+ * Issue 23 item 5, "tasks/cancel before the model call abandons the run": the tool as a task for
+ * the `research` agent, whose run first reads its feed. The feed (served on loopback) holds its
+ * answer until the test has cancelled the task, so the cancel lands before the model call: the
+ * model server receives no request, the run is recorded as an error saying it was abandoned, no
+ * insight is stored, and `tasks/get` reports `cancelled`.
+ *
+ * Issue 23 item 3: an agent whose source is missing sends a URL-elicitation capable client to
+ * `{base}/settings/sources`.
  */
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -59,7 +63,12 @@ afterAll(async () => {
 });
 
 const TASKS = { "io.modelcontextprotocol/tasks": {} };
-const post = (method: string, name: string, params: Record<string, unknown>) =>
+const post = (
+  method: string,
+  name: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = { extensions: TASKS },
+) =>
   mcpPost(
     s.url,
     {
@@ -71,7 +80,7 @@ const post = (method: string, name: string, params: Record<string, unknown>) =>
         _meta: {
           "io.modelcontextprotocol/protocolVersion": "2026-07-28",
           "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": { extensions: TASKS },
+          "io.modelcontextprotocol/clientCapabilities": capabilities,
         },
       },
     },
@@ -112,5 +121,20 @@ describe("tasks/cancel before the model call", () => {
     expect(runs).toEqual([expect.objectContaining({ status: "error", error: "cancelled" })]);
     expect(runs[0]?.summary).toMatch(/abandoned before the model was called/i);
     expect((await rows(s.db, "SELECT id FROM insights")).length).toBe(insightsBefore);
+  });
+});
+
+describe("an agent without its source", () => {
+  it("sends a URL-elicitation capable client to the sources settings", async () => {
+    // corpdev reads feeds too, and none is connected for it.
+    const res = await post(
+      "tools/call",
+      "crew_run_agent",
+      { name: "crew_run_agent", arguments: { agent: "corpdev" } },
+      { elicitation: { url: {} } },
+    );
+    expect(res.json.result.resultType).toBe("input_required");
+    expect(JSON.stringify(res.json.result.inputRequests)).toContain(`${s.url}/settings/sources`);
+    expect(model.requests).toHaveLength(0);
   });
 });
