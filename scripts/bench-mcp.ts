@@ -11,11 +11,16 @@
  *   - Crew: `tools/call crew_agent_status` through /mcp with an API key, at 2025-11-25 and 2026-07-28,
  *   - Crew REST: the same data from `GET /api/mcp/agents` with the same key.
  * FastMCP is not included: it runs its own HTTP server, so its CPU would not be measured alike.
- * Env: BENCH_SECONDS (per scenario, default 5), BENCH_CONNECTIONS (default 10), BENCH_ROUNDS.
+ * Env: BENCH_SECONDS (per scenario, default 5), BENCH_CONNECTIONS (default 10), BENCH_ROUNDS,
+ * BENCH_CPU_PROF=<dir> (the server writes a .cpuprofile there), BENCH_ONLY=<text> (only the
+ * scenarios whose name contains it: for profiling one path; `listen`: only the idle-subscription
+ * memory figure, scripts/bench-listen.ts).
  */
+import type autocannon from "autocannon";
 import { boot } from "../src/boot.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import * as bench from "./bench-lib.ts";
+import { measureIdleSubscriptions, readMemory } from "./bench-listen.ts";
 import { sdkPeer, tmcpPeer } from "./bench-peers.ts";
 
 const SECONDS = bench.secondsPerScenario(5);
@@ -29,6 +34,7 @@ async function runServer(): Promise<void> {
     const path = new URL(req.url).pathname;
     if (path === "/peer/sdk") return sdk(req);
     if (path === "/peer/tmcp") return tmcp(req);
+    if (path === "/bench-memory") return readMemory();
     if (path === "/bench-payload") {
       payload = (await req.json()) as Record<string, unknown>;
       return new Response(null, { status: 204 });
@@ -67,7 +73,8 @@ const MODERN_CALL = JSON.stringify({
   },
 });
 
-async function runBench({ url, key }: bench.BenchServer): Promise<void> {
+async function runBench(server: bench.BenchServer): Promise<void> {
+  const { url, key } = server;
   console.log(`\nMCP bench: Node ${process.version}, ${bench.loadSummary(SECONDS)}, ${bench.ROUNDS} interleaved rounds`);
   const auth = { authorization: `Bearer ${key}` };
   const own = await fetch(`${url}/mcp`, { method: "POST", headers: { ...MCP_HEADERS, ...auth }, body: callTool("crew_agent_status") });
@@ -79,29 +86,33 @@ async function runBench({ url, key }: bench.BenchServer): Promise<void> {
   });
   console.log(`Every MCP server below returns the same ${JSON.stringify(structured).length} bytes of structuredContent (and it as text).`);
 
-  const [sdk, tmcp, mcp, modern, rest] = await bench.interleaved(
-    [
-      {
-        name: "SDK documented stateless server (constant)",
-        options: { url: `${url}/peer/sdk`, method: "POST", headers: MCP_HEADERS, body: callTool("agent_status") },
-      },
-      {
-        name: "tmcp + @tmcp/transport-http (constant)",
-        options: { url: `${url}/peer/tmcp`, method: "POST", headers: MCP_HEADERS, body: callTool("agent_status") },
-      },
-      {
-        name: "Crew MCP tools/call crew_agent_status (API key)",
-        options: { url: `${url}/mcp`, method: "POST", headers: { ...MCP_HEADERS, ...auth }, body: callTool("crew_agent_status") },
-      },
-      {
-        name: "Crew MCP 2026-07-28 tools/call crew_agent_status (API key)",
-        options: { url: `${url}/mcp`, method: "POST", headers: { ...MODERN_HEADERS, ...auth }, body: MODERN_CALL },
-      },
-      { name: "Crew GET /api/mcp/agents (API key)", options: { url: `${url}/api/mcp/agents`, headers: auth } },
-    ],
+  const only = process.env.BENCH_ONLY;
+  const scenarios: { name: string; options: autocannon.Options }[] = [
+    {
+      name: "SDK documented stateless server (constant)",
+      options: { url: `${url}/peer/sdk`, method: "POST", headers: MCP_HEADERS, body: callTool("agent_status") },
+    },
+    {
+      name: "tmcp + @tmcp/transport-http (constant)",
+      options: { url: `${url}/peer/tmcp`, method: "POST", headers: MCP_HEADERS, body: callTool("agent_status") },
+    },
+    {
+      name: "Crew MCP tools/call crew_agent_status (API key)",
+      options: { url: `${url}/mcp`, method: "POST", headers: { ...MCP_HEADERS, ...auth }, body: callTool("crew_agent_status") },
+    },
+    {
+      name: "Crew MCP 2026-07-28 tools/call crew_agent_status (API key)",
+      options: { url: `${url}/mcp`, method: "POST", headers: { ...MODERN_HEADERS, ...auth }, body: MODERN_CALL },
+    },
+    { name: "Crew GET /api/mcp/agents (API key)", options: { url: `${url}/api/mcp/agents`, headers: auth } },
+  ];
+  const measured = await bench.interleaved(
+    scenarios.filter((s) => !only || s.name.includes(only)),
     SECONDS,
   );
-  const rows = [sdk, tmcp, mcp, modern, rest].filter((r): r is bench.Measured => r !== undefined);
+  const row = (i: number) => measured.find((m) => m.name === scenarios[i]?.name);
+  const [sdk, tmcp, mcp, modern, rest] = [0, 1, 2, 3, 4].map(row);
+  const rows = measured;
   bench.printTable(rows);
   const ratio = (a?: bench.Measured, b?: bench.Measured) =>
     a && b
@@ -111,10 +122,23 @@ async function runBench({ url, key }: bench.BenchServer): Promise<void> {
     `\nCrew MCP vs tmcp: ${ratio(mcp, tmcp)}\nCrew MCP 2026-07-28 vs tmcp: ${ratio(modern, tmcp)}\nCrew MCP vs SDK documented: ${ratio(mcp, sdk)}\nCrew MCP vs Crew REST: ${ratio(mcp, rest)}`,
   );
   bench.reportFailures(rows);
+
+  if (!only || only === "listen") {
+    const idle = await measureIdleSubscriptions(server);
+    const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+    console.log(
+      `\nIdle subscriptions/listen streams: ${idle.count} open at once cost ${kb(idle.heapPerStream)} of heap and ${kb(idle.rssPerStream)} of RSS each (after GC; aim < 50 KB)`,
+    );
+  }
 }
 
 if (process.argv.includes("--serve")) {
   await runServer();
 } else {
-  await bench.withServer("scripts/bench-mcp.ts", runBench);
+  const profileDir = process.env.BENCH_CPU_PROF;
+  await bench.withServer("scripts/bench-mcp.ts", runBench, [
+    // gc() for the idle-subscription figure (scripts/bench-listen.ts).
+    "--expose-gc",
+    ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+  ]);
 }

@@ -83,6 +83,8 @@ export interface Booted {
   db: Db;
   deps: AppDeps;
   app: ReturnType<typeof createApp>;
+  /** Shutdown begins: long-lived responses end now, so the entry's wait for requests in flight is short. */
+  stopping(): void;
   close(): Promise<void>;
 }
 
@@ -207,7 +209,16 @@ export async function boot(given: Record<string, string | undefined>, options: B
     import("./background.ts"),
     import("./outbound-connector.ts"),
   ]);
-  const deps = resolveDeps({ db, config, clock, log, outbound: outboundPolicy(config.allowPrivateTargets), notes: readNotes() });
+  const shutdown = new AbortController();
+  const deps = resolveDeps({
+    db,
+    config,
+    clock,
+    log,
+    outbound: outboundPolicy(config.allowPrivateTargets),
+    notes: readNotes(),
+    stopping: shutdown.signal,
+  });
   const app = createApp(deps);
   const setupLink = options.announceSetup === false ? null : await ensureSetupLink(db, config, clock.now());
   if (setupLink) console.log(`No user yet: create the owner account at ${setupLink} (the link works once)`);
@@ -217,7 +228,9 @@ export async function boot(given: Record<string, string | undefined>, options: B
     db,
     deps,
     app,
+    stopping: () => shutdown.abort(),
     async close() {
+      shutdown.abort();
       if (background) {
         await background.stop();
         log.info("background tasks stopped");

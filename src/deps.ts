@@ -28,6 +28,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** The Markdown files of src/docs/notes/, read by the entry (boot.ts) and rendered under /docs/notes. */
   notes?: { file: string; text: string }[];
+  /** Aborted when the process starts shutting down: long-lived responses (MCP subscription streams) end then. */
+  stopping?: AbortSignal;
 }
 
 /** Per-request values only; dependencies reach handlers through their router factory. */

@@ -18,7 +18,8 @@ try {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    // Stop accepting, let in-flight requests finish (up to 10 s), then close the database.
+    // End long-lived streams, stop accepting, let in-flight requests finish (up to 10 s), then close the database.
+    booted.stopping();
     setTimeout(() => process.exit(0), 10_000).unref();
     await server.stop();
     await booted.close();

@@ -43,6 +43,7 @@ export async function serveNode(env: Record<string, string | undefined> = proces
   });
   const shutdown = gracefulShutdown(server as Server, {
     log: booted.deps.log,
+    stopping: () => booted.stopping(),
     close: () => booted.close(),
   });
   process.on("SIGINT", () => shutdown("SIGINT"));
@@ -83,7 +84,7 @@ interface ConnectionState {
  */
 export function gracefulShutdown(
   server: Server,
-  options: { log: Logger; close(): Promise<void>; exit?: (code: number) => void },
+  options: { log: Logger; stopping?(): void; close(): Promise<void>; exit?: (code: number) => void },
 ): (signal: string) => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const connections = new Map<Socket, ConnectionState>();
@@ -108,6 +109,7 @@ export function gracefulShutdown(
     if (stopping) return;
     stopping = true;
     options.log.info("shutting down", { signal, connections: connections.size });
+    options.stopping?.(); // streams that would otherwise hold their connection until the deadline end now
     let finished = false;
     const finish = async (forced: boolean) => {
       if (finished) return;

@@ -7,7 +7,14 @@
  * server per request, whose handlers are the same functions the 2025 server calls (tools.ts,
  * resources.ts, prompts.ts, completions.ts). The caller arrives as `authInfo` from the gate.
  */
-import { type AuthInfo, createMcpHandler, type McpHttpHandler, Server } from "@modelcontextprotocol/server";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  type McpHttpHandler,
+  type McpServerFactory,
+  Server,
+  type ServerEventBus,
+} from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import { whatIsMissing } from "../agents/model-run.ts";
 import type { Principal } from "../auth/access.ts";
@@ -21,7 +28,6 @@ import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { getPrompt, listPrompts, PROMPTS } from "./prompts.ts";
 import { buildResourceCatalog, listResources, listResourceTemplates, readResource } from "./resources.ts";
 import { SERVER_INFO } from "./server.ts";
-import type { OrgSubscriptions } from "./subscriptions.ts";
 import { missingCapability, TASK_TOOLS, TASKS_EXTENSION, TaskStore, tasksDeclared } from "./tasks.ts";
 import { callTool, type McpTool, resultFeatures, visibleTools } from "./tools.ts";
 
@@ -74,84 +80,92 @@ export const modernAuthInfo = (caller: ModernCaller, token: string): AuthInfo =>
   extra: { crew: caller },
 });
 
-export function modernHandler(deps: AppDeps, catalog: Map<string, McpTool>, bus: OrgSubscriptions): McpHttpHandler {
+/**
+ * The SDK entries over one factory: `requests` answers every exchange but `subscriptions/listen`;
+ * `stream(bus)` makes the entry for one such stream, with the bus of its caller
+ * (subscriptions.ts), so shutdown can end streams (the SDK's close ends an entry's streams
+ * gracefully, with the empty listen result) without cutting short a call in flight.
+ */
+export function modernHandlers(
+  deps: AppDeps,
+  catalog: Map<string, McpTool>,
+): { requests: McpHttpHandler; stream: (bus: ServerEventBus) => McpHttpHandler } {
   const serverInfo = { ...SERVER_INFO, icons: icons(deps.config.baseUrl, "crew") };
   const resources = buildResourceCatalog(operations);
   const apps = mcpApps(catalog);
   const { db, clock, config, log, events, outbound } = deps;
   const tasks = new TaskStore(clock);
 
-  return createMcpHandler(
-    ({ authInfo }) => {
-      const { principal, requestId } = callerOf(authInfo);
-      const ctx = { db, clock, config, log, events, outbound, principal, requestId };
-      const server = new Server(serverInfo, {
-        capabilities: CAPABILITIES,
-        instructions: instructionsFor(principal),
-        cacheHints: CACHE_HINTS,
+  const factory: McpServerFactory = ({ authInfo }) => {
+    const { principal, requestId } = callerOf(authInfo);
+    const ctx = { db, clock, config, log, events, outbound, principal, requestId };
+    const server = new Server(serverInfo, {
+      capabilities: CAPABILITIES,
+      instructions: instructionsFor(principal),
+      cacheHints: CACHE_HINTS,
+    });
+    // Every 2026-07-28 request carries its client's capabilities, so the MCP Apps (apps/documents.ts)
+    // go only to clients that declare the extension.
+    const withApps = () => appsOffered(server.getClientCapabilities() ?? {});
+    server.setRequestHandler("tools/list", async () => {
+      const visible = visibleTools(catalog, principal);
+      const tools = withApps() ? withAppMeta(visible) : visible;
+      // v1 and v2 type the same JSON differently; the values are the 2025 server's.
+      return (tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } }) as never;
+    });
+    server.setRequestHandler("tools/call", async (request, sctx) => {
+      const tool = catalog.get(request.params.name);
+      if (!tool) throw unknownTool(request.params.name);
+      const args = request.params.arguments ?? {};
+      const asked = await confirmationFor(tool, args, {
+        db,
+        baseUrl: config.baseUrl,
+        principal,
+        elicitation: server.getClientCapabilities()?.elicitation,
+        inputResponses: sctx.mcpReq.inputResponses,
+        missingFor: (agentId) => whatIsMissing(ctx, principal.orgId, agentId),
       });
-      // Every 2026-07-28 request carries its client's capabilities, so the MCP Apps (apps/documents.ts)
-      // go only to clients that declare the extension.
-      const withApps = () => appsOffered(server.getClientCapabilities() ?? {});
-      server.setRequestHandler("tools/list", async () => {
-        const visible = visibleTools(catalog, principal);
-        const tools = withApps() ? withAppMeta(visible) : visible;
-        // v1 and v2 type the same JSON differently; the values are the 2025 server's.
-        return (tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } }) as never;
-      });
-      server.setRequestHandler("tools/call", async (request, sctx) => {
-        const tool = catalog.get(request.params.name);
-        if (!tool) throw unknownTool(request.params.name);
-        const args = request.params.arguments ?? {};
-        const asked = await confirmationFor(tool, args, {
-          db,
-          baseUrl: config.baseUrl,
-          principal,
-          elicitation: server.getClientCapabilities()?.elicitation,
-          inputResponses: sctx.mcpReq.inputResponses,
-          missingFor: (agentId) => whatIsMissing(ctx, principal.orgId, agentId),
-        });
-        if (asked) return asked as never;
-        const owner = `${principal.credential.type}:${principal.credential.id}`;
-        if (TASK_TOOLS.has(tool.mcp.name) && tasksDeclared(server.getClientCapabilities())) {
-          return tasks.start(owner, async (signal) => {
-            const result = await callTool(tool, args, { ...ctx, signal }, resultFeatures(MODERN_PROTOCOL_VERSION));
-            const run = result.structuredContent as { status?: string; summary?: string } | undefined;
-            // A run that ended in error fails the task with the run's own words.
-            if (run?.status === "error") throw new Error(run.summary);
-            return result;
-          }) as never;
-        }
-        return (await callTool(tool, request.params.arguments, ctx, resultFeatures(MODERN_PROTOCOL_VERSION))) as never;
-      });
-      for (const method of ["tasks/get", "tasks/cancel"] as const) {
-        server.setRequestHandler(method, { params: TASK_PARAMS }, async (params) => {
-          if (!tasksDeclared(server.getClientCapabilities())) throw missingCapability();
-          const owner = `${principal.credential.type}:${principal.credential.id}`;
-          return (method === "tasks/get" ? tasks.get(owner, params.taskId) : tasks.cancel(owner, params.taskId)) as never;
-        });
+      if (asked) return asked as never;
+      const owner = `${principal.credential.type}:${principal.credential.id}`;
+      if (TASK_TOOLS.has(tool.mcp.name) && tasksDeclared(server.getClientCapabilities())) {
+        return tasks.start(owner, async (signal) => {
+          const result = await callTool(tool, args, { ...ctx, signal }, resultFeatures(MODERN_PROTOCOL_VERSION));
+          const run = result.structuredContent as { status?: string; summary?: string } | undefined;
+          // A run that ended in error fails the task with the run's own words.
+          if (run?.status === "error") throw new Error(run.summary);
+          return result;
+        }) as never;
       }
-      server.setRequestHandler("resources/list", async () => ({
-        resources: [...listResources(resources, principal), ...(withApps() ? apps.list(principal) : [])],
-      }));
-      server.setRequestHandler("resources/templates/list", async () => ({
-        resourceTemplates: listResourceTemplates(resources, principal),
-      }));
-      server.setRequestHandler("resources/read", async (request) => {
-        const app = withApps() ? apps.read(request.params.uri, principal) : null;
-        return (app ?? (await readResource(resources, request.params.uri, ctx))) as never;
+      return (await callTool(tool, request.params.arguments, ctx, resultFeatures(MODERN_PROTOCOL_VERSION))) as never;
+    });
+    for (const method of ["tasks/get", "tasks/cancel"] as const) {
+      server.setRequestHandler(method, { params: TASK_PARAMS }, async (params) => {
+        if (!tasksDeclared(server.getClientCapabilities())) throw missingCapability();
+        const owner = `${principal.credential.type}:${principal.credential.id}`;
+        return (method === "tasks/get" ? tasks.get(owner, params.taskId) : tasks.cancel(owner, params.taskId)) as never;
       });
-      server.setRequestHandler("prompts/list", async () => ({ prompts: listPrompts(PROMPTS, principal) }));
-      server.setRequestHandler("prompts/get", async (request) =>
-        getPrompt(PROMPTS, request.params.name, request.params.arguments ?? {}, ctx),
-      );
-      server.setRequestHandler("completion/complete", async (request) =>
-        complete(PROMPTS, resources, request.params.ref, request.params.argument),
-      );
-      return server;
-    },
-    { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024, bus },
-  );
+    }
+    server.setRequestHandler("resources/list", async () => ({
+      resources: [...listResources(resources, principal), ...(withApps() ? apps.list(principal) : [])],
+    }));
+    server.setRequestHandler("resources/templates/list", async () => ({
+      resourceTemplates: listResourceTemplates(resources, principal),
+    }));
+    server.setRequestHandler("resources/read", async (request) => {
+      const app = withApps() ? apps.read(request.params.uri, principal) : null;
+      return (app ?? (await readResource(resources, request.params.uri, ctx))) as never;
+    });
+    server.setRequestHandler("prompts/list", async () => ({ prompts: listPrompts(PROMPTS, principal) }));
+    server.setRequestHandler("prompts/get", async (request) =>
+      getPrompt(PROMPTS, request.params.name, request.params.arguments ?? {}, ctx),
+    );
+    server.setRequestHandler("completion/complete", async (request) =>
+      complete(PROMPTS, resources, request.params.ref, request.params.argument),
+    );
+    return server;
+  };
+  const options = { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024 } as const;
+  return { requests: createMcpHandler(factory, options), stream: (bus) => createMcpHandler(factory, { ...options, bus }) };
 }
 
 /** The same answer the 2025 server gives an unknown tool (Invalid params). */

@@ -16,7 +16,7 @@
  */
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isLegacyRequest, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
+import { isLegacyRequest, type McpHttpHandler, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { protect } from "../auth/protect.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
@@ -26,11 +26,11 @@ import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
 import { chargeBatch } from "./batch-quota.ts";
 import { iconRoutes } from "./icons.ts";
-import { modernAuthInfo, modernHandler } from "./modern.ts";
+import { MODERN_PROTOCOL_VERSION, modernAuthInfo, modernHandlers } from "./modern.ts";
 import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
 import { buildMcpServer, isSupportedProtocolVersion, PROTOCOL_VERSIONS } from "./server.ts";
 import { SharedServerTransport } from "./shared-transport.ts";
-import { callers, MAX_STREAMS_PER_USER, OrgSubscriptions } from "./subscriptions.ts";
+import { MAX_STREAMS_PER_USER, OrgSubscriptions } from "./subscriptions.ts";
 import { buildToolCatalog } from "./tools.ts";
 
 /** Both spellings answer the same: a redirect between them breaks clients (FIELD-NOTES). */
@@ -85,14 +85,18 @@ const jsonRpcError = (status: number, message: string, code = -32000) =>
   });
 
 /**
- * Whether the SDK's classification could call this request modern: only a body with the
- * per-request `_meta` envelope, a batch, or a 2026-era header can be. The common 2025 request skips
- * the classifier (its cost is per request), the rest get its exact verdict.
+ * Which era the SDK's classification would give this request, where that is certain without it
+ * (its cost is per request): only a body with the per-request `_meta` envelope, a batch, or a
+ * 2026-era header can be modern; a single request or notification under the 2026-07-28 header is
+ * served as modern or refused, which the modern entry does too. The rest get its exact verdict.
  */
-function mayBeModern(header: string | undefined, body: unknown): boolean {
-  if (Array.isArray(body) || (header !== undefined && !isSupportedProtocolVersion(header))) return true;
-  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
-  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+function eraOf(header: string | undefined, body: unknown): "legacy" | "modern" | "ask" {
+  if (Array.isArray(body)) return "ask";
+  const message = body as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
+  if (header === MODERN_PROTOCOL_VERSION && typeof message?.method === "string") return "modern";
+  if (header !== undefined && !isSupportedProtocolVersion(header)) return "ask";
+  const meta = message?.params?._meta;
+  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta ? "ask" : "legacy";
 }
 
 const isListen = (body: unknown) =>
@@ -128,7 +132,16 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const server = buildMcpServer(deps, catalog, (extra) => shared.sessionOf(extra.requestId));
   const connected = server.connect(shared);
   const subscriptions = new OrgSubscriptions(deps.db, (error) => deps.log.error("subscription poll failed", { error: String(error) }));
-  const modern = modernHandler(deps, catalog, subscriptions);
+  const modern = modernHandlers(deps, catalog);
+  /** The entry of each open subscription stream (one per stream, with its caller's bus). */
+  const streams = new Set<McpHttpHandler>();
+  // Shutdown: open streams end now (each client gets the empty listen result), so they do not hold
+  // their connections until the entry's deadline; calls in flight are answered as usual.
+  deps.stopping?.addEventListener(
+    "abort",
+    () => void Promise.all([...streams].map((h) => h.close())).finally(() => subscriptions.close()),
+    { once: true },
+  );
 
   router.route("/", iconRoutes());
   for (const path of PATHS) {
@@ -144,19 +157,44 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       const parsedBody = body?.parsed;
       const principal = c.get("principal");
       const batchHeaders = await chargeBatch(deps, principal, parsedBody);
-      if (body && mayBeModern(c.req.header("mcp-protocol-version"), parsedBody) && !(await isLegacyRequest(c.req.raw, parsedBody))) {
+      const era = body ? eraOf(c.req.header("mcp-protocol-version"), parsedBody) : "legacy";
+      if (era === "modern" || (era === "ask" && !(await isLegacyRequest(c.req.raw, parsedBody)))) {
         const caller = { principal, requestId: c.get("requestId") };
-        if (isListen(parsedBody) && subscriptions.streamsOf(principal.userId) >= MAX_STREAMS_PER_USER) {
+        const listen = isListen(parsedBody);
+        if (listen && deps.stopping?.aborted) {
+          return jsonRpcError(503, "The server is shutting down; open the subscription again in a moment.");
+        }
+        if (listen && subscriptions.streamsOf(principal.userId) >= MAX_STREAMS_PER_USER) {
           return jsonRpcError(429, `At most ${MAX_STREAMS_PER_USER} subscription streams per user are open at once; close one first.`);
         }
-        const headers = new Headers(c.req.raw.headers);
-        if (!hasTransportAccept(accept)) headers.set("accept", TRANSPORT_ACCEPT);
-        // The client's signal, so a stream ends when the client goes away.
-        const request = new Request(c.req.raw.url, { method: "POST", headers, signal: c.req.raw.signal });
+        // The body is handed over parsed, so the request itself serves as is unless its Accept needs
+        // rewriting; a rewritten one keeps the client's signal, so a stream ends when the client goes away.
+        let request = c.req.raw;
+        if (!hasTransportAccept(accept)) {
+          const headers = new Headers(c.req.raw.headers);
+          headers.set("accept", TRANSPORT_ACCEPT);
+          request = new Request(c.req.raw.url, { method: "POST", headers, signal: c.req.raw.signal });
+        }
         const token = (c.req.header("authorization") ?? "").replace(/^Bearer\s+/i, "");
-        const response = await callers.run({ principal }, () =>
-          modern.fetch(request, { parsedBody, authInfo: modernAuthInfo(caller, token) }),
-        );
+        const authInfo = modernAuthInfo(caller, token);
+        let response: Response;
+        if (listen) {
+          const bus = subscriptions.busFor(principal, () => streams.delete(stream));
+          let subscribed = false;
+          const stream = modern.stream({
+            publish: bus.publish,
+            subscribe: (deliver) => {
+              subscribed = true;
+              return bus.subscribe(deliver);
+            },
+          });
+          streams.add(stream);
+          response = await stream.fetch(request, { parsedBody, authInfo });
+          // Refused, or with nothing to listen for: that stream has ended already.
+          if (!subscribed) streams.delete(stream);
+        } else {
+          response = await modern.requests.fetch(request, { parsedBody, authInfo });
+        }
         if (batchHeaders) for (const [name, value] of Object.entries(batchHeaders)) response.headers.set(name, value);
         return response;
       }

@@ -3,16 +3,17 @@
  * `crew://agents`, and tool-list changes when the user's plan changes (read each poll). The SDK's listen router owns the stream (acknowledgement, filtering, keep-alive
  * comments every 15 s, teardown); this file sources its events, per organization:
  *
- * - The bus knows which caller opened each stream (the request runs inside `callers.run`), so an
- *   event reaches only the streams of the organization it is about, and open streams are counted
- *   per user (MAX_STREAMS_PER_USER; routes.ts refuses one more).
+ * - Each stream gets a bus of its own caller (`busFor`, handed to the SDK entry that serves that
+ *   one stream, see routes.ts), so an event reaches only the streams of the organization it is
+ *   about, and open streams are counted per user (MAX_STREAMS_PER_USER; routes.ts refuses one
+ *   more). No AsyncLocalStorage: once used, Node tracks every promise of the process, a cost every
+ *   request would pay.
  * - Regenerations are noticed through the store's `agents_version` counter, which every write to
  *   agents or agent_runs bumps in its own transaction, whichever process made it (schema.sql): while
  *   any stream is open, it is read every POLL_MS, and when it moved each watched organization's
  *   runs are compared, so a run finished by another server process on the same database is
  *   announced within a few seconds. Nothing is polled while no stream is open.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
 import type { Principal } from "../auth/access.ts";
 import type { Db } from "../store/db.ts";
@@ -29,16 +30,13 @@ export const WATCHED_URIS = [
   "crew://agents",
 ];
 
-/** The caller of the modern request being served (set by routes.ts around the SDK entry). */
-export const callers = new AsyncLocalStorage<{ principal: Principal }>();
-
 interface Listener {
   deliver: (event: ServerEvent) => void;
   orgId: string;
   userId: string;
 }
 
-export class OrgSubscriptions implements ServerEventBus {
+export class OrgSubscriptions {
   private readonly listeners = new Set<Listener>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private version: string | undefined;
@@ -51,25 +49,28 @@ export class OrgSubscriptions implements ServerEventBus {
     private readonly onerror: (error: unknown) => void,
   ) {}
 
-  /** Every stream of every organization (nothing in Crew publishes this way; kept for the interface). */
-  publish(event: ServerEvent): void {
-    for (const l of this.listeners) l.deliver(event);
-  }
-
   publishTo(orgId: string, event: ServerEvent): void {
     for (const l of this.listeners) if (l.orgId === orgId) l.deliver(event);
   }
 
-  subscribe(deliver: (event: ServerEvent) => void): () => void {
-    const principal = callers.getStore()?.principal;
-    if (!principal) return () => {}; // a stream opened outside a request of ours gets nothing
-    const listener = { deliver, orgId: principal.orgId, userId: principal.userId };
-    this.listeners.add(listener);
-    if (!this.plans.has(principal.userId)) this.plans.set(principal.userId, principal.plan);
-    void this.watch(principal.orgId);
-    return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0) this.stop();
+  /**
+   * The bus of one stream opened by `principal`; `ended` runs once when that stream stops listening.
+   * Nothing in Crew publishes through it: events come from the polls below.
+   */
+  busFor(principal: Principal, ended: () => void = () => {}): ServerEventBus {
+    return {
+      publish: () => {},
+      subscribe: (deliver) => {
+        const listener = { deliver, orgId: principal.orgId, userId: principal.userId };
+        this.listeners.add(listener);
+        if (!this.plans.has(principal.userId)) this.plans.set(principal.userId, principal.plan);
+        void this.watch(principal.orgId).catch(this.onerror);
+        return () => {
+          if (!this.listeners.delete(listener)) return;
+          if (this.listeners.size === 0) this.stop();
+          ended();
+        };
+      },
     };
   }
 

@@ -81,8 +81,11 @@ export async function startServer(options: { env?: Record<string, string>; clock
     ...options.env,
   });
   const { db, org } = await prepareDatabase(dbUrl, config, clock.now());
+  // Aborted first by close(), as the entries do at shutdown (long-lived streams end).
+  const stopping = new AbortController();
   // The server's own outbound policy (node:dns, pinned connector), as boot() gives it.
   const deps = resolveDeps({
+    stopping: stopping.signal,
     db,
     config,
     clock,
@@ -125,6 +128,7 @@ export async function startServer(options: { env?: Record<string, string>; clock
       return { user, key: await createKey(user, scopes) };
     },
     async close() {
+      stopping.abort();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       db.close();
       cleanup();

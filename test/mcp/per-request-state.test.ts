@@ -2,9 +2,15 @@
  * Issue 23 item 6 over real HTTP: per-request state is never shared between callers. A
  * cancellation that reaches `/mcp` before its request stops that request of the same credential
  * (nothing stored), not another credential's request with the same id; `logging/setLevel` is
- * acknowledged without becoming anyone's shared level.
+ * acknowledged without becoming anyone's shared level (2025 era: one server answers every caller,
+ * so a level it kept would be every caller's), and is no method at 2026-07-28, where the level
+ * travels in each request's `_meta`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildMcpServer } from "../../src/mcp/server.ts";
+import { SharedServerTransport } from "../../src/mcp/shared-transport.ts";
+import { buildToolCatalog } from "../../src/mcp/tools.ts";
+import { operations } from "../../src/operations/index.ts";
 import { listActions } from "../../src/store/actions.ts";
 import { mcpPost } from "../helpers/mcp.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -51,5 +57,48 @@ describe("issue 23 item 6: per-request state", () => {
     expect(ok.json).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
     const bad = await mcpPost(s.url, { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "loud" } }, headers);
     expect(bad.json.error).toBeTruthy();
+  });
+
+  it("a caller's logging/setLevel does not become the level of the other callers of the one shared server", async () => {
+    const shared = new SharedServerTransport();
+    const server = buildMcpServer(s.deps, buildToolCatalog(operations, s.config.baseUrl), (extra) => shared.sessionOf(extra.requestId));
+    await server.connect(shared);
+    const sent: unknown[] = [];
+    const transport = { onmessage: undefined as ((message: any) => void) | undefined, send: async (m: unknown) => void sent.push(m) };
+    const caller = {
+      principal: async () => Promise.reject(new Error("unused")),
+      requestId: () => "req_a",
+      protocolVersion: () => "2025-11-25",
+    };
+    shared.attach(transport, caller, "key:a");
+    transport.onmessage?.({ jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "emergency" } });
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
+    // Stateless callers have no session id: a level kept under it would silence everyone's info messages.
+    const levels = server as unknown as { isMessageIgnored(level: string, sessionId?: string): boolean };
+    expect(levels.isMessageIgnored("info", undefined)).toBe(false);
+    await server.close();
+  });
+
+  it("logging/setLevel is no method at 2026-07-28 (the level is per request, in _meta)", async () => {
+    const { key } = await s.userWithKey("operator", ["admin"]);
+    const res = await mcpPost(
+      s.url,
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "logging/setLevel",
+        params: {
+          level: "emergency",
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      },
+      { Authorization: `Bearer ${key}`, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "logging/setLevel" },
+    );
+    expect(res.json.error.code).toBe(-32601);
   });
 });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_STREAMS_PER_USER } from "../../src/mcp/subscriptions.ts";
 import { createOrg } from "../../src/store/orgs.ts";
+import { listen as openListen, waitFor } from "../helpers/listen.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn.ts";
 
@@ -26,74 +27,7 @@ afterAll(async () => {
   await s?.close();
 });
 
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "listen-test", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-
-/** Opens a stream and collects its JSON-RPC messages as they arrive. */
-async function listen(
-  key: string,
-  id: number,
-  notifications: Record<string, unknown> = { resourceSubscriptions: ["crew://briefing", "crew://agents"] },
-) {
-  const abort = new AbortController();
-  const res = await fetch(`${s.url}/mcp`, {
-    method: "POST",
-    signal: abort.signal,
-    headers: {
-      Authorization: `Bearer ${key}`,
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2026-07-28",
-      "Mcp-Method": "subscriptions/listen",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method: "subscriptions/listen",
-      params: { notifications, _meta: META },
-    }),
-  });
-  const messages: any[] = [];
-  if (res.headers.get("content-type")?.includes("text/event-stream") && res.body) {
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
-    void (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return;
-          buffer += decoder.decode(value, { stream: true });
-          let end = buffer.indexOf("\n\n");
-          while (end >= 0) {
-            const data = buffer
-              .slice(0, end)
-              .split("\n")
-              .find((l) => l.startsWith("data: "));
-            if (data) messages.push(JSON.parse(data.slice(6)));
-            buffer = buffer.slice(end + 2);
-            end = buffer.indexOf("\n\n");
-          }
-        }
-      } catch {}
-    })();
-  } else {
-    messages.push(await res.json());
-  }
-  return { res, messages, close: () => abort.abort() };
-}
-
-async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
+const listen = (key: string, id: number, notifications?: Record<string, unknown>) => openListen(s.url, key, id, notifications);
 
 describe("issue 23 item 4: subscriptions/listen", () => {
   it("announces a write made through a second server process within 5 s, to that organization only", async () => {
