@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import type { ModelMessage } from "ai";
 import type { Config } from "../config.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { callForObject, type Usage } from "../integrations/model/client.ts";
 import { resolveModel } from "../integrations/model/settings.ts";
 import type { OutboundPolicy } from "../integrations/outbound.ts";

@@ -16,7 +16,7 @@
 import type { InStatement } from "@libsql/client";
 import type { Evidence, Priority } from "../domain.ts";
 import { type ActionLane, isAgentId } from "../domain.ts";
-import { ApiError, type FieldIssue } from "../http/errors.ts";
+import { ApiError, type FieldIssue } from "../errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { contactIssues } from "../operations/actions.ts";

@@ -4,7 +4,7 @@
  */
 import type { OAuthScope, Role } from "../domain.ts";
 import { cheapestPlanFor, type KeyScope, type Plan, planIncludes } from "../domain.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 
 /** The requirement of one operation in one projection (REST or MCP). */
 export interface Access {

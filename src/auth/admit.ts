@@ -5,7 +5,7 @@
  */
 
 import type { AppDeps } from "../deps.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import type { Principal } from "./access.ts";
 import { authenticateBearer } from "./bearer.ts";
 import { consumeQuota, quotaHeaders } from "./quota.ts";

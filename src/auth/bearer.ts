@@ -3,7 +3,7 @@
  * kept apart from rendering the challenge (http/errors.ts builds WWW-Authenticate).
  */
 import type { Config } from "../config.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../lib/random.ts";
 import { findActiveKeyOwner, touchApiKey } from "../store/api-keys.ts";
 import type { Db } from "../store/db.ts";

@@ -1,8 +1,8 @@
 /** The principal of an endpoint that takes the signed-in session instead of a Bearer credential. */
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ApiError } from "../errors.ts";
 import { assertSameOrigin } from "../http/csrf.ts";
-import { ApiError } from "../http/errors.ts";
 import type { Principal } from "./access.ts";
 import { readSession, sessionPrincipalOf } from "./sessions.ts";
 

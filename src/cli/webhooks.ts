@@ -4,7 +4,7 @@
  */
 import * as v from "valibot";
 import type { Config } from "../config.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { systemClock } from "../lib/clock.ts";
 import { type CreatedWebhook, CreateWebhookInput, createWebhookFor } from "../operations/webhooks.ts";

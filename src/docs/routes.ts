@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { operations } from "../operations/index.ts";
 import type { Operation } from "../operations/registry.ts";
 import { llmsText, serverCard } from "./discovery.ts";

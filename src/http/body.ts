@@ -1,5 +1,5 @@
 /** Reading a JSON request body: media type (415), size (413, SPEC §4: 256 KiB), syntax (400). */
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../errors.ts";
 
 export const MAX_BODY_BYTES = 256 * 1024;
 

@@ -6,7 +6,7 @@
  * 2. Forms carry the session's csrf token in a hidden field `csrf`, compared in constant time.
  */
 import { constantTimeEqual } from "@oslojs/crypto/subtle";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../errors.ts";
 
 export const CSRF_FIELD = "csrf";
 

@@ -1,36 +1,8 @@
 /**
- * The REST error envelope (SPEC §4). Handlers throw `ApiError`; `renderApiError` is the one
- * place that turns it into a response, with the RFC 6750 challenge on 401/403.
+ * The REST error envelope (SPEC §4). Handlers throw `ApiError` (src/errors.ts); `renderApiError` is
+ * the one place that turns it into a response, with the RFC 6750 challenge on 401/403.
  */
-export interface FieldIssue {
-  path: string;
-  message: string;
-}
-
-export interface ApiErrorExtra {
-  required_scope?: string;
-  /** The scope a 403 challenge names when the body carries no required_scope (plan_upgrade_required). */
-  challenge_scope?: string;
-  issues?: FieldIssue[];
-  headers?: Record<string, string>;
-}
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly extra: ApiErrorExtra = {},
-  ) {
-    super(message);
-    this.name = "ApiError";
-  }
-}
-
-export const notFound = (what: string) => new ApiError(404, "not_found", `${what} was not found.`);
-
-export const invalidRequest = (message: string, issues?: FieldIssue[]) =>
-  new ApiError(400, "invalid_request", message, issues ? { issues } : {});
+import type { ApiError, FieldIssue } from "../errors.ts";
 
 export interface ErrorEnvelope {
   error: string;

@@ -1,8 +1,9 @@
 /** Middleware every response passes through: request id, API-Version, the error envelope. */
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ApiError } from "../errors.ts";
 import { newId } from "../lib/random.ts";
-import { ApiError, renderApiError } from "./errors.ts";
+import { renderApiError } from "./errors.ts";
 
 /** A client's X-Request-Id is kept when it is a plain token of sane length; otherwise one is made. */
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,6 +1,6 @@
 /** Valibot validation → the `issues` of a 400 envelope, naming every offending field. */
 import * as v from "valibot";
-import { ApiError, type FieldIssue } from "./errors.ts";
+import { ApiError, type FieldIssue } from "../errors.ts";
 
 /** `actions[3].priority`: dots between keys, brackets around array indexes. */
 export function issuePath(issue: v.BaseIssue<unknown>): string {

@@ -8,7 +8,7 @@
 import * as v from "valibot";
 import type { Principal } from "../auth/access.ts";
 import type { Config } from "../config.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { newId } from "../lib/random.ts";

@@ -7,7 +7,7 @@
 import type { Principal } from "../auth/access.ts";
 import { consumeQuota, quotaHeaders } from "../auth/quota.ts";
 import type { AppDeps } from "../deps.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 
 const isRequest = (m: unknown) => typeof m === "object" && m !== null && "method" in m && "id" in m;
 

@@ -20,7 +20,7 @@ import {
 import type * as v from "valibot";
 import { type Access, denial, readAccess, writeAccess } from "../auth/access.ts";
 import { AGENT_IDS, AGENTS } from "../domain.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { DAY, iso } from "../lib/clock.ts";
 import { toActionView } from "../operations/actions.ts";
 import { agentDashboard } from "../operations/agents.ts";

@@ -17,7 +17,7 @@ import {
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
 import { denial, type Principal } from "../auth/access.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { Operation, OperationContext, ResourceProjection } from "../operations/registry.ts";
 import type { McpSession, SessionOf } from "./session.ts";

@@ -20,8 +20,8 @@ import { isLegacyRequest, type McpHttpHandler, PROTOCOL_VERSION_META_KEY } from 
 import { Hono, type MiddlewareHandler } from "hono";
 import { protect } from "../auth/protect.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ApiError } from "../errors.ts";
 import { isJsonMediaType, readBodyText } from "../http/body.ts";
-import { ApiError } from "../http/errors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
 import { chargeBatch } from "./batch-quota.ts";

@@ -16,7 +16,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Principal } from "../auth/access.ts";
 import type { AppDeps } from "../deps.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { API_VERSION } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
 import { appsOffered, mcpApps, withAppMeta } from "./apps/documents.ts";

@@ -10,7 +10,7 @@ import type { Principal } from "../auth/access.ts";
 import { admit } from "../auth/admit.ts";
 import { authenticateBearer } from "../auth/bearer.ts";
 import { boot } from "../boot.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { newId } from "../lib/random.ts";
 import { operations } from "../operations/index.ts";
 import { buildMcpServer, type McpSession } from "./server.ts";

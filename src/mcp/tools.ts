@@ -9,7 +9,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { denial, type Principal } from "../auth/access.ts";
-import { ApiError, type FieldIssue } from "../http/errors.ts";
+import { ApiError, type FieldIssue } from "../errors.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { AnySchema, McpProjection, Operation, OperationContext } from "../operations/registry.ts";
 import { icons } from "./icons.ts";

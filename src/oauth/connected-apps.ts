@@ -9,7 +9,7 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { type GrantView, listGrantsFor, revokeGrantFor } from "../operations/grants.ts";
 import { type ItemRow, itemTable } from "../web/item-table.ts";
 import { alertBox, type Html, type PageAccount, renderPage, seeOther } from "../web/layout.ts";

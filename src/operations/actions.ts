@@ -4,7 +4,7 @@ import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/
 import * as v from "valibot";
 import { readAccess, writeAccess } from "../auth/access.ts";
 import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, AGENT_IDS } from "../domain.ts";
-import { ApiError, type FieldIssue, notFound } from "../http/errors.ts";
+import { ApiError, type FieldIssue, notFound } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import {
   type ActionCursor,

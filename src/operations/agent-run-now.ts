@@ -7,7 +7,7 @@ import * as v from "valibot";
 import { assertAgent } from "../agents/run-api.ts";
 import { runAgentNow } from "../agents/run-now.ts";
 import { writeAccess } from "../auth/access.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { getOrg } from "../store/orgs.ts";
 import { defineOperation } from "./registry.ts";
 

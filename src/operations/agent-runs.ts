@@ -10,7 +10,7 @@ import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.
 import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
 import { readAccess, writeAccess } from "../auth/access.ts";
 import { ACTION_TYPES, AGENT_IDS } from "../domain.ts";
-import { notFound } from "../http/errors.ts";
+import { notFound } from "../errors.ts";
 import { type Clock, iso, isoOrNull } from "../lib/clock.ts";
 import { getAgentRecord, setAgentSchedule } from "../store/agents.ts";
 import { agentDailyTokens, setAgentDailyTokens } from "../store/budgets.ts";

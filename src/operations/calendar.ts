@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import { writeAccess } from "../auth/access.ts";
 import { isValidTimeZone } from "../config.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { fetchEvents, putNewEvent } from "../integrations/caldav.ts";
 import { notConnected, withCalendar } from "../integrations/calendar.ts";
 import { findSlots } from "../integrations/free-slots.ts";

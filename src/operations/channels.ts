@@ -10,7 +10,7 @@ import type { Principal } from "../auth/access.ts";
 import { writeAccess } from "../auth/access.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { Config } from "../config.ts";
-import { ApiError, notFound } from "../http/errors.ts";
+import { ApiError, notFound } from "../errors.ts";
 import { type SlackConfig, sealChannelSecret } from "../integrations/slack/connection.ts";
 import { iso } from "../lib/clock.ts";
 import { recordAudit } from "../store/audit.ts";

@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import type { Principal } from "../auth/access.ts";
 import { OAUTH_SCOPES } from "../domain.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { redirectHost } from "../oauth/redirect-uri.ts";
 import { recordAudit } from "../store/audit.ts";

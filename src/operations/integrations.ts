@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { writeAccess } from "../auth/access.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { type CalendarStatus, calendarStatus, connectCalendar, disconnectCalendar } from "../integrations/calendar.ts";
 import { isoOrNull } from "../lib/clock.ts";
 import { defineOperation } from "./registry.ts";

@@ -6,7 +6,7 @@
  */
 import { type Access, denial, type Principal, requiredScopeName } from "../auth/access.ts";
 import { ownerDenial } from "../auth/roles.ts";
-import { ApiError, type FieldIssue } from "../http/errors.ts";
+import { ApiError, type FieldIssue } from "../errors.ts";
 import { parseOrThrow } from "../http/validate.ts";
 import { inputSchemaFor, type Operation, type OperationContext } from "./registry.ts";
 

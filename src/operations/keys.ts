@@ -8,7 +8,7 @@ import type { Principal } from "../auth/access.ts";
 import { generateApiKey } from "../auth/api-keys.ts";
 import type { Config } from "../config.ts";
 import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan } from "../domain.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { HOUR, iso, isoOrNull } from "../lib/clock.ts";
 import { insertApiKeyWithinLimit, listActiveApiKeys, oldestKeyCreatedSince, revokeApiKey } from "../store/api-keys.ts";
 import { recordAudit } from "../store/audit.ts";

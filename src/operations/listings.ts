@@ -6,7 +6,7 @@ import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/
 import * as v from "valibot";
 import { writeAccess } from "../auth/access.ts";
 import { AGENT_IDS } from "../domain.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { iso } from "../lib/clock.ts";
 import { type ContactCursor, listContacts, listHandoffs, listRecentInsights } from "../store/listings.ts";
 import { EvidenceList } from "./evidence-schema.ts";

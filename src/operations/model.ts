@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import { writeAccess } from "../auth/access.ts";
 import { MODEL_PROVIDERS } from "../config.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { forgetModel, type ModelStatus, modelStatus, resolveModel, saveModel, testModel } from "../integrations/model/settings.ts";
 import { isoOrNull } from "../lib/clock.ts";
 import { defineOperation } from "./registry.ts";

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { type BriefingBody, generateBriefing } from "../agents/compose-briefing.ts";
 import { readAccess } from "../auth/access.ts";
 import { SUGGESTION_AGENTS } from "../domain.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { iso } from "../lib/clock.ts";
 import { latestBriefing, latestProfile, latestStandup } from "../store/reports.ts";
 import { listSuggestions } from "../store/suggestions.ts";

@@ -10,7 +10,7 @@ import * as v from "valibot";
 import type { Principal } from "../auth/access.ts";
 import { writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
-import { ApiError, notFound } from "../http/errors.ts";
+import { ApiError, notFound } from "../errors.ts";
 import { refusedWithoutLookup } from "../integrations/outbound.ts";
 import { seal } from "../integrations/secret-box.ts";
 import {

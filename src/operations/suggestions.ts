@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import { writeAccess } from "../auth/access.ts";
 import { AGENTS, SUGGESTION_STATUSES } from "../domain.ts";
-import { notFound } from "../http/errors.ts";
+import { notFound } from "../errors.ts";
 import { iso } from "../lib/clock.ts";
 import { actionCreated, actionInsertStatement, newActionRow } from "../store/actions.ts";
 import { commit } from "../store/commit.ts";

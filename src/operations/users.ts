@@ -7,7 +7,7 @@ import * as v from "valibot";
 import { hashPassword } from "../auth/passwords.ts";
 import { createSignInLink } from "../auth/sign-in-links.ts";
 import { PLANS, ROLES } from "../domain.ts";
-import { ApiError, notFound } from "../http/errors.ts";
+import { ApiError, notFound } from "../errors.ts";
 import { DAY, iso, isoOrNull } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
 import { type AuditActor, recordAudit } from "../store/audit.ts";

@@ -8,7 +8,7 @@ import type { Principal } from "../auth/access.ts";
 import { writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import { WEBHOOK_EVENTS } from "../domain.ts";
-import { ApiError, notFound } from "../http/errors.ts";
+import { ApiError, notFound } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { recordAudit } from "../store/audit.ts";

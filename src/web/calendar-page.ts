@@ -12,7 +12,7 @@ import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { planIncludes } from "../domain.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CalendarStatus, calendarStatus, connectCalendar, disconnectCalendar } from "../integrations/calendar.ts";
 import { ConnectCalendarInput } from "../operations/integrations.ts";

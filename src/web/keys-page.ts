@@ -10,7 +10,7 @@ import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { ApiError, type FieldIssue } from "../http/errors.ts";
+import { ApiError, type FieldIssue } from "../errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CreatedKey, CreateKeyInput, createKeyFor, listKeysFor, revokeKeyFor } from "../operations/keys.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";

@@ -6,9 +6,9 @@
 import type { Context } from "hono";
 import { readSession, type ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ApiError } from "../errors.ts";
 import { readBodyText } from "../http/body.ts";
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from "../http/csrf.ts";
-import { ApiError } from "../http/errors.ts";
 import { messagePage, type PageAccount, seeOther } from "./layout.ts";
 
 const FORM_LIMIT = 64 * 1024;

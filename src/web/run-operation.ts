@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import type * as v from "valibot";
 import { sessionPrincipalOf, type ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError } from "../errors.ts";
 import { invoke } from "../operations/invoke.ts";
 import type { AnySchema, Operation } from "../operations/registry.ts";
 

@@ -12,7 +12,7 @@ import * as v from "valibot";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { ApiError, type FieldIssue } from "../http/errors.ts";
+import { ApiError, type FieldIssue } from "../errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { FEED_AGENTS, MAILBOX_AGENT } from "../integrations/sources.ts";
 import { addSourceOp, addSourceSchemaFor, deleteSourceOp, listSourcesOp, type SourceView } from "../operations/sources.ts";

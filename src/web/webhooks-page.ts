@@ -15,7 +15,7 @@ import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { WEBHOOK_EVENTS } from "../domain.ts";
-import { ApiError, type FieldIssue } from "../http/errors.ts";
+import { ApiError, type FieldIssue } from "../errors.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CreatedWebhook, CreateWebhookInput, createWebhookFor, deleteWebhookFor, listWebhooksFor } from "../operations/webhooks.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
