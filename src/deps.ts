@@ -4,11 +4,12 @@
  * and background tasks receive it as an argument. Nothing here mounts routes, so any file may
  * import this one without importing the app (ARCHITECTURE.md, layering).
  */
-import { createEvents, type Events } from "./agents/events.ts";
+
 import type { Principal } from "./auth/access.ts";
 import type { Config } from "./config.ts";
 import type { OutboundPolicy } from "./integrations/outbound.ts";
 import { type Clock, systemClock } from "./lib/clock.ts";
+import { createEvents, type Events } from "./lib/events.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { createMetrics, type Metrics } from "./lib/metrics.ts";
 import type { Db } from "./store/db.ts";

@@ -18,6 +18,7 @@ import { resolveModel } from "../integrations/model/settings.ts";
 import type { OutboundPolicy } from "../integrations/outbound.ts";
 import { readSourcesFor, SourceError, type SourceRead, sourceMissing } from "../integrations/sources.ts";
 import { iso } from "../lib/clock.ts";
+import type { Events } from "../lib/events.ts";
 import { newId } from "../lib/random.ts";
 import { runInsertStatement } from "../store/agents.ts";
 import {
@@ -30,7 +31,6 @@ import {
 } from "../store/model.ts";
 import type { Organization } from "../store/orgs.ts";
 import { budgetSkipReason, warnOnBudgets } from "./budgets.ts";
-import type { Events } from "./events.ts";
 import { citationIssues } from "./handles.ts";
 import { type AgentJob, JOBS, jobOf } from "./jobs.ts";
 import { CITING_RULES, gatherInputs } from "./model-inputs.ts";

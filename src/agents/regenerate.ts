@@ -11,9 +11,9 @@
  * critical-first, for its next run.
  */
 
+import type { Events } from "../lib/events.ts";
 import { startLoop } from "../lib/loop.ts";
 import { getOrg } from "../store/orgs.ts";
-import type { Events } from "./events.ts";
 import { needsModel } from "./jobs.ts";
 import { type ModelRunDeps, runModelAgent, whatIsMissing } from "./model-run.ts";
 import { hasRunner, type RunDeps, runBuiltIn } from "./runners.ts";

@@ -18,6 +18,7 @@ import type { Evidence, Priority } from "../domain.ts";
 import { type ActionLane, isAgentId } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
 import type { Clock } from "../lib/clock.ts";
+import type { DomainEvent, Events } from "../lib/events.ts";
 import { newId } from "../lib/random.ts";
 import { contactIssues } from "../operations/actions.ts";
 import {
@@ -55,7 +56,6 @@ import {
 } from "../store/suggestions.ts";
 import { mergeProfile, type ProfileBody } from "./compose-profile.ts";
 import { DISMISSAL_MEMORY_MS, planWrites } from "./dedupe.ts";
-import type { DomainEvent, Events } from "./events.ts";
 
 /** At most this many insights are handed to one run (high impact first, then newest). */
 export const MAX_CONTEXT_INSIGHTS = 200;

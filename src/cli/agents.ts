@@ -3,7 +3,6 @@
  * default organization. Model-backed agents (SPEC §13) run with the connected model.
  */
 import { resumeAgent } from "../agents/auto-pause.ts";
-import { createEvents } from "../agents/events.ts";
 import { jobOf } from "../agents/jobs.ts";
 import { runModelAgent } from "../agents/model-run.ts";
 import { BUILT_IN_RUNNERS, hasRunner, runBuiltIn } from "../agents/runners.ts";
@@ -11,6 +10,7 @@ import { createScheduler, newHolder } from "../agents/scheduler.ts";
 import type { Config } from "../config.ts";
 import { isAgentId } from "../domain.ts";
 import { iso, systemClock } from "../lib/clock.ts";
+import { createEvents } from "../lib/events.ts";
 import { createLogger } from "../lib/log.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";

@@ -4,11 +4,11 @@
  * derived from it (ARCHITECTURE.md).
  */
 import type * as v from "valibot";
-import type { Events } from "../agents/events.ts";
 import type { Access, Principal } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import type { OutboundPolicy } from "../integrations/outbound.ts";
 import type { Clock } from "../lib/clock.ts";
+import type { Events } from "../lib/events.ts";
 import type { Logger } from "../lib/log.ts";
 import type { Db } from "../store/db.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Domain events raised by operations after their write commits: the agents runtime regenerates
+ * The event bus: domain events raised by operations after their write commits: the agents runtime regenerates
  * the standup and briefings from them, and the webhook outbox records them. Listeners must not
  * throw into the request; failures are logged.
  */
