@@ -4,7 +4,7 @@
  */
 import { type Context, Hono } from "hono";
 import { protect } from "./auth/protect.ts";
-import { type AppDepsInput, type AppEnv, resolveDeps } from "./deps.ts";
+import type { AppDeps, AppEnv } from "./deps.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { ApiError } from "./errors.ts";
 import { accessLog } from "./http/access-log.ts";
@@ -18,8 +18,7 @@ import { htmlErrorPage, wantsHtmlPage } from "./web/error-page.ts";
 import { onePublicAddress } from "./web/public-address.ts";
 import { webRoutes } from "./web/routes.ts";
 
-export function createApp(input: AppDepsInput): Hono<AppEnv> {
-  const deps = resolveDeps(input);
+export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use(

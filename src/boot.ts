@@ -204,7 +204,7 @@ export async function boot(given: Record<string, string | undefined>, options: B
   // without compiling the whole service.
   const [{ createApp }, { resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }, { outboundPolicy }] = await Promise.all([
     import("./app.ts"),
-    import("./deps.ts"),
+    import("./resolve-deps.ts"),
     import("./auth/setup.ts"),
     import("./background.ts"),
     import("./outbound-connector.ts"),

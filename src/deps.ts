@@ -1,19 +1,18 @@
 /**
  * The dependency record every layer above the store receives, and the per-request values a
- * handler reads from the context. Entries build the record once (`resolveDeps`); router factories
- * and background tasks receive it as an argument. Nothing here mounts routes, so any file may
- * import this one without importing the app (ARCHITECTURE.md, layering).
+ * handler reads from the context. Entries build the record once (`resolveDeps`, src/resolve-deps.ts);
+ * router factories and background tasks receive it as an argument. Types only, no runtime code, so
+ * any floor may import this one without importing what builds it (src/docs/notes/architecture.md).
  */
-
-import type { Principal } from "./auth/access.ts";
 import type { Config } from "./config.ts";
-import type { OutboundPolicy } from "./integrations/outbound.ts";
-import { type Clock, systemClock } from "./lib/clock.ts";
-import { createEvents, type Events } from "./lib/events.ts";
-import { createLogger, type Logger } from "./lib/log.ts";
-import { createMetrics, type Metrics } from "./lib/metrics.ts";
+import type { Principal } from "./domain.ts";
+import type { Clock } from "./lib/clock.ts";
+import type { Events } from "./lib/events.ts";
+import type { Logger } from "./lib/log.ts";
+import type { Metrics } from "./lib/metrics.ts";
+import type { OutboundPolicy } from "./lib/outbound-policy.ts";
 import type { Db } from "./store/db.ts";
-import { createQuotaStore, type QuotaStore } from "./store/quota.ts";
+import type { QuotaStore } from "./store/quota.ts";
 
 export interface AppDeps {
   db: Db;
@@ -42,26 +41,6 @@ export type AppEnv = {
     sessionUserId: string;
   };
 };
-
-export type AppDepsInput = Pick<AppDeps, "db" | "config"> & Partial<AppDeps>;
-
-export function resolveDeps(input: AppDepsInput): AppDeps {
-  const log = input.log ?? createLogger(input.config.logLevel);
-  return {
-    clock: systemClock,
-    events: createEvents((error, event) => log.error("event listener failed", { event: event.type, error: String(error) })),
-    quota: createQuotaStore(input.db),
-    metrics: input.metrics ?? createMetrics(),
-    outbound: { allowPrivate: input.config.allowPrivateTargets, resolve: noResolver },
-    ...input,
-    log,
-  };
-}
-
-/** Web standards have no DNS lookup: without one injected by boot, only literal public addresses (or, with ALLOW_PRIVATE_TARGETS, anything) pass. */
-async function noResolver(host: string): Promise<string[]> {
-  throw new Error(`no DNS resolver to look up ${host}`);
-}
 
 /** Work the server process does besides answering requests (src/background.ts names them). */
 export interface BackgroundTask {

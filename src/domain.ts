@@ -236,3 +236,20 @@ export interface Evidence {
 /** Suggestion lifecycle (src/docs/notes/model.md). */
 export const SUGGESTION_STATUSES = ["open", "accepted", "dismissed", "superseded"] as const;
 export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];
+
+// --- Who is acting: a user of an organization and the credential the request came by (src/docs/notes/access.md).
+export type Credential =
+  | { type: "api_key"; id: string; scopes: readonly KeyScope[] }
+  | { type: "oauth"; id: string; grantId: string; clientId: string; scopes: readonly OAuthScope[] }
+  | { type: "session"; id: string };
+
+export interface Principal {
+  userId: string;
+  orgId: string;
+  email: string;
+  name: string;
+  plan: Plan;
+  credential: Credential;
+  /** The user's role in the organization (src/docs/notes/web-app.md), read with the credential on every request. */
+  role: Role;
+}

@@ -9,7 +9,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { Readable } from "node:stream";
-import type { OutboundConnector, OutboundPolicy } from "./integrations/outbound.ts";
+import type { OutboundConnector, OutboundPolicy } from "./lib/outbound-policy.ts";
 
 export async function resolveHost(host: string): Promise<string[]> {
   const found = await lookup(host, { all: true, verbatim: true });

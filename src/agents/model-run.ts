@@ -15,10 +15,10 @@ import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { callForObject, type Usage } from "../integrations/model/client.ts";
 import { resolveModel } from "../integrations/model/settings.ts";
-import type { OutboundPolicy } from "../integrations/outbound.ts";
 import { readSourcesFor, SourceError, type SourceRead, sourceMissing } from "../integrations/sources.ts";
 import { iso } from "../lib/clock.ts";
 import type { Events } from "../lib/events.ts";
+import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 import { newId } from "../lib/random.ts";
 import { runInsertStatement } from "../store/agents.ts";
 import {

@@ -2,8 +2,8 @@
  * What an operation needs, and whether a principal has it (SPEC §3): the effective permission of
  * a request is (credential scopes) ∩ (what the plan includes). Pure policy, no I/O.
  */
-import type { OAuthScope, Role } from "../domain.ts";
-import { cheapestPlanFor, type KeyScope, type Plan, planIncludes } from "../domain.ts";
+import type { Credential, KeyScope, Principal } from "../domain.ts";
+import { cheapestPlanFor, planIncludes } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 
 /** The requirement of one operation in one projection (REST or MCP). */
@@ -26,22 +26,6 @@ export function readAccess(narrowKeyScope?: "briefing" | "agents"): Access {
 /** Write tier, and admin-only reads such as the action queue on REST: key `admin`, OAuth `crew:write`. */
 export function writeAccess(tier: "read" | "write" = "write"): Access {
   return { tier, keyScopes: ["admin"], oauthScope: "crew:write" };
-}
-
-export type Credential =
-  | { type: "api_key"; id: string; scopes: readonly KeyScope[] }
-  | { type: "oauth"; id: string; grantId: string; clientId: string; scopes: readonly OAuthScope[] }
-  | { type: "session"; id: string };
-
-export interface Principal {
-  userId: string;
-  orgId: string;
-  email: string;
-  name: string;
-  plan: Plan;
-  credential: Credential;
-  /** The user's role in the organization (src/docs/notes/web-app.md), read with the credential on every request. */
-  role: Role;
 }
 
 /** The one place a principal is built: a user (from any credential's owner row) and the credential it came by. */

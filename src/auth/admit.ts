@@ -5,8 +5,8 @@
  */
 
 import type { AppDeps } from "../deps.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
-import type { Principal } from "./access.ts";
 import { authenticateBearer } from "./bearer.ts";
 import { consumeQuota, quotaHeaders } from "./quota.ts";
 

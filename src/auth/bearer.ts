@@ -3,12 +3,13 @@
  * kept apart from rendering the challenge (http/errors.ts builds WWW-Authenticate).
  */
 import type { Config } from "../config.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../lib/random.ts";
 import { findActiveKeyOwner, touchApiKey } from "../store/api-keys.ts";
 import type { Db } from "../store/db.ts";
 import { findActiveAccessToken, touchGrant } from "../store/oauth-tokens.ts";
-import { type Principal, principalFor } from "./access.ts";
+import { principalFor } from "./access.ts";
 import { isApiKey } from "./api-keys.ts";
 
 /** RFC 6750 §2.1: `Bearer` (any case), one space, a b64token. */

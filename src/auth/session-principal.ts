@@ -1,9 +1,9 @@
 /** The principal of an endpoint that takes the signed-in session instead of a Bearer credential. */
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { assertSameOrigin } from "../http/csrf.ts";
-import type { Principal } from "./access.ts";
 import { readSession, sessionPrincipalOf } from "./sessions.ts";
 
 export async function sessionPrincipal(deps: AppDeps, c: Context<AppEnv>): Promise<Principal> {

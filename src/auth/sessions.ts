@@ -7,13 +7,14 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import type { Principal } from "../domain.ts";
 import { DAY } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
 import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import { deleteExpiredSessions, deleteSession, extendSession, findSession, insertSession } from "../store/sessions.ts";
 import { getUserById, type User } from "../store/users.ts";
-import { type Principal, principalFor } from "./access.ts";
+import { principalFor } from "./access.ts";
 
 export const SESSION_COOKIE = "crew_session";
 export const SESSION_LIFETIME = 30 * DAY;

@@ -11,7 +11,8 @@
  * tsdav is imported on first use: only users with a connected calendar pay for loading it.
  */
 import { encodeBase64 } from "@oslojs/encoding";
-import { OutboundFailed, type OutboundPolicy, OutboundRefused, outboundFetch } from "./outbound.ts";
+import type { OutboundPolicy } from "../lib/outbound-policy.ts";
+import { OutboundFailed, OutboundRefused, outboundFetch } from "./outbound.ts";
 
 export type CalDavFailure = "rejected" | "unreachable" | "not_found" | "protocol";
 

@@ -6,11 +6,12 @@
  * call that works. The REST operations and the Calendar page call these same functions.
  */
 import * as v from "valibot";
-import type { Principal } from "../auth/access.ts";
 import type { Config } from "../config.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
+import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 import { newId } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
 import {
@@ -23,7 +24,6 @@ import {
   saveIntegrationStatement,
 } from "../store/integrations.ts";
 import { type CalDavAccess, CalDavError, type CalDavFailure, discoverCalendar } from "./caldav.ts";
-import type { OutboundPolicy } from "./outbound.ts";
 import { open, SecretBoxError, seal } from "./secret-box.ts";
 
 export interface CalendarDeps {

@@ -14,25 +14,7 @@
  * twice then, which is the documented residual risk.
  */
 import ipaddr from "ipaddr.js";
-
-/** One HTTP exchange to `address`, for `url` (Host header and TLS server name from the URL). Never follows redirects. */
-export type OutboundConnector = (request: {
-  url: URL;
-  address: string;
-  method: string;
-  headers: Headers;
-  body: Uint8Array<ArrayBuffer> | null;
-  signal: AbortSignal;
-}) => Promise<Response>;
-
-export interface OutboundPolicy {
-  /** config.allowPrivateTargets (ALLOW_PRIVATE_TARGETS, alias WEBHOOK_ALLOW_PRIVATE). */
-  allowPrivate: boolean;
-  /** DNS lookup, injected (boot passes node:dns; tests pass a fake). */
-  resolve(host: string): Promise<string[]>;
-  /** The runtime's pinned HTTP(S) client, injected by boot. */
-  connect?: OutboundConnector;
-}
+import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 
 /** The policy refused the target. `reason` is for the log only. */
 export class OutboundRefused extends Error {

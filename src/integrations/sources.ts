@@ -10,6 +10,7 @@ import * as v from "valibot";
 import type { Config } from "../config.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
+import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 import { newId } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
 import {
@@ -26,7 +27,6 @@ import {
 } from "../store/sources.ts";
 import { FeedError, readFeed } from "./feeds/feed.ts";
 import { type MailboxSettings, type MailCursor, MailError, readMailbox } from "./mail/imap.ts";
-import type { OutboundPolicy } from "./outbound.ts";
 import { open, SecretBoxError } from "./secret-box.ts";
 import { readSlack, SlackReadError, slackMissing } from "./slack/reader.ts";
 

@@ -4,9 +4,10 @@
  * (notifications and responses cost nothing), all or none — a batch that does not fit is refused
  * whole with 429, so none of its calls run.
  */
-import type { Principal } from "../auth/access.ts";
+
 import { consumeQuota, quotaHeaders } from "../auth/quota.ts";
 import type { AppDeps } from "../deps.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 
 const isRequest = (m: unknown) => typeof m === "object" && m !== null && "method" in m && "id" in m;

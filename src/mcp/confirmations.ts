@@ -13,7 +13,7 @@
 import { type CallToolResult, inputRequired, inputResponse } from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import { NEEDS_MODEL } from "../agents/model-run.ts";
-import type { Principal } from "../auth/access.ts";
+import type { Principal } from "../domain.ts";
 import { isAgentId } from "../domain.ts";
 import { findAction } from "../store/actions.ts";
 import type { Db } from "../store/db.ts";

@@ -3,7 +3,7 @@
  * with no tools shows "Connected, 0 tools" and nothing else (FIELD-NOTES), so the instructions and
  * the empty tools/list are where a person learns why, and which plan adds them.
  */
-import type { Principal } from "../auth/access.ts";
+import type { Principal } from "../domain.ts";
 import { cheapestPlanFor, planTier } from "../domain.ts";
 
 const START =

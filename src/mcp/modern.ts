@@ -17,8 +17,8 @@ import {
 } from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import { whatIsMissing } from "../agents/model-run.ts";
-import type { Principal } from "../auth/access.ts";
 import type { AppDeps } from "../deps.ts";
+import type { Principal } from "../domain.ts";
 import { operations } from "../operations/index.ts";
 import { appsOffered, mcpApps, withAppMeta } from "./apps/documents.ts";
 import { complete } from "./completions.ts";

@@ -16,7 +16,8 @@ import {
   type Resource,
   type ResourceTemplate,
 } from "@modelcontextprotocol/sdk/types.js";
-import { denial, type Principal } from "../auth/access.ts";
+import { denial } from "../auth/access.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { Operation, OperationContext, ResourceProjection } from "../operations/registry.ts";

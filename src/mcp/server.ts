@@ -14,8 +14,8 @@ import {
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { Principal } from "../auth/access.ts";
 import type { AppDeps } from "../deps.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { API_VERSION } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";

@@ -1,6 +1,6 @@
 /** Who an MCP request acts for: each transport (HTTP per request, stdio per process) decides how. */
 import type { ClientCapabilities, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { Principal } from "../auth/access.ts";
+import type { Principal } from "../domain.ts";
 
 export interface McpSession {
   /** The caller, checked (and, on stdio, counted against the quota) for each tools request. */

@@ -6,10 +6,10 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import type { Principal } from "../auth/access.ts";
 import { admit } from "../auth/admit.ts";
 import { authenticateBearer } from "../auth/bearer.ts";
 import { boot } from "../boot.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/random.ts";
 import { operations } from "../operations/index.ts";

@@ -15,7 +15,7 @@
  *   announced within a few seconds. Nothing is polled while no stream is open.
  */
 import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
-import type { Principal } from "../auth/access.ts";
+import type { Principal } from "../domain.ts";
 import type { Db } from "../store/db.ts";
 
 export const MAX_STREAMS_PER_USER = 5;

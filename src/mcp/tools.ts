@@ -8,7 +8,8 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import { denial, type Principal } from "../auth/access.ts";
+import { denial } from "../auth/access.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { AnySchema, McpProjection, Operation, OperationContext } from "../operations/registry.ts";

@@ -6,10 +6,10 @@
  * owners on /settings/slack and /settings/notifications, which call the same functions.
  */
 import * as v from "valibot";
-import type { Principal } from "../auth/access.ts";
 import { writeAccess } from "../auth/access.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { Config } from "../config.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { type SlackConfig, sealChannelSecret } from "../integrations/slack/connection.ts";
 import { iso } from "../lib/clock.ts";

@@ -4,7 +4,7 @@
  * /connected-apps page calls the same functions.
  */
 import * as v from "valibot";
-import type { Principal } from "../auth/access.ts";
+import type { Principal } from "../domain.ts";
 import { OAUTH_SCOPES } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";

@@ -4,8 +4,9 @@
  * caller can get wrong is thrown as an ApiError; the projections only translate errors into
  * their wire format (the REST envelope, an MCP tool error).
  */
-import { type Access, denial, type Principal, requiredScopeName } from "../auth/access.ts";
+import { type Access, denial, requiredScopeName } from "../auth/access.ts";
 import { ownerDenial } from "../auth/roles.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
 import { parseOrThrow } from "../http/validate.ts";
 import { inputSchemaFor, type Operation, type OperationContext } from "./registry.ts";

@@ -4,9 +4,9 @@
  * able to mint keys. The dashboard's forms call the same functions.
  */
 import * as v from "valibot";
-import type { Principal } from "../auth/access.ts";
 import { generateApiKey } from "../auth/api-keys.ts";
 import type { Config } from "../config.ts";
+import type { Principal } from "../domain.ts";
 import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { HOUR, iso, isoOrNull } from "../lib/clock.ts";

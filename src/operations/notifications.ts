@@ -5,7 +5,7 @@
  * /settings/notifications calls the same functions.
  */
 import * as v from "valibot";
-import type { Principal } from "../auth/access.ts";
+import type { Principal } from "../domain.ts";
 import type { Db } from "../store/db.ts";
 import { getPrefs, type NotificationPrefs, setPrefsStatement } from "../store/notify.ts";
 import { defineOperation } from "./registry.ts";

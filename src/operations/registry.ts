@@ -4,12 +4,13 @@
  * derived from it (ARCHITECTURE.md).
  */
 import type * as v from "valibot";
-import type { Access, Principal } from "../auth/access.ts";
+import type { Access } from "../auth/access.ts";
 import type { Config } from "../config.ts";
-import type { OutboundPolicy } from "../integrations/outbound.ts";
+import type { Principal } from "../domain.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Events } from "../lib/events.ts";
 import type { Logger } from "../lib/log.ts";
+import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 import type { Db } from "../store/db.ts";
 
 export type AnySchema = v.GenericSchema;

@@ -7,9 +7,9 @@
  * /settings/sources page calls the same functions.
  */
 import * as v from "valibot";
-import type { Principal } from "../auth/access.ts";
 import { writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { refusedWithoutLookup } from "../integrations/outbound.ts";
 import { seal } from "../integrations/secret-box.ts";

@@ -4,9 +4,9 @@
  * webhooks page and `crew webhook add` call the same functions.
  */
 import * as v from "valibot";
-import type { Principal } from "../auth/access.ts";
 import { writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
+import type { Principal } from "../domain.ts";
 import { WEBHOOK_EVENTS } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";

@@ -15,6 +15,7 @@ import { runCli } from "../../src/cli/index.ts";
 import { loadConfig } from "../../src/config.ts";
 import { type Clock, systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
+import { resolveDeps } from "../../src/resolve-deps.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
 import { openStore } from "../../src/store/db.ts";
 import { createUser } from "../../src/store/users.ts";
@@ -164,7 +165,7 @@ export async function serveDatabase(databaseUrl: string, clock: Clock = systemCl
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({ DATABASE_URL: databaseUrl, BASE_URL: url, PORT: String(port), LOG_LEVEL: "silent" });
   const db = await openStore({ url: databaseUrl });
-  const app = createApp({ db, config, clock, log: silentLogger });
+  const app = createApp(resolveDeps({ db, config, clock, log: silentLogger }));
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   return {

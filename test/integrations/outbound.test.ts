@@ -7,15 +7,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  isAllowedAddress,
-  type OutboundConnector,
-  OutboundFailed,
-  type OutboundPolicy,
-  OutboundRefused,
-  outboundFetch,
-  vetHost,
-} from "../../src/integrations/outbound.ts";
+import { isAllowedAddress, OutboundFailed, OutboundRefused, outboundFetch, vetHost } from "../../src/integrations/outbound.ts";
+import type { OutboundConnector, OutboundPolicy } from "../../src/lib/outbound-policy.ts";
 import { pinnedConnector } from "../../src/outbound-connector.ts";
 
 const PUBLIC = "93.184.216.34";

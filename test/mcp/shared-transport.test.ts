@@ -9,7 +9,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import type { Principal } from "../../src/auth/access.ts";
+import type { Principal } from "../../src/domain.ts";
 import type { McpSession } from "../../src/mcp/session.ts";
 import { CANCEL_MEMORY_MS, SharedServerTransport } from "../../src/mcp/shared-transport.ts";
 

@@ -6,10 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { resolveDeps } from "../../src/deps.ts";
-import type { OutboundConnector } from "../../src/integrations/outbound.ts";
 import { HOUR, ManualClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
+import type { OutboundConnector } from "../../src/lib/outbound-policy.ts";
 import {
   ClientDocumentProblem,
   clientFromDocument,
@@ -18,6 +17,7 @@ import {
   loadDocumentClient,
   MAX_CACHE_MS,
 } from "../../src/oauth/client-id-document.ts";
+import { resolveDeps } from "../../src/resolve-deps.ts";
 import type { Db } from "../../src/store/db.ts";
 
 const URL_ID = "https://app.example.com/oauth/client.json";

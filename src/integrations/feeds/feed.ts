@@ -5,7 +5,8 @@
  * `maxChars`, and the body at the policy's size limit.
  */
 import { parseFeed } from "feedsmith";
-import { OutboundFailed, type OutboundPolicy, OutboundRefused, outboundFetch } from "../outbound.ts";
+import type { OutboundPolicy } from "../../lib/outbound-policy.ts";
+import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
 import { htmlToText, tidy, truncate } from "./plain-text.ts";
 
 export interface FeedEntry {

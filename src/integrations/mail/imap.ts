@@ -8,8 +8,9 @@
  * address, with the host name as TLS server name.
  */
 import PostalMime from "postal-mime";
+import type { OutboundPolicy } from "../../lib/outbound-policy.ts";
 import { htmlToText, tidy, truncate } from "../feeds/plain-text.ts";
-import { type OutboundPolicy, OutboundRefused, vetHost } from "../outbound.ts";
+import { OutboundRefused, vetHost } from "../outbound.ts";
 
 export interface MailboxSettings {
   host: string;

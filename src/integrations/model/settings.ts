@@ -8,10 +8,11 @@ import * as v from "valibot";
 import type { Config, ModelProvider } from "../../config.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
+import type { OutboundPolicy } from "../../lib/outbound-policy.ts";
 import { type AuditActor, recordAudit } from "../../store/audit.ts";
 import type { Db } from "../../store/db.ts";
 import { deleteModelSettings, getModelSettings, saveModelSettings, tokensSince } from "../../store/model.ts";
-import { OutboundFailed, type OutboundPolicy, OutboundRefused, outboundFetch } from "../outbound.ts";
+import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
 import { open, SecretBoxError, seal } from "../secret-box.ts";
 import { CALL_TIMEOUT_MS, callForObject, callForText, type ModelConnection, structuredMode } from "./client.ts";
 

@@ -11,7 +11,7 @@
  */
 import { getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import type { ClientCapabilities, ReadResourceResult, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Principal } from "../../auth/access.ts";
+import type { Principal } from "../../domain.ts";
 import { type McpTool, visibleTools } from "../tools.ts";
 import { APP_TEMPLATES } from "./documents.generated.ts";
 
