@@ -253,3 +253,12 @@ export interface Principal {
   /** The user's role in the organization (src/docs/notes/web-app.md), read with the credential on every request. */
   role: Role;
 }
+
+// --- Words of the agents' reports and writes, shared by the operations' schemas and the model output
+// an agent run is checked against (src/docs/notes/model.md).
+/** How well the organization knows a contact. */
+export const RELATIONSHIPS = ["contact", "active", "warm", "cold", "key"] as const;
+/** Kinds of feed insight. */
+export const INSIGHT_TYPES = ["insight", "connection", "learning", "alert", "action"] as const;
+/** Stages of the sales pipeline in the weekly metrics report. */
+export const PIPELINE_STAGES = ["lead", "qualified", "proposal", "negotiation", "closed"] as const;

@@ -6,10 +6,8 @@
  */
 import * as v from "valibot";
 import type { Evidence } from "../domain.ts";
-import { ACTION_TYPES, AGENT_IDS, PRIORITIES } from "../domain.ts";
+import { ACTION_TYPES, AGENT_IDS, INSIGHT_TYPES, PIPELINE_STAGES, PRIORITIES, RELATIONSHIPS } from "../domain.ts";
 import type { SourceItem } from "../integrations/sources.ts";
-import { PIPELINE_STAGES } from "../operations/reports.ts";
-import { INSIGHT_TYPES, RELATIONSHIPS } from "../operations/writes.ts";
 import { evidenceOf, type Handles, withoutForeignUrls } from "./handles.ts";
 import type { AgentJob } from "./jobs.ts";
 import type { Completion } from "./run-api.ts";

@@ -20,7 +20,6 @@ import { ApiError, type FieldIssue } from "../errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { DomainEvent, Events } from "../lib/events.ts";
 import { newId } from "../lib/random.ts";
-import { contactIssues } from "../operations/actions.ts";
 import {
   type ActionInsert,
   actionCreated,
@@ -31,7 +30,7 @@ import {
 } from "../store/actions.ts";
 import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
 import { commit } from "../store/commit.ts";
-import { upsertContactStatement } from "../store/contacts.ts";
+import { contactIssues, upsertContactStatement } from "../store/contacts.ts";
 import type { Db } from "../store/db.ts";
 import { handoffInsertStatement, type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed.ts";
 import { existingRecordIds, isRecordKind, type RecordKind } from "../store/record-refs.ts";

@@ -95,3 +95,11 @@ export type IdPrefix =
 export function newId(prefix: IdPrefix, nowMs: number): string {
   return `${prefix}_${ulid(nowMs)}`;
 }
+
+/** Constant-time string equality (both sides are public-length digests or tokens). */
+export function timingSafeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

@@ -12,12 +12,12 @@
 
 import type { Config } from "../config.ts";
 import type { OAuthScope } from "../domain.ts";
+import { matchRedirectUri, redirectHost, redirectUriProblem } from "../lib/redirect-uri.ts";
 import type { Db } from "../store/db.ts";
 import { findClient, type OAuthClient } from "../store/oauth-clients.ts";
 import { approvedRedirectUris } from "../store/oauth-grants.ts";
 import { ClientDocumentProblem } from "./client-id-document.ts";
 import { isValidS256Challenge } from "./pkce.ts";
-import { matchRedirectUri, redirectHost, redirectUriProblem } from "./redirect-uri.ts";
 import { resolveResource } from "./resource.ts";
 import { parseScopeParam } from "./scopes.ts";
 

@@ -4,13 +4,12 @@
  * regardless (FIELD-NOTES). A public client identifies itself by client_id; a secret it sends
  * anyway is ignored. Unknown clients get invalid_client, on which clients re-register.
  */
-import { sha256Hex } from "../lib/random.ts";
+import { sha256Hex, timingSafeEqual } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
 import { findClient, type OAuthClient } from "../store/oauth-clients.ts";
 import { isClientIdDocumentUrl, publicDocumentClient } from "./client-id-document.ts";
 import { invalidRequest, OAuthError } from "./errors.ts";
 import { single } from "./form.ts";
-import { timingSafeEqual } from "./pkce.ts";
 
 interface Presented {
   clientId: string;

@@ -4,7 +4,7 @@
  * so the echo never carries a null field. Pure, no I/O.
  */
 import { AUTH_METHODS, type AuthMethod, type ClientMetadata, GRANT_TYPES, scopeString } from "../domain.ts";
-import { redirectUriProblem } from "./redirect-uri.ts";
+import { redirectUriProblem } from "../lib/redirect-uri.ts";
 import { parseScopeParam } from "./scopes.ts";
 
 export type MetadataResult =

@@ -10,11 +10,11 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppEnv } from "../deps.ts";
 import type { OAuthScope } from "../domain.ts";
 import { cheapestPlanFor, planTier } from "../domain.ts";
+import { redirectHost } from "../lib/redirect-uri.ts";
 import { alertBox, CONTENT_SECURITY_POLICY, csrfField, type Html, renderPage } from "../web/layout.ts";
 import { accountOf } from "../web/pages.ts";
 import type { AuthorizeRequest } from "./authorize-request.ts";
 import { documentHost, isClientIdDocumentUrl } from "./client-id-document.ts";
-import { redirectHost } from "./redirect-uri.ts";
 import { capScopesToPlan } from "./scopes.ts";
 
 export const SCOPE_DESCRIPTIONS: Record<OAuthScope, string> = {

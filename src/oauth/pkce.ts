@@ -1,6 +1,7 @@
 /** PKCE (RFC 7636) with S256 only, as OAuth 2.1 requires. Pure, no I/O. */
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
+import { timingSafeEqual } from "../lib/random.ts";
 
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -12,14 +13,6 @@ export const isValidS256Challenge = (challenge: string) => S256_CHALLENGE.test(c
 
 export function s256Challenge(verifier: string): string {
   return encodeBase64urlNoPadding(sha256(new TextEncoder().encode(verifier)));
-}
-
-/** Constant-time string equality (both sides are public-length digests or tokens). */
-export function timingSafeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }
 
 export function verifyS256(verifier: string, challenge: string): boolean {

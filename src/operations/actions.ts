@@ -4,7 +4,7 @@ import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/
 import * as v from "valibot";
 import { readAccess, writeAccess } from "../auth/access.ts";
 import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, AGENT_IDS } from "../domain.ts";
-import { ApiError, type FieldIssue, notFound } from "../errors.ts";
+import { ApiError, notFound } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import {
   type ActionCursor,
@@ -17,8 +17,7 @@ import {
   updateAction,
 } from "../store/actions.ts";
 import { commit } from "../store/commit.ts";
-import { existingContactIds } from "../store/contacts.ts";
-import type { Db } from "../store/db.ts";
+import { contactIssues } from "../store/contacts.ts";
 import { EvidenceList } from "./evidence-schema.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, LongText, PageLimit, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
@@ -29,23 +28,6 @@ const SOURCES = ["api", "mcp", "web", ...AGENT_IDS] as const;
 
 /** The stored `source` of something a person wrote through a projection (SPEC §5). */
 export const sourceOf = (via: "rest" | "mcp" | "web") => (via === "rest" ? "api" : via);
-
-/**
- * The contact-reference check of new actions (REST, MCP, agent runs): an issue per action whose
- * contactId names no contact of the organization, at the path `pathOf` gives.
- */
-export async function contactIssues(
-  db: Db,
-  orgId: string,
-  items: readonly { contactId?: string }[],
-  pathOf: (index: number) => string,
-): Promise<FieldIssue[]> {
-  const wanted = [...new Set(items.flatMap((a) => (a.contactId ? [a.contactId] : [])))];
-  const known = await existingContactIds(db, orgId, wanted);
-  return items.flatMap((a, i) =>
-    a.contactId && !known.has(a.contactId) ? [{ path: pathOf(i), message: "No contact with this id." }] : [],
-  );
-}
 
 export const Action = v.object({
   id: v.string(),

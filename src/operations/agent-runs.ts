@@ -9,7 +9,7 @@ import { jobOf } from "../agents/jobs.ts";
 import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.ts";
 import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
 import { readAccess, writeAccess } from "../auth/access.ts";
-import { ACTION_TYPES, AGENT_IDS } from "../domain.ts";
+import { ACTION_TYPES, AGENT_IDS, PIPELINE_STAGES } from "../domain.ts";
 import { notFound } from "../errors.ts";
 import { type Clock, iso, isoOrNull } from "../lib/clock.ts";
 import { getAgentRecord, setAgentSchedule } from "../store/agents.ts";
@@ -21,7 +21,7 @@ import { listRuns } from "../store/runs.ts";
 import { NewAction } from "./actions.ts";
 import { EvidenceInput } from "./evidence-schema.ts";
 import { defineOperation } from "./registry.ts";
-import { Metrics, PIPELINE_STAGES } from "./reports.ts";
+import { Metrics } from "./reports.ts";
 import { DateTime, LongText, maxChars, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
 import { contactFields, handoffFields, insightFields } from "./writes.ts";
 

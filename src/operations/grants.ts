@@ -8,7 +8,7 @@ import type { Principal } from "../domain.ts";
 import { OAUTH_SCOPES } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
-import { redirectHost } from "../oauth/redirect-uri.ts";
+import { redirectHost } from "../lib/redirect-uri.ts";
 import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import { listConnectedApps, revokeGrant } from "../store/oauth-grants.ts";

@@ -2,7 +2,7 @@
 import * as v from "valibot";
 import { type BriefingBody, generateBriefing } from "../agents/compose-briefing.ts";
 import { readAccess } from "../auth/access.ts";
-import { SUGGESTION_AGENTS } from "../domain.ts";
+import { PIPELINE_STAGES, SUGGESTION_AGENTS } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { iso } from "../lib/clock.ts";
 import { latestBriefing, latestProfile, latestStandup } from "../store/reports.ts";
@@ -131,8 +131,6 @@ export const getSuggestions = defineOperation({
     return { suggestions: rows.map(toSuggestionView) };
   },
 });
-
-export const PIPELINE_STAGES = ["lead", "qualified", "proposal", "negotiation", "closed"] as const;
 
 export const CompanyProfile = v.object({
   archetype: v.pipe(v.string(), v.description('Company archetype; "unknown" before the dna agent first runs.')),

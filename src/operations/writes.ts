@@ -1,7 +1,7 @@
 /** The write side besides the action queue: contacts (upsert), handoffs between agents, the insight feed. */
 import * as v from "valibot";
 import { writeAccess } from "../auth/access.ts";
-import { AGENT_IDS } from "../domain.ts";
+import { AGENT_IDS, INSIGHT_TYPES, RELATIONSHIPS } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import { upsertContact } from "../store/contacts.ts";
 import { insertHandoff, insertInsight } from "../store/feed.ts";
@@ -10,8 +10,6 @@ import { Email, LongText, Priority, ShortText, Title } from "./schemas.ts";
 
 const writes: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const Optional200 = v.pipe(ShortText(200), v.minLength(1, "Must not be empty."));
-
-export const RELATIONSHIPS = ["contact", "active", "warm", "cold", "key"] as const;
 
 /** Fields of a contact, shared with the run completion (SPEC §8, §13). */
 export const contactFields = {
@@ -91,8 +89,6 @@ export const createHandoff = defineOperation({
     return { ok: true as const, handoffId: id };
   },
 });
-
-export const INSIGHT_TYPES = ["insight", "connection", "learning", "alert", "action"] as const;
 
 const Impact = v.picklist(["low", "medium", "high"], "Must be one of low, medium, high.");
 

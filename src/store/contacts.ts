@@ -1,3 +1,4 @@
+import type { FieldIssue } from "../errors.ts";
 import type { Db } from "./db.ts";
 
 export interface ContactFields {
@@ -75,4 +76,21 @@ export async function existingContactIds(db: Db, orgId: string, ids: string[]): 
     args: [orgId, ...ids],
   });
   return new Set(result.rows.map((r) => String(r.id)));
+}
+
+/**
+ * The contact-reference check of new actions (REST, MCP, agent runs): an issue per action whose
+ * contactId names no contact of the organization, at the path `pathOf` gives.
+ */
+export async function contactIssues(
+  db: Db,
+  orgId: string,
+  items: readonly { contactId?: string }[],
+  pathOf: (index: number) => string,
+): Promise<FieldIssue[]> {
+  const wanted = [...new Set(items.flatMap((a) => (a.contactId ? [a.contactId] : [])))];
+  const known = await existingContactIds(db, orgId, wanted);
+  return items.flatMap((a, i) =>
+    a.contactId && !known.has(a.contactId) ? [{ path: pathOf(i), message: "No contact with this id." }] : [],
+  );
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
+import { matchRedirectUri, redirectHost, redirectUriProblem } from "../../src/lib/redirect-uri.ts";
 import { validateClientMetadata } from "../../src/oauth/client-metadata.ts";
 import { isValidS256Challenge, s256Challenge, verifyS256 } from "../../src/oauth/pkce.ts";
-import { matchRedirectUri, redirectHost, redirectUriProblem } from "../../src/oauth/redirect-uri.ts";
 import { resolveResource } from "../../src/oauth/resource.ts";
 import { capScopesToPlan, isScopeSubset, parseScopeParam } from "../../src/oauth/scopes.ts";
 

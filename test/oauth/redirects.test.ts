@@ -6,7 +6,7 @@
  * request repeats a redirect_uri the authorization request sent (RFC 6749 §4.1.3).
  */
 import { describe, expect, it } from "vitest";
-import { redirectUriProblem } from "../../src/oauth/redirect-uri.ts";
+import { redirectUriProblem } from "../../src/lib/redirect-uri.ts";
 import {
   authorizeUrl,
   connect as connectAs,

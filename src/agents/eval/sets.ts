@@ -10,12 +10,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as v from "valibot";
-import { ACTION_TYPES, PRIORITIES } from "../../domain.ts";
+import { ACTION_TYPES, INSIGHT_TYPES, PIPELINE_STAGES, PRIORITIES, RELATIONSHIPS } from "../../domain.ts";
 import { parseFeedBody } from "../../integrations/feeds/feed.ts";
 import { parseMessage } from "../../integrations/mail/imap.ts";
 import type { SourceItem } from "../../integrations/sources.ts";
-import { PIPELINE_STAGES } from "../../operations/reports.ts";
-import { INSIGHT_TYPES, RELATIONSHIPS } from "../../operations/writes.ts";
 import { jobOf, MODEL_AGENTS, type Write } from "../jobs.ts";
 
 /** The folder shipped with Crew; `crew eval --dir` points elsewhere. */

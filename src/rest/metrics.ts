@@ -7,8 +7,7 @@ import { Hono } from "hono";
 import { JOBS } from "../agents/jobs.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { sha256Hex } from "../lib/random.ts";
-import { timingSafeEqual } from "../oauth/pkce.ts";
+import { sha256Hex, timingSafeEqual } from "../lib/random.ts";
 import { storeFigures } from "../store/metrics.ts";
 
 const RUNNER = new Map(JOBS.map((j) => [j.id, j.runner]));
