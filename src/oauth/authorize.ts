@@ -5,12 +5,12 @@
 import type { Context } from "hono";
 import { readSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { messagePage } from "../html/layout.ts";
+import { accountOf, readForm, refuseForgedForm } from "../html/page-frame.ts";
 import { newId, sha256Hex } from "../lib/random.ts";
 import { recordAudit } from "../store/audit.ts";
 import { insertCode } from "../store/oauth-codes.ts";
 import { insertGrant } from "../store/oauth-grants.ts";
-import { messagePage } from "../web/layout.ts";
-import { accountOf, readForm, refuseForgedForm } from "../web/pages.ts";
 import { type AuthorizeCheck, checkAuthorizeRequest, clientRedirect } from "./authorize-request.ts";
 import { clientLookup } from "./client-id-document.ts";
 import { renderConsentPage } from "./consent-page.ts";

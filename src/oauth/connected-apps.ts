@@ -10,10 +10,10 @@ import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../errors.ts";
+import { type ItemRow, itemTable } from "../html/item-table.ts";
+import { alertBox, type Html, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "../html/page-frame.ts";
 import { type GrantView, listGrantsFor, revokeGrantFor } from "../operations/grants.ts";
-import { type ItemRow, itemTable } from "../web/item-table.ts";
-import { alertBox, type Html, type PageAccount, renderPage, seeOther } from "../web/layout.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "../web/pages.ts";
 
 function appRows(account: PageAccount, grants: GrantView[], now: number): Html {
   if (grants.length === 0) {

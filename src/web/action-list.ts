@@ -6,10 +6,10 @@
 import { html } from "hono/html";
 import type * as v from "valibot";
 import { ACTION_LANES, PRIORITIES } from "../domain.ts";
+import { ago, csrfField, type Html, type PageAccount } from "../html/layout.ts";
+import { priorityBadge } from "../html/ui.ts";
 import type { Action } from "../operations/actions.ts";
-import { ago, csrfField, type Html, type PageAccount } from "./layout.ts";
 import { basedOn } from "./suggestions-page.ts";
-import { priorityBadge } from "./ui.ts";
 
 export type ActionView = v.InferOutput<typeof Action>;
 

@@ -8,13 +8,13 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, PRIORITIES } from "../domain.ts";
+import { alertBox, csrfField, renderPage } from "../html/layout.ts";
+import { accountOf, requirePageSession } from "../html/page-frame.ts";
+import { doneNotice, emptyState, filterLinks, pager, selectField, textArea, textField, withQuery } from "../html/ui.ts";
 import { addActions, listActionQueue, updateActionOp } from "../operations/actions.ts";
 import { ACTION_CHANGED, actionChangeCode, actionList, laneText, SNOOZE_DAYS, statusText } from "./action-list.ts";
 import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
-import { alertBox, csrfField, renderPage } from "./layout.ts";
-import { accountOf, requirePageSession } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
-import { doneNotice, emptyState, filterLinks, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
 
 const FILTERS = ["show", "status", "source", "type", "lane"] as const;
 const DONE = { added: "Action added.", ...ACTION_CHANGED };

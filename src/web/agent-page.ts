@@ -13,6 +13,9 @@ import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS } from "../domain.ts";
+import { ago, alertBox, csrfField, messagePage, NAV, renderPage, seeOther } from "../html/layout.ts";
+import { accountOf, readSignedInForm, withSession } from "../html/page-frame.ts";
+import { doneNotice, emptyState, priorityBadge, textField } from "../html/ui.ts";
 import { cronWords } from "../lib/cron-words.ts";
 import { latestEvalScore } from "../operations/agent-eval.ts";
 import { resumeAgentOp } from "../operations/agent-pause.ts";
@@ -24,12 +27,9 @@ import { agentDailyTokens } from "../store/budgets.ts";
 import { getOrg } from "../store/orgs.ts";
 import { agentEvalCard } from "./eval-page.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
-import { ago, alertBox, csrfField, messagePage, NAV, renderPage, seeOther } from "./layout.ts";
 import { instructionsSection } from "./model-page.ts";
 import { ownersOnly } from "./owner.ts";
-import { accountOf, readSignedInForm, withSession } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
-import { doneNotice, emptyState, priorityBadge, textField } from "./ui.ts";
 
 /** Tokens in / out of a model-backed run (SPEC §13), or null for runs without a model call. */
 function tokensOf(run: { tokensIn: number | null; tokensOut: number | null }): string | null {

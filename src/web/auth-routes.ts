@@ -12,13 +12,13 @@ import { checkSignIn, WRONG_CREDENTIALS } from "../auth/sign-in.ts";
 import type { OidcEnv } from "../config.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../errors.ts";
+import { alertBox, messagePage, renderPage, seeOther } from "../html/layout.ts";
+import { readForm, refuseForgedForm, safeNextPath } from "../html/page-frame.ts";
 import { readJsonObject } from "../http/body.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { assertSameOrigin, crossSiteReason } from "../http/csrf.ts";
 import { parseOrThrow } from "../http/validate.ts";
 import { countUsers, type User } from "../store/users.ts";
-import { alertBox, messagePage, renderPage, seeOther } from "./layout.ts";
-import { readForm, refuseForgedForm, safeNextPath } from "./pages.ts";
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, name: u.name, plan: u.plan });
 

@@ -13,11 +13,11 @@ import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { planIncludes } from "../domain.ts";
 import { ApiError } from "../errors.ts";
+import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "../html/page-frame.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CalendarStatus, calendarStatus, connectCalendar, disconnectCalendar } from "../integrations/calendar.ts";
 import { ConnectCalendarInput } from "../operations/integrations.ts";
-import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
 
 type Field = "url" | "username" | "password";
 

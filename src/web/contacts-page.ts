@@ -7,13 +7,13 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { RELATIONSHIPS } from "../domain.ts";
+import { alertBox, csrfField, renderPage } from "../html/layout.ts";
+import { accountOf, withSession } from "../html/page-frame.ts";
+import { doneNotice, emptyState, pager, selectField, textArea, textField, withQuery } from "../html/ui.ts";
 import { listContactsOp } from "../operations/listings.ts";
 import { addContact } from "../operations/writes.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
-import { alertBox, csrfField, renderPage } from "./layout.ts";
-import { accountOf, withSession } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
-import { doneNotice, emptyState, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
 
 const DONE = { created: "Contact added.", updated: "Contact updated: it matched an existing one." };
 const FIELDS = ["name", "email", "company", "role", "relationship", "notes"] as const;

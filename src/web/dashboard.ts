@@ -10,17 +10,17 @@ import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowedKeyScopes } from "../domain.ts";
+import { ago, alertBox, type Html, renderPage, seeOther } from "../html/layout.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "../html/page-frame.ts";
+import { doneNotice, emptyState, priorityBadge } from "../html/ui.ts";
 import { listActionQueue } from "../operations/actions.ts";
 import { type AgentDashboard, getAgents } from "../operations/agents.ts";
 import { getBriefing, getStandup } from "../operations/reports.ts";
 import { getOrg } from "../store/orgs.ts";
 import { hasOwnContent } from "../store/own-content.ts";
 import { gettingStarted } from "./getting-started.ts";
-import { ago, alertBox, type Html, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly } from "./owner.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
-import { doneNotice, emptyState, priorityBadge } from "./ui.ts";
 
 const HEALTH_LABEL: Record<string, string> = { green: "Healthy", stale: "Stale", error: "Error", never_ran: "Never ran" };
 

@@ -7,7 +7,7 @@
 import type { Context } from "hono";
 import { html } from "hono/html";
 import type { AppEnv } from "../deps.ts";
-import { layout, SECURITY_HEADERS } from "./layout.ts";
+import { layout, SECURITY_HEADERS } from "../html/layout.ts";
 
 /** Paths whose clients are programs: always the JSON envelope there. */
 const API_PREFIXES = ["/api/", "/mcp", "/oauth/token", "/oauth/register", "/oauth/revoke", "/.well-known/"];

@@ -10,13 +10,13 @@ import { EvalRefused, runEval } from "../agents/eval/run.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ago, alertBox, csrfField, type Html, seeOther } from "../html/layout.ts";
+import { accountOf, readSignedInForm } from "../html/page-frame.ts";
 import { resolveModel } from "../integrations/model/settings.ts";
 import type { EvalScoreView } from "../operations/agent-eval.ts";
 import { latestEvalOfModel } from "../store/evals.ts";
 import { getOrg } from "../store/orgs.ts";
-import { ago, alertBox, csrfField, type Html, seeOther } from "./layout.ts";
 import { ownersOnly } from "./owner.ts";
-import { accountOf, readSignedInForm } from "./pages.ts";
 
 const PATH = "/settings/model";
 

@@ -8,14 +8,14 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS, INSIGHT_TYPES, PRIORITIES } from "../domain.ts";
+import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
+import { accountOf, withSession } from "../html/page-frame.ts";
+import { doneNotice, emptyState, filterLinks, pager, priorityBadge, selectField, textArea, textField } from "../html/ui.ts";
 import { HANDOFF_VIEWS, listFeedOp, listHandoffsOp } from "../operations/listings.ts";
 import { createHandoff, postInsight } from "../operations/writes.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
-import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
-import { accountOf, withSession } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 import { basedOn } from "./suggestions-page.ts";
-import { doneNotice, emptyState, filterLinks, pager, priorityBadge, selectField, textArea, textField } from "./ui.ts";
 
 const agentChoices = AGENTS.map((a) => [a.id, a.name] as [string, string]);
 const formError = (state: FormState | null) =>

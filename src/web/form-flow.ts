@@ -6,8 +6,8 @@
 import type { Context } from "hono";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { seeOther } from "./layout.ts";
-import { readSignedInForm, safeNextPath } from "./pages.ts";
+import { seeOther } from "../html/layout.ts";
+import { readSignedInForm, safeNextPath } from "../html/page-frame.ts";
 import { formErrors } from "./run-operation.ts";
 
 export interface FormState {

@@ -4,7 +4,7 @@
  * with `{base}`; where keys are made; how a model is connected (§13); and for owners the demo data.
  */
 import { html } from "hono/html";
-import { csrfField, type Html, type PageAccount } from "./layout.ts";
+import { csrfField, type Html, type PageAccount } from "../html/layout.ts";
 
 function snippet(id: string, title: string, where: Html | string, code: string): Html {
   return html`<section class="setup" aria-labelledby="${id}-h">

@@ -11,11 +11,11 @@ import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
+import { type ItemRow, itemTable } from "../html/item-table.ts";
+import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "../html/page-frame.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CreatedKey, CreateKeyInput, createKeyFor, listKeysFor, revokeKeyFor } from "../operations/keys.ts";
-import { type ItemRow, itemTable } from "./item-table.ts";
-import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
 
 const SCOPE_HELP: Record<string, string> = {
   admin: "Everything, writes included: actions, contacts, handoffs, feed, agents, webhooks.",

@@ -12,6 +12,7 @@ import { html } from "hono/html";
 import { principalFor } from "../auth/access.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../errors.ts";
+import { messagePage, renderPage } from "../html/layout.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { linkTokenHash } from "../integrations/notify/links.ts";
 import { updateActionOp } from "../operations/actions.ts";
@@ -20,7 +21,6 @@ import type { Operation } from "../operations/registry.ts";
 import { findAction } from "../store/actions.ts";
 import { type ActionVerb, claimMailLink, findMailLink, type LinkState, setPrefsStatement } from "../store/notify.ts";
 import { getUserById } from "../store/users.ts";
-import { messagePage, renderPage } from "./layout.ts";
 
 const VERBS: Record<ActionVerb, { status: "approved" | "done" | "dismissed"; label: string; past: string }> = {
   approve: { status: "approved", label: "Approve", past: "approved" },

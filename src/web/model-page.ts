@@ -16,6 +16,8 @@ import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { isAgentId } from "../domain.ts";
+import { alertBox, csrfField, type Html, messagePage, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
+import { accountOf, readSignedInForm, requirePageSession } from "../html/page-frame.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import {
   describeStructured,
@@ -29,9 +31,7 @@ import {
 import { ModelSettingsInput } from "../operations/model.ts";
 import { getInstructionOverride, setInstructionOverride } from "../store/model.ts";
 import { modelEvalCard } from "./eval-page.ts";
-import { alertBox, csrfField, type Html, messagePage, type PageAccount, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly } from "./owner.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
 
 const PATH = "/settings/model";
 type Field = "provider" | "baseUrl" | "model" | "apiKey" | "dailyTokens";

@@ -9,14 +9,14 @@ import { html } from "hono/html";
 import { isOwner } from "../auth/roles.ts";
 import { sessionPrincipalOf, type ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ago, alertBox, csrfField, type Html, renderPage } from "../html/layout.ts";
+import { accountOf, withSession } from "../html/page-frame.ts";
 import { connectTeams, disconnectFor, slackStatus, teamsStatus } from "../operations/channels.ts";
 import { updateMyNotifications } from "../operations/notifications.ts";
 import { listMessages, type MessageRecord } from "../store/messages.ts";
 import { getPrefs } from "../store/notify.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
-import { ago, alertBox, csrfField, type Html, renderPage } from "./layout.ts";
 import { ownersOnly } from "./owner.ts";
-import { accountOf, withSession } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 
 const PATH = "/settings/notifications";

@@ -9,10 +9,10 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { beginOidc, finishOidc, type OidcAttempt, resolveOidcUser } from "../auth/oidc.ts";
 import { startSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { messagePage, seeOther } from "../html/layout.ts";
+import { safeNextPath } from "../html/page-frame.ts";
 import { recordAudit } from "../store/audit.ts";
 import { getDefaultOrg } from "../store/orgs.ts";
-import { messagePage, seeOther } from "./layout.ts";
-import { safeNextPath } from "./pages.ts";
 
 const ATTEMPT_COOKIE = "crew_oidc";
 const COOKIE_PATH = "/sign-in/oidc";

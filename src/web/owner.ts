@@ -3,8 +3,8 @@ import type { Context } from "hono";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { messagePage } from "./layout.ts";
-import { accountOf, requirePageSession } from "./pages.ts";
+import { messagePage } from "../html/layout.ts";
+import { accountOf, requirePageSession } from "../html/page-frame.ts";
 
 export const ownersOnly = (c: Context<AppEnv>, found: ValidSession) =>
   messagePage(

@@ -13,8 +13,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "../deps.ts";
+import { messagePage } from "../html/layout.ts";
 import { fromTrustedProxy } from "../http/client-address.ts";
-import { messagePage } from "./layout.ts";
 
 const FORWARDING = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "via"];
 

@@ -8,13 +8,13 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { PIPELINE_STAGES } from "../domain.ts";
+import { ago, alertBox, type Html, renderPage } from "../html/layout.ts";
+import { accountOf, withSession } from "../html/page-frame.ts";
+import { doneNotice, emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
 import { listActionQueue } from "../operations/actions.ts";
 import { getBriefing, getCompanyProfile, getStandup } from "../operations/reports.ts";
 import { ACTION_CHANGED, actionList } from "./action-list.ts";
-import { ago, alertBox, type Html, renderPage } from "./layout.ts";
-import { accountOf, withSession } from "./pages.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
-import { doneNotice, emptyState, filterLinks, priorityBadge } from "./ui.ts";
 
 /** Briefing and standup texts are plain text with line breaks: paragraphs, no markup from the text. */
 function prose(text: string): Html {

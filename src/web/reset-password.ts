@@ -9,10 +9,10 @@ import { html } from "hono/html";
 import { startSession } from "../auth/sessions.ts";
 import { signInLinkHolder, useSignInLink } from "../auth/sign-in-links.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { alertBox, messagePage, renderPage, seeOther } from "../html/layout.ts";
+import { readForm } from "../html/page-frame.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { recordAudit } from "../store/audit.ts";
-import { alertBox, messagePage, renderPage, seeOther } from "./layout.ts";
-import { readForm } from "./pages.ts";
 import { MIN_PASSWORD } from "./setup.ts";
 
 const unusable = (c: Context<AppEnv>) =>

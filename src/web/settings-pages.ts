@@ -6,12 +6,12 @@
 import { Hono } from "hono";
 import { html } from "hono/html";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ago, renderPage } from "../html/layout.ts";
+import { accountOf } from "../html/page-frame.ts";
 import { cronWords } from "../lib/cron-words.ts";
 import { type AuditEntry, listAudit, listBackupEvents } from "../store/audit.ts";
 import { listOrgUsers } from "../store/users.ts";
-import { ago, renderPage } from "./layout.ts";
 import { requireOwner } from "./owner.ts";
-import { accountOf } from "./pages.ts";
 
 const PAGE_SIZE = 200;
 

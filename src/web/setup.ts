@@ -10,12 +10,12 @@ import * as v from "valibot";
 import { startSession } from "../auth/sessions.ts";
 import { createOwner, isSetupLinkUsable } from "../auth/setup.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { alertBox, messagePage, renderPage, seeOther } from "../html/layout.ts";
+import { readForm } from "../html/page-frame.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { Email } from "../operations/schemas.ts";
 import { recordAudit } from "../store/audit.ts";
-import { alertBox, messagePage, renderPage, seeOther } from "./layout.ts";
-import { readForm } from "./pages.ts";
 
 export const MIN_PASSWORD = 8;
 

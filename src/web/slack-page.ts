@@ -8,12 +8,12 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
+import { accountOf } from "../html/page-frame.ts";
 import { connectSlack, disconnectSlack, slackStatus } from "../operations/channels.ts";
 import { listMessages } from "../store/messages.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
-import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
 import { requireOwner } from "./owner.ts";
-import { accountOf } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 
 const PATH = "/settings/slack";

@@ -13,13 +13,13 @@ import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
+import { type ItemRow, itemTable } from "../html/item-table.ts";
+import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
+import { accountOf, readSignedInForm } from "../html/page-frame.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { FEED_AGENTS, MAILBOX_AGENT } from "../integrations/sources.ts";
 import { addSourceOp, addSourceSchemaFor, deleteSourceOp, listSourcesOp, type SourceView } from "../operations/sources.ts";
-import { type ItemRow, itemTable } from "./item-table.ts";
-import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly, requireOwner } from "./owner.ts";
-import { accountOf, readSignedInForm } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 
 const PATH = "/settings/sources";

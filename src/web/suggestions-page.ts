@@ -9,13 +9,13 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS, type Evidence, SUGGESTION_AGENTS } from "../domain.ts";
+import { ago, alertBox, csrfField, type Html, renderPage } from "../html/layout.ts";
+import { accountOf, withSession } from "../html/page-frame.ts";
+import { doneNotice, emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
 import { getSuggestions } from "../operations/reports.ts";
 import { updateSuggestionOp } from "../operations/suggestions.ts";
 import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
-import { ago, alertBox, csrfField, type Html, renderPage } from "./layout.ts";
-import { accountOf, withSession } from "./pages.ts";
 import { queryInput, runOperation } from "./run-operation.ts";
-import { doneNotice, emptyState, filterLinks, priorityBadge } from "./ui.ts";
 
 const agentName = (id: string) => AGENTS.find((a) => a.id === id)?.name ?? id;
 

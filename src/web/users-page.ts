@@ -12,15 +12,15 @@ import { startSession } from "../auth/sessions.ts";
 import { signInLinkHolder, useSignInLink } from "../auth/sign-in-links.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { PLANS, ROLES } from "../domain.ts";
+import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "../html/layout.ts";
+import { accountOf, readForm } from "../html/page-frame.ts";
+import { doneNotice, selectField, textField } from "../html/ui.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { createUserOp, deactivateUserOp, listUsersOp, updateUserOp } from "../operations/users.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
-import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly, requireOwner } from "./owner.ts";
-import { accountOf, readForm } from "./pages.ts";
 import { formInput, runOperation } from "./run-operation.ts";
 import { MIN_PASSWORD } from "./setup.ts";
-import { doneNotice, selectField, textField } from "./ui.ts";
 
 function createdCard(link: string, email: string): Html {
   return html`<section class="card card-success" aria-labelledby="link-h">

@@ -16,12 +16,12 @@ import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { WEBHOOK_EVENTS } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
+import { type ItemRow, itemTable } from "../html/item-table.ts";
+import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
+import { accountOf, readSignedInForm } from "../html/page-frame.ts";
 import { toFieldIssues } from "../http/validate.ts";
 import { type CreatedWebhook, CreateWebhookInput, createWebhookFor, deleteWebhookFor, listWebhooksFor } from "../operations/webhooks.ts";
-import { type ItemRow, itemTable } from "./item-table.ts";
-import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly, requireOwner } from "./owner.ts";
-import { accountOf, readSignedInForm } from "./pages.ts";
 
 const EVENT_HELP: Record<string, string> = {
   "action.created": "A task was added to the action queue (API, MCP or an agent).",

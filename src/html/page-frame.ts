@@ -1,5 +1,5 @@
 /**
- * What signed-in pages and their forms share: the session guard (redirect to sign-in), form
+ * The page frame: what signed-in pages and their forms share (web/ and oauth/): the session guard (redirect to sign-in), form
  * parsing, and the CSRF check of a form (Origin + the session's token). Other pages of Crew
  * (connected apps, consent, webhooks, calendar) use these too.
  */
