@@ -17,7 +17,7 @@
  * memory figure, scripts/bench-listen.ts).
  */
 import type autocannon from "autocannon";
-import { boot } from "../src/boot.ts";
+import { boot } from "../src/boot-app.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import * as bench from "./bench-lib.ts";
 import { measureIdleSubscriptions, readMemory } from "./bench-listen.ts";

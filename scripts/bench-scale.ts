@@ -13,7 +13,7 @@
 
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import Database from "libsql";
-import { boot } from "../src/boot.ts";
+import { boot } from "../src/boot-app.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import * as bench from "./bench-lib.ts";
 

@@ -21,7 +21,7 @@
 import { spawn } from "node:child_process";
 import { Hono } from "hono";
 import { protect } from "../src/auth/protect.ts";
-import { boot } from "../src/boot.ts";
+import { boot } from "../src/boot-app.ts";
 import type { AppEnv } from "../src/deps.ts";
 import { renderError, requestId } from "../src/http/middleware.ts";
 import { silentLogger } from "../src/lib/log.ts";

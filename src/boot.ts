@@ -8,7 +8,6 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, st
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BackupFiles } from "./agents/backups.ts";
-import type { createApp } from "./app.ts";
 import { databaseFile, requireExistingDatabase, withDotEnv } from "./cli/environment.ts";
 import { type Config, ConfigError, loadConfig, type ReadText } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -78,11 +77,11 @@ export function ensureSecret(config: Config): string {
   }
 }
 
-export interface Booted {
+/** What every entry starts from: configuration, database and the resolved dependencies (no app). */
+export interface BootedDeps {
   config: Config;
   db: Db;
   deps: AppDeps;
-  app: ReturnType<typeof createApp>;
   /** Shutdown begins: long-lived responses end now, so the entry's wait for requests in flight is short. */
   stopping(): void;
   close(): Promise<void>;
@@ -183,15 +182,17 @@ export const backupFiles: BackupFiles = {
 export interface BootOptions {
   clock?: Clock;
   log?: Logger;
-  /** Print the first-run setup link when no user exists (servers do; the stdio MCP server, whose stdout is the protocol, does not). */
+  /** Print the first-run setup link when no user exists (servers do; tests may keep stdout quiet). */
   announceSetup?: boolean;
-  /** Run the background tasks (scheduler, webhook deliverer): servers do, the stdio MCP server does not. */
-  background?: boolean;
   /** Open only an existing `file:` database, never create one (the stdio MCP server). */
   existingDatabaseOnly?: boolean;
 }
 
-export async function boot(given: Record<string, string | undefined>, options: BootOptions = {}): Promise<Booted> {
+/**
+ * Configuration, secret, database and dependencies, without the HTTP app or the background tasks:
+ * `crew mcp` (stdio) starts from here and builds only the MCP server.
+ */
+export async function bootDeps(given: Record<string, string | undefined>, options: BootOptions = {}): Promise<BootedDeps> {
   const env = withDotEnv(given);
   const loaded = loadConfig(env, readSecretFile);
   if (options.existingDatabaseOnly) requireExistingDatabase(loaded, env);
@@ -200,15 +201,9 @@ export async function boot(given: Record<string, string | undefined>, options: B
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? { now: () => Date.now() };
   const db = await prepareStore(config, log, clock.now());
-  // The app loads here rather than at the top, so the CLI's store commands (prepareStore) start
-  // without compiling the whole service.
-  const [{ createApp }, { resolveDeps }, { ensureSetupLink }, { serverTasks, startBackground }, { outboundPolicy }] = await Promise.all([
-    import("./app.ts"),
-    import("./resolve-deps.ts"),
-    import("./auth/setup.ts"),
-    import("./background.ts"),
-    import("./outbound-connector.ts"),
-  ]);
+  // Loaded here rather than at the top, so the CLI's store commands (prepareStore) start without
+  // compiling the service.
+  const [{ resolveDeps }, { outboundPolicy }] = await Promise.all([import("./resolve-deps.ts"), import("./outbound-connector.ts")]);
   const shutdown = new AbortController();
   const deps = resolveDeps({
     db,
@@ -219,22 +214,13 @@ export async function boot(given: Record<string, string | undefined>, options: B
     notes: readNotes(),
     stopping: shutdown.signal,
   });
-  const app = createApp(deps);
-  const setupLink = options.announceSetup === false ? null : await ensureSetupLink(db, config, clock.now());
-  if (setupLink) console.log(`No user yet: create the owner account at ${setupLink} (the link works once)`);
-  const background = options.background === false ? null : startBackground(deps, serverTasks({ backupFiles }));
   return {
     config,
     db,
     deps,
-    app,
     stopping: () => shutdown.abort(),
     async close() {
       shutdown.abort();
-      if (background) {
-        await background.stop();
-        log.info("background tasks stopped");
-      }
       db.close();
       log.info("database closed");
     },

@@ -1,5 +1,6 @@
 /** Bun entry: `bun run src/serve.bun.ts`. Same boot as Node; Bun.serve instead of @hono/node-server. */
-import { boot, listeningLine, startupFailure } from "./boot.ts";
+import { listeningLine, startupFailure } from "./boot.ts";
+import { boot } from "./boot-app.ts";
 
 // The one Bun API used here, so `tsc` (configured for Node) checks this file too.
 declare const Bun: {

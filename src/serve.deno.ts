@@ -4,7 +4,8 @@
  * WAL files and the generated secret live beside it), as with `npm start`; network, FFI and system
  * access stay limited to what Crew needs.
  */
-import { boot, listeningLine, startupFailure } from "./boot.ts";
+import { listeningLine, startupFailure } from "./boot.ts";
+import { boot } from "./boot-app.ts";
 
 // The few Deno APIs used here, so `tsc` (configured for Node) checks this file too.
 declare const Deno: {

@@ -6,7 +6,8 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import net, { type Socket } from "node:net";
 import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
-import { boot, listeningLine, startupFailure } from "./boot.ts";
+import { listeningLine, startupFailure } from "./boot.ts";
+import { boot } from "./boot-app.ts";
 import type { Config } from "./config.ts";
 import type { Logger } from "./lib/log.ts";
 

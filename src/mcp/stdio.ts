@@ -8,7 +8,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { admit } from "../auth/admit.ts";
 import { authenticateBearer } from "../auth/bearer.ts";
-import { boot } from "../boot.ts";
+import { bootDeps } from "../boot.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/random.ts";
@@ -31,7 +31,7 @@ export async function runStdioServer(
   if (key === "") {
     throw new Error("CREW_API_KEY is not set: create an API key (dashboard or `npx crew key create`) and put it in the environment.");
   }
-  const booted = await boot(env, { announceSetup: false, background: false, existingDatabaseOnly: true });
+  const booted = await bootDeps(env, { existingDatabaseOnly: true });
   const { db, config, clock, log } = booted.deps;
   const header = `Bearer ${key}`;
 

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createScheduler, LEASE_TTL_MS } from "../../src/agents/scheduler.ts";
-import { boot } from "../../src/boot.ts";
+import { boot } from "../../src/boot-app.ts";
 import { DAY, HOUR, ManualClock, MINUTE } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { openStore } from "../../src/store/db.ts";

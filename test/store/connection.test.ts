@@ -6,7 +6,7 @@
 import { readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { boot } from "../../src/boot.ts";
+import { boot } from "../../src/boot-app.ts";
 import type { Db } from "../../src/store/db.ts";
 import { tempDir } from "../helpers/server.ts";
 import { spawnServer } from "../helpers/spawn.ts";
