@@ -1,13 +1,24 @@
 /**
- * The layering of ARCHITECTURE.md as a test: imports point down only.
- *   entries (serve*.ts, boot.ts, cli/) → app.ts → adapters (rest/, mcp/, web/, docs/, oauth/, http/)
- *   → services (operations/, auth/, agents/, webhooks/, integrations/) → store/ → domain.ts, lib/
- * Walks every import of src/ (static, type-only, re-exports and dynamic `import()`), so a cycle made
- * of type imports counts too.
+ * The floors of src/docs/notes/architecture.md as a test: imports point down only, with no
+ * allow-list. Top to bottom:
+ *   7 entries: serve*.ts, boot.ts, boot-app.ts, resolve-deps.ts, cli/, mcp/stdio.ts, outbound-connector.ts
+ *   6 app.ts (only the server boot loads it)
+ *   5 adapters: rest/, mcp/, web/, docs/, oauth/ (each other's, except web/ and oauth/)
+ *   4 operations/ (the registry and invoke), background/
+ *   3 agents/, integrations/, webhooks/, messages/, demo/
+ *   2.5 html/page-frame.ts (the signed-in page frame: sessions, forms, CSRF)
+ *   2 auth/, http/ (middleware)
+ *   1.5 html/ kit (layout, ui, item table)
+ *   1.2 deps.ts: the dependency record, types only
+ *   1 store/
+ *   0 bottom: domain.ts, errors.ts, config.ts, lib/
+ * Walks every import of src/ (static, type-only, re-exports and dynamic `import()`), so type
+ * imports count for the floors and for cycles alike.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
@@ -27,6 +38,38 @@ interface Imports {
   local: string[];
   /** package names and node: modules */
   bare: string[];
+  /** the local files loaded at run time (type-only imports and re-exports left out) */
+  runtime: string[];
+}
+
+const parse = (file: string, text: string) => ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+
+/** Specifiers of the imports that survive compilation: static, re-exports and `import()` calls, type-only ones left out. */
+function runtimeSpecifiers(source: ts.SourceFile): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings;
+      const allTypes =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            named !== undefined &&
+            ts.isNamedImports(named) &&
+            named.elements.length > 0 &&
+            named.elements.every((e) => e.isTypeOnly)));
+      if (!allTypes) found.push(node.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (!node.isTypeOnly) found.push(node.moduleSpecifier.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [arg] = node.arguments;
+      if (arg && ts.isStringLiteral(arg)) found.push(arg.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
 }
 
 function importsOf(file: string): Imports {
@@ -38,7 +81,10 @@ function importsOf(file: string): Imports {
     if (spec.startsWith(".")) local.push(relative(SRC, normalize(join(dirname(file), spec))));
     else bare.push(spec);
   }
-  return { local, bare };
+  const runtime = runtimeSpecifiers(parse(file, text))
+    .filter((spec) => spec.startsWith("."))
+    .map((spec) => relative(SRC, normalize(join(dirname(file), spec))));
+  return { local, bare, runtime };
 }
 
 const graph = new Map(sourceFiles(SRC).map((file) => [relative(SRC, file), importsOf(file)]));
@@ -79,43 +125,54 @@ function cycles(): string[][] {
 }
 
 /** First match wins. */
-const LAYERS: [RegExp, number][] = [
-  // the floor: shared words, platform-free helpers, the loaded configuration, the error envelope
-  [/^(domain\.ts|config\.ts|http\/(errors|csrf|body|validate)\.ts)$/, 0],
-  [/^lib\//, 0],
+const FLOORS: [RegExp, number][] = [
+  [/^(domain|errors|config)\.ts$|^lib\//, 0],
   [/^store\//, 1],
-  // services, and the dependency record they receive
-  [/^(operations|auth|agents|webhooks|integrations)\/|^deps\.ts$/, 2],
-  // adapters: the wire formats
-  [/^(rest|web|docs|oauth|http)\/|^mcp\/(?!stdio\.ts)/, 3],
-  [/^app\.ts$/, 4],
-  // entries and their composition
-  [/^(cli\/|boot\.ts|background\.ts|outbound-connector\.ts|serve(\.deno|\.bun)?\.ts|mcp\/stdio\.ts)/, 5],
+  [/^deps\.ts$/, 1.2],
+  [/^html\/page-frame\.ts$/, 2.5],
+  [/^html\//, 1.5],
+  [/^(auth|http)\//, 2],
+  [/^(agents|integrations|webhooks|messages|demo)\//, 3],
+  [/^(operations|background)\//, 4],
+  [/^mcp\/stdio\.ts$/, 7],
+  [/^(rest|mcp|web|docs|oauth)\//, 5],
+  [/^app\.ts$/, 6],
+  [/^(cli\/|(boot|boot-app|resolve-deps|background|outbound-connector)\.ts$|serve(\.deno|\.bun)?\.ts$)/, 7],
 ];
 
-function upward(): string[] {
+const floorOf = (file: string) => FLOORS.find(([re]) => re.test(file))?.[1];
+
+/** Same-floor pairs that may not import each other either way: the web app and the OAuth pages share only html/. */
+const APART: [RegExp, RegExp][] = [[/^web\//, /^oauth\//]];
+
+function wrongWay(): string[] {
   const found: string[] = [];
   for (const [from, { local }] of graph) {
     for (const to of local) {
-      const fromLayer = LAYERS.find(([re]) => re.test(from))?.[1];
-      const toLayer = LAYERS.find(([re]) => re.test(to))?.[1];
-      if (fromLayer !== undefined && toLayer !== undefined && toLayer > fromLayer && !ALLOWED_UPWARD.has(`${from} -> ${to}`)) {
-        found.push(`${from} -> ${to}`);
-      }
+      const a = floorOf(from);
+      const b = floorOf(to);
+      const apart = APART.some(([x, y]) => (x.test(from) && y.test(to)) || (y.test(from) && x.test(to)));
+      if (a === undefined || b === undefined || b > a || apart) found.push(`${from} -> ${to}`);
     }
   }
   return found.sort();
 }
 
-/** Known upward arrows still to be removed (each one named, so no new one slips in). */
-const ALLOWED_UPWARD = new Set<string>([
-  // the redirect-URI rules (RFC 8252) are pure; the grants list shows a client's host with them
-  "operations/grants.ts -> oauth/redirect-uri.ts",
-]);
+/** Files a file loads at run time, transitively: type-only imports and re-exports left out. */
+function runtimeClosure(start: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file) || !graph.has(file)) return;
+    seen.add(file);
+    for (const to of graph.get(file)!.runtime) visit(to);
+  };
+  visit(start);
+  return seen;
+}
 
 describe("import graph of src/", () => {
-  it("has every file in a layer", () => {
-    const unplaced = [...graph.keys()].filter((f) => !LAYERS.some(([re]) => re.test(f)) && !f.endsWith(".md"));
+  it("has every file on a floor", () => {
+    const unplaced = [...graph.keys()].filter((f) => floorOf(f) === undefined && !f.endsWith(".md"));
     expect(unplaced).toEqual([]);
   });
 
@@ -123,31 +180,49 @@ describe("import graph of src/", () => {
     expect(cycles()).toEqual([]);
   });
 
-  it("store/ imports only store/, domain.ts, lib/ and its database drivers", () => {
+  it("imports point down the floors (or along one), with no exception", () => {
+    expect(wrongWay()).toEqual([]);
+  });
+
+  it("store/ imports only store/, the bottom and its database drivers", () => {
     const wrong: string[] = [];
     for (const [from, { local, bare }] of graph) {
       if (!from.startsWith("store/")) continue;
-      for (const to of local) if (!/^(store\/|domain\.ts$|lib\/)/.test(to)) wrong.push(`${from} -> ${to}`);
+      for (const to of local) if (!to.startsWith("store/") && floorOf(to) !== 0) wrong.push(`${from} -> ${to}`);
       for (const pkg of bare) if (!["@libsql/client", "libsql"].includes(pkg)) wrong.push(`${from} -> ${pkg}`);
     }
     expect(wrong).toEqual([]);
   });
 
-  it("domain.ts and lib/ import nothing of Crew above them", () => {
+  it("the bottom (domain.ts, errors.ts, config.ts, lib/) imports nothing of Crew above it", () => {
     const wrong: string[] = [];
     for (const [from, { local }] of graph) {
-      if (!/^(domain\.ts|lib\/)/.test(from)) continue;
-      for (const to of local) if (!to.startsWith("lib/")) wrong.push(`${from} -> ${to}`);
+      if (floorOf(from) !== 0) continue;
+      for (const to of local) if (floorOf(to) !== 0) wrong.push(`${from} -> ${to}`);
     }
     expect(wrong).toEqual([]);
   });
 
-  it("nothing but the boot entry imports app.ts", () => {
-    const importers = [...graph].filter(([, { local }]) => local.includes("app.ts")).map(([from]) => from);
-    expect(importers).toEqual(["boot.ts"]);
+  it("deps.ts is a type-only record: type imports, interfaces and type aliases, no runtime statement", () => {
+    const source = parse("deps.ts", readFileSync(join(SRC, "deps.ts"), "utf8"));
+    const runtime = source.statements
+      .filter(
+        (s) =>
+          !ts.isInterfaceDeclaration(s) &&
+          !ts.isTypeAliasDeclaration(s) &&
+          !(ts.isImportDeclaration(s) && s.importClause?.isTypeOnly) &&
+          !(ts.isExportDeclaration(s) && s.isTypeOnly),
+      )
+      .map((s) => s.getText(source).split("\n")[0]);
+    expect(runtime).toEqual([]);
+    expect(graph.get("deps.ts")!.local.filter((to) => !to.startsWith("store/") && floorOf(to) !== 0)).toEqual([]);
   });
 
-  it("imports point down the layers", () => {
-    expect(upward()).toEqual([]);
+  it("only the servers' boot (boot-app.ts) imports app.ts, and `crew mcp` never loads it", () => {
+    const importers = [...graph].filter(([, { local }]) => local.includes("app.ts")).map(([from]) => from);
+    expect(importers).toEqual(["boot-app.ts"]);
+    expect(runtimeClosure("mcp/stdio.ts").has("app.ts")).toBe(false);
+    expect(runtimeClosure("mcp/stdio.ts").has("mcp/server.ts")).toBe(true);
+    expect(runtimeClosure("serve.ts").has("app.ts")).toBe(true);
   });
 });
