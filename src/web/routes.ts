@@ -1,7 +1,7 @@
 /**
  * The server-rendered web UI (SPEC §12): sign-in, first-run setup, dashboard, API keys, and the
  * static stylesheet and script. Pages use the session cookie; forms are CSRF-checked (Origin and
- * the session's token). Other pages (connected apps, consent) reuse layout.ts and pages.ts.
+ * the session's token). The OAuth pages (connected apps, consent) share the same kit, src/html/.
  */
 import { Hono } from "hono";
 import { dummyPasswordHash } from "../auth/passwords.ts";
