@@ -6,7 +6,8 @@
  */
 import { isValidTimeZone } from "../config.ts";
 import { iso, isoOrNull, systemClock } from "../lib/clock.ts";
-import { type CliIo, CommandError, type Env, type Flags, parseTitle, printJson, UsageError, withStore, withUser } from "./support.ts";
+import { withUser } from "./principal.ts";
+import { type CliIo, CommandError, type Env, type Flags, parseTitle, printJson, UsageError, withStore } from "./support.ts";
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];

@@ -15,7 +15,8 @@ import { ApiError } from "../http/errors.ts";
 import { systemClock } from "../lib/clock.ts";
 import type { AnySchema, Operation } from "../operations/registry.ts";
 import type { Db } from "../store/db.ts";
-import { CommandError, UsageError } from "./support.ts";
+import type { User } from "../store/users.ts";
+import { CommandError, type Env, type Flags, parseEmail, UsageError, withStore } from "./support.ts";
 
 const CLI = { type: "cli", id: "cli" } as const;
 
@@ -79,4 +80,24 @@ export async function runAsCli<I extends AnySchema, O extends AnySchema>(
     const more = error.message.includes(issue.message) ? "" : ` ${error.message}`;
     throw new CommandError(`${flagOf(issue.path)} is refused: ${issue.message}${more}`);
   }
+}
+
+/** Runs an operation as the CLI principal of the user's organization (src/cli/principal.ts). */
+export type RunAsCli = <I extends AnySchema, O extends AnySchema>(
+  op: Operation<I, O>,
+  input: Record<string, unknown>,
+) => Promise<v.InferOutput<O>>;
+
+/**
+ * `withStore` on the user named by `--email` (in any organization: emails are unique), with `run`
+ * acting in that user's organization. An unknown email is a failure (exit 1).
+ */
+export async function withUser<T>(env: Env, flags: Flags, work: (user: User, run: RunAsCli, db: Db) => Promise<T>): Promise<T> {
+  const email = parseEmail(String(flags.email));
+  return withStore(env, async (db, _org, config) => {
+    const { getUserByEmail } = await import("../store/users.ts");
+    const user = await getUserByEmail(db, email);
+    if (!user) throw new CommandError(`no user with email ${email}`);
+    return work(user, (op, input) => runAsCli({ db, config }, user.orgId, op, input), db);
+  });
 }

@@ -6,11 +6,9 @@
 import * as v from "valibot";
 import { type Config, loadConfig } from "../config.ts";
 import { systemClock } from "../lib/clock.ts";
-import type { AnySchema, Operation } from "../operations/registry.ts";
 import { Email, Title } from "../operations/schemas.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
-import type { User } from "../store/users.ts";
 import { requireExistingDatabase } from "./environment.ts";
 
 export type Env = Record<string, string | undefined>;
@@ -96,26 +94,6 @@ export async function withStore<T>(
   } finally {
     db.close();
   }
-}
-
-/** Runs an operation as the CLI principal of the user's organization (src/cli/principal.ts). */
-export type RunAsCli = <I extends AnySchema, O extends AnySchema>(
-  op: Operation<I, O>,
-  input: Record<string, unknown>,
-) => Promise<v.InferOutput<O>>;
-
-/**
- * `withStore` on the user named by `--email` (in any organization: emails are unique), with `run`
- * acting in that user's organization. An unknown email is a failure (exit 1).
- */
-export async function withUser<T>(env: Env, flags: Flags, work: (user: User, run: RunAsCli, db: Db) => Promise<T>): Promise<T> {
-  const email = parseEmail(String(flags.email));
-  return withStore(env, async (db, _org, config) => {
-    const [{ getUserByEmail }, { runAsCli }] = await Promise.all([import("../store/users.ts"), import("./principal.ts")]);
-    const user = await getUserByEmail(db, email);
-    if (!user) throw new CommandError(`no user with email ${email}`);
-    return work(user, (op, input) => runAsCli({ db, config }, user.orgId, op, input), db);
-  });
 }
 
 export function parseEmail(value: string): string {

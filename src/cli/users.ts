@@ -5,7 +5,8 @@
  */
 
 import { allowedKeyScopes, type Plan } from "../domain.ts";
-import { type CliIo, type Env, type Flags, printJson, withStore, withUser } from "./support.ts";
+import { withUser } from "./principal.ts";
+import { type CliIo, type Env, type Flags, printJson, withStore } from "./support.ts";
 
 function planSummary(plan: Plan): string {
   const allowed = allowedKeyScopes(plan);
