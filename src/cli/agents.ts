@@ -32,6 +32,7 @@ export async function runAgentsFromCli(flags: Flags, env: Env, io: CliIo): Promi
 
 /** `crew agents resume ID`: an agent paused after failed scheduled runs is scheduled again (the resumeAgent operation). */
 export async function resumeAgentFromCli(agent: string, flags: Flags, env: Env, io: CliIo): Promise<number> {
+  if (!isAgentId(agent)) throw new UsageError(`unknown agent "${agent}"`);
   const { resumed } = await withStore(
     env,
     async (db, org, config) => {
