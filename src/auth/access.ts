@@ -5,6 +5,7 @@
 import type { OAuthScope, Role } from "../domain.ts";
 import { cheapestPlanFor, type KeyScope, type Plan, planIncludes } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
+import type { AuditActor } from "../store/audit.ts";
 
 /** The requirement of one operation in one projection (REST or MCP). */
 export interface Access {
@@ -31,7 +32,9 @@ export function writeAccess(tier: "read" | "write" = "write"): Access {
 export type Credential =
   | { type: "api_key"; id: string; scopes: readonly KeyScope[] }
   | { type: "oauth"; id: string; grantId: string; clientId: string; scopes: readonly OAuthScope[] }
-  | { type: "session"; id: string };
+  | { type: "session"; id: string }
+  /** The `crew` command line on the server (src/cli/principal.ts): an operator acting as the organization's owner. */
+  | { type: "cli"; id: "cli" };
 
 export interface Principal {
   userId: string;
@@ -53,6 +56,15 @@ export function principalFor(
   return { userId, orgId: user.orgId, email: user.email, name: user.name, plan: user.plan, role: user.role, credential };
 }
 
+/** Who the audit log names for what a principal does: the CLI is actor `cli`, everyone else themselves. */
+export function actorOf(principal: Pick<Principal, "userId" | "credential">): AuditActor {
+  return principal.credential.type === "cli" ? { kind: "cli" } : { kind: "user", userId: principal.userId };
+}
+
+/** What a `created_by` column stores for a principal's write: the user's id, or `cli`. */
+export const createdByOf = (principal: Pick<Principal, "userId" | "credential">): string =>
+  principal.credential.type === "cli" ? "cli" : principal.userId;
+
 /** `crew:write` includes `crew:read`; `crew:admin` grants exactly what `crew:write` grants. */
 export function oauthScopeSatisfies(held: readonly string[], needed: "crew:read" | "crew:write"): boolean {
   const writes = held.includes("crew:write") || held.includes("crew:admin");
@@ -66,6 +78,7 @@ function credentialHas(credential: Credential, access: Access): boolean {
     case "oauth":
       return oauthScopeSatisfies(credential.scopes, access.oauthScope);
     case "session":
+    case "cli":
       return true;
   }
 }

@@ -2,7 +2,6 @@
  * `crew agents run <agent>|--due` (SPEC §1): the agents runtime from the command line, on the
  * default organization. Model-backed agents (SPEC §13) run with the connected model.
  */
-import { resumeAgent } from "../agents/auto-pause.ts";
 import { createEvents } from "../agents/events.ts";
 import { jobOf } from "../agents/jobs.ts";
 import { runModelAgent } from "../agents/model-run.ts";
@@ -31,10 +30,17 @@ export async function runAgentsFromCli(flags: Flags, env: Env, io: CliIo): Promi
   return outcome.failed ? 1 : 0;
 }
 
-/** `crew agents resume ID`: an agent paused after failed scheduled runs is scheduled again. */
+/** `crew agents resume ID`: an agent paused after failed scheduled runs is scheduled again (the resumeAgent operation). */
 export async function resumeAgentFromCli(agent: string, flags: Flags, env: Env, io: CliIo): Promise<number> {
   if (!isAgentId(agent)) throw new UsageError(`unknown agent "${agent}"`);
-  const resumed = await withStore(env, (db, org) => resumeAgent({ db, clock: systemClock }, org.id, agent), flags.org);
+  const { resumed } = await withStore(
+    env,
+    async (db, org, config) => {
+      const [{ runAsCli }, { resumeAgentOp }] = await Promise.all([import("./principal.ts"), import("../operations/agent-pause.ts")]);
+      return runAsCli({ db, config }, org.id, resumeAgentOp, { id: agent }, { flags: { id: "<agent>" } });
+    },
+    flags.org,
+  );
   io.out(resumed ? `${agent}: resumed; it runs again from its next scheduled slot.\n` : `${agent} was not paused.\n`);
   return 0;
 }

@@ -4,8 +4,7 @@
  * webhooks page and `crew webhook add` call the same functions.
  */
 import * as v from "valibot";
-import type { Principal } from "../auth/access.ts";
-import { writeAccess } from "../auth/access.ts";
+import { actorOf, createdByOf, type Principal, writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import { WEBHOOK_EVENTS } from "../domain.ts";
 import { ApiError, notFound } from "../http/errors.ts";
@@ -146,7 +145,7 @@ export async function listWebhooksFor(deps: WebhookDeps, principal: Principal) {
 /** Another organization's subscription is "not found" too. */
 export async function deleteWebhookFor(deps: WebhookDeps, principal: Principal, id: string): Promise<{ ok: true }> {
   if (!(await deleteWebhook(deps.db, principal.orgId, id))) throw notFound(`Webhook ${id}`);
-  await recordAudit(deps.db, principal.orgId, "webhook.deleted", { kind: "user", userId: principal.userId }, deps.clock.now(), id);
+  await recordAudit(deps.db, principal.orgId, "webhook.deleted", actorOf(principal), deps.clock.now(), id);
   return { ok: true };
 }
 
@@ -161,7 +160,7 @@ export const createWebhook = defineOperation({
   input: CreateWebhookInput,
   output: CreatedWebhook,
   rest: { method: "POST", path: "/api/webhooks", access: writeAccess(), from: "body", tags: ["Webhooks"] },
-  handler: (ctx, input) => createWebhookFor(ctx, { orgId: ctx.principal.orgId, createdBy: ctx.principal.userId }, input),
+  handler: (ctx, input) => createWebhookFor(ctx, { orgId: ctx.principal.orgId, createdBy: createdByOf(ctx.principal) }, input),
 });
 
 export const listWebhooksOp = defineOperation({

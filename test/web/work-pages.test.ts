@@ -116,7 +116,7 @@ describe("roles", () => {
       env,
     );
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain('unknown role "admin"');
+    expect(bad.stderr).toContain("--role: Must be owner or member.");
   });
 
   it("shows members a 403 page on owner pages and refuses their owner forms, with the data unchanged", async () => {
