@@ -8,12 +8,16 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { listActionQueue } from "../operations/actions.ts";
-import { getBriefing, getCompanyProfile, getStandup, PIPELINE_STAGES } from "../operations/reports.ts";
+import { getBriefing, getCompanyProfile, getStandup, getSuggestions, PIPELINE_STAGES } from "../operations/reports.ts";
 import { ACTION_CHANGED, actionList } from "./action-list.ts";
 import { ago, alertBox, type Html, renderPage } from "./layout.ts";
 import { accountOf, withSession } from "./pages.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
+import { SUGGESTION_CHANGED, suggestionItem } from "./suggestions-page.ts";
 import { doneNotice, emptyState, filterLinks, priorityBadge } from "./ui.ts";
+
+/** Recommendations shown in the briefing: as many as the briefing agent recommends (src/agents/compose-briefing.ts). */
+const RECOMMENDED = 10;
 
 /** Briefing and standup texts are plain text with line breaks: paragraphs, no markup from the text. */
 function prose(text: string): Html {
@@ -29,12 +33,16 @@ const money = (n: number) => `$${Math.round(n).toLocaleString("en-US")}`;
 async function briefingPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession): Promise<Response> {
   const account = accountOf(found);
   const now = deps.clock.now();
-  const [b, pending] = await Promise.all([
+  const [b, pending, open] = await Promise.all([
     runOperation(deps, c, found, getBriefing, {}),
     runOperation(deps, c, found, listActionQueue, { status: "pending", limit: 50 }),
+    runOperation(deps, c, found, getSuggestions, {}),
   ]);
+  // The recommendations are the open suggestions, as the briefing composes them (its first 10), live:
+  // each with the same controls as on /suggestions, so one dismissed here leaves at once.
+  const recommendations = open.suggestions.slice(0, RECOMMENDED);
   const body = html`<h1>Your briefing</h1>
-${alertBox("success", doneNotice(ACTION_CHANGED, c.req.query("done")))}
+${alertBox("success", doneNotice({ ...ACTION_CHANGED, ...SUGGESTION_CHANGED }, c.req.query("done")))}
 <p class="lead">Made ${ago(b.generatedAt, now)} for ${found.user.name}.</p>
 <section class="card" aria-labelledby="text-h">
   <h2 id="text-h">Briefing</h2>
@@ -44,8 +52,9 @@ ${alertBox("success", doneNotice(ACTION_CHANGED, c.req.query("done")))}
   <section class="card" aria-labelledby="rec-h">
     <h2 id="rec-h">Recommendations</h2>
     ${
-      b.recommendations.length
-        ? html`<ol class="plain-list numbered">${b.recommendations.map((r) => html`<li>${r}</li>`)}</ol>`
+      recommendations.length
+        ? html`<ol class="action-list numbered">${recommendations.map((r, i) => suggestionItem(account, r, i, "/briefing", now))}</ol>
+    ${open.suggestions.length > RECOMMENDED ? html`<p><a href="/suggestions">All suggestions</a></p>` : ""}`
         : emptyState("No open suggestions.", html`See what the agents found on <a href="/suggestions">Suggestions</a>.`)
     }
   </section>
