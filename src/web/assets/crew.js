@@ -30,7 +30,7 @@ document.addEventListener("DOMContentLoaded", () => {
           button.textContent = "Copy";
         }, 2000);
       };
-      if (navigator.clipboard && navigator.clipboard.writeText) {
+      if (navigator.clipboard?.writeText) {
         navigator.clipboard.writeText(text()).then(done, () => {
           select();
         });
@@ -39,7 +39,7 @@ document.addEventListener("DOMContentLoaded", () => {
         try {
           document.execCommand("copy");
           done();
-        } catch (e) {}
+        } catch (_e) {}
       }
     });
   });
