@@ -7,7 +7,10 @@
  * Due: the latest slot of the agent's schedule (in the organization's time zone) at or before now
  * has not been claimed yet and no run of the agent started at or after it (a run made for another
  * reason — a regeneration, `crew agents run`, an external runner — covers the slot). After
- * downtime only the latest missed slot is due: it runs once, not once per missed slot.
+ * downtime only the latest missed slot can be due, and only when it was missed within the last
+ * hour (CATCH_UP_WINDOW_MS): a server down for a day does not run every agent at start; the next
+ * slot runs as usual. An agent that never ran has its latest slot due whatever its age, so a fresh
+ * organization gets content on the first pass (src/docs/notes/agents-runtime.md).
  *
  * A paused agent (src/agents/auto-pause.ts: three scheduled runs in a row failed) is not due.
  *
@@ -35,6 +38,8 @@ export const LEASE_TTL_MS = 60_000;
 export const TICK_INTERVAL_MS = 15_000;
 /** A run left open longer than this is closed as an error (SPEC §8). */
 export const RUN_TIMEOUT_MS = HOUR;
+/** A missed slot older than this is not caught up (the agent has run before): the next slot runs normally. */
+export const CATCH_UP_WINDOW_MS = HOUR;
 
 export interface SchedulerPassReport {
   /** Whether this pass held the lease (a follower does nothing else). */
@@ -72,6 +77,7 @@ export async function tick(deps: SchedulerDeps, holder: string): Promise<Schedul
     if (slot === null) continue;
     const lastStart = await latestRunStart(deps.db, agent.orgId, agent.agentId);
     if (lastStart !== null && lastStart >= slot) continue;
+    if (lastStart !== null && slot < now - CATCH_UP_WINDOW_MS) continue;
     if (modelDeps && byModel && (await whatIsMissing(modelDeps, agent.orgId, agent.agentId)) !== null) continue;
     if (!(await claimSlot(deps.db, agent.orgId, agent.agentId, slot, now))) continue;
     const org = await getOrg(deps.db, agent.orgId);
