@@ -20,6 +20,7 @@ import { getUserById, listOrgUserIds } from "../store/users.ts";
 import { briefingStatements } from "./compose-briefing.ts";
 import { composeProfile, DERIVED_PATTERNS, type ProfileBody } from "./compose-profile.ts";
 import { type StandupMode, standupModeAt, standupStatements } from "./compose-standup.ts";
+import { JOBS } from "./jobs.ts";
 import { type AskModel, modelAsker, ProfileWords, TrendWords, type WordsFor, wordsFor } from "./model-words.ts";
 
 export interface RunDeps {
@@ -155,8 +156,9 @@ const RUNNERS: Record<string, Runner> = {
   },
 };
 
-export const BUILT_IN_RUNNERS = Object.keys(RUNNERS);
-export const hasRunner = (agentId: string) => Object.hasOwn(RUNNERS, agentId);
+// Which agents are built-in is the catalog's word (src/agents/jobs.ts), not this table's keys.
+export const BUILT_IN_RUNNERS = JOBS.filter((j) => j.runner === "built-in").map((j) => j.id);
+export const hasRunner = (agentId: string) => BUILT_IN_RUNNERS.includes(agentId);
 
 export interface BuiltInRun {
   runId: string;
