@@ -85,12 +85,12 @@ const LAYERS: [RegExp, number][] = [
   [/^lib\//, 0],
   [/^store\//, 1],
   // services, and the dependency record they receive
-  [/^(operations|auth|agents|webhooks|integrations)\/|^deps\.ts$/, 2],
+  [/^(operations|auth|agents|background|webhooks|integrations)\/|^deps\.ts$/, 2],
   // adapters: the wire formats
   [/^(rest|web|docs|oauth|http)\/|^mcp\/(?!stdio\.ts)/, 3],
   [/^app\.ts$/, 4],
   // entries and their composition
-  [/^(cli\/|boot\.ts|background\.ts|outbound-connector\.ts|serve(\.deno|\.bun)?\.ts|mcp\/stdio\.ts)/, 5],
+  [/^(cli\/|boot\.ts|outbound-connector\.ts|serve(\.deno|\.bun)?\.ts|mcp\/stdio\.ts)/, 5],
 ];
 
 function upward(): string[] {
