@@ -7,8 +7,8 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BackupFiles } from "./agents/backups.ts";
 import type { createApp } from "./app.ts";
+import type { BackupFiles } from "./background/backups.ts";
 import { databaseFile, requireExistingDatabase, withDotEnv } from "./cli/environment.ts";
 import { type Config, ConfigError, loadConfig, type ReadText } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -163,7 +163,7 @@ export function privateEmptyFile(file: string): void {
   chmodSync(file, 0o600);
 }
 
-/** The file operations of scheduled backups (src/agents/backups.ts). */
+/** The file operations of scheduled backups (src/background/backups.ts). */
 export const backupFiles: BackupFiles = {
   async list(dir) {
     if (!existsSync(dir)) return [];
@@ -206,7 +206,7 @@ export async function boot(given: Record<string, string | undefined>, options: B
     import("./app.ts"),
     import("./deps.ts"),
     import("./auth/setup.ts"),
-    import("./background.ts"),
+    import("./background/runtime.ts"),
     import("./outbound-connector.ts"),
   ]);
   const shutdown = new AbortController();

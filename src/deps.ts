@@ -62,7 +62,7 @@ async function noResolver(host: string): Promise<string[]> {
   throw new Error(`no DNS resolver to look up ${host}`);
 }
 
-/** Work the server process does besides answering requests (src/background.ts names them). */
+/** Work the server process does besides answering requests (src/background/runtime.ts names them). */
 export interface BackgroundTask {
   name: string;
   start(deps: AppDeps): RunningTask;

@@ -190,7 +190,7 @@ export const listWebhookDeliveries = defineOperation({
   role: "owner",
   summary: "Recent deliveries of a webhook",
   description:
-    "The latest deliveries to one subscription, newest event first: the event and its body, status (pending, delivering, delivered, failed), attempts, the last HTTP status or error, and when the next attempt is due; finished deliveries are kept 30 days. Use it to see why a receiver is not getting events.",
+    "The latest deliveries to one subscription, newest event first: the event and its body, status (pending, delivering, delivered, failed), attempts, the last HTTP status or error, and when the next attempt is due; finished deliveries are kept 90 days. Use it to see why a receiver is not getting events.",
   input: v.strictObject({
     id: WebhookId,
     limit: PageLimit(50),

@@ -263,8 +263,3 @@ export async function listDeliveries(db: Db, webhookId: string, limit: number): 
     updatedAt: r.updated_at,
   }));
 }
-
-/** Forgets finished deliveries last touched before `before` (the history the deliveries endpoint shows is bounded). */
-export async function pruneDeliveries(db: Db, before: number): Promise<number> {
-  return db.run("DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ?", [before]);
-}

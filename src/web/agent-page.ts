@@ -7,7 +7,7 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import { jobOf } from "../agents/jobs.ts";
 import { missingByAgent } from "../agents/model-run.ts";
-import { runAgentNow } from "../agents/run-now.ts";
+import { runAgent } from "../agents/run-agent.ts";
 import { hasRunner } from "../agents/runners.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
@@ -21,7 +21,6 @@ import { listHandoffsOp } from "../operations/listings.ts";
 import { getSuggestions } from "../operations/reports.ts";
 import { listAgentsWithRuns } from "../store/agents.ts";
 import { agentDailyTokens } from "../store/budgets.ts";
-import { getOrg } from "../store/orgs.ts";
 import { agentEvalCard } from "./eval-page.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, messagePage, NAV, renderPage, seeOther } from "./layout.ts";
@@ -208,8 +207,7 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
     if (signed instanceof Response) return signed;
     if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
     const id = c.req.param("id");
-    const org = await getOrg(deps.db, signed.found.user.orgId);
-    const run = org ? await runAgentNow(deps, org, id) : null;
+    const run = await runAgent(deps, signed.found.user.orgId, id, { kind: "now" });
     if (run === null) {
       return messagePage(
         c,

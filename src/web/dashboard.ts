@@ -164,7 +164,7 @@ export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
     const { db, clock } = deps;
     const org = await getOrg(db, signed.found.user.orgId);
     if (!org) throw new Error("organization missing");
-    const { seedDemo } = await import("../agents/demo.ts"); // the demo content is large: loaded when asked for
+    const { seedDemo } = await import("../demo/seed.ts"); // the demo content is large: loaded when asked for
     await seedDemo(db, org, clock.now());
     return seeOther(c, "/dashboard?done=demo");
   });

@@ -1,7 +1,7 @@
 /**
  * The layering of ARCHITECTURE.md as a test: imports point down only.
  *   entries (serve*.ts, boot.ts, cli/) → app.ts → adapters (rest/, mcp/, web/, docs/, oauth/, http/)
- *   → services (operations/, auth/, agents/, webhooks/, integrations/) → store/ → domain.ts, lib/
+ *   → services (operations/, auth/, agents/, background/, demo/, webhooks/, integrations/) → store/ → domain.ts, lib/
  * Walks every import of src/ (static, type-only, re-exports and dynamic `import()`), so a cycle made
  * of type imports counts too.
  */
@@ -85,12 +85,12 @@ const LAYERS: [RegExp, number][] = [
   [/^lib\//, 0],
   [/^store\//, 1],
   // services, and the dependency record they receive
-  [/^(operations|auth|agents|webhooks|integrations)\/|^deps\.ts$/, 2],
+  [/^(operations|auth|agents|background|demo|webhooks|integrations)\/|^deps\.ts$/, 2],
   // adapters: the wire formats
   [/^(rest|web|docs|oauth|http)\/|^mcp\/(?!stdio\.ts)/, 3],
   [/^app\.ts$/, 4],
   // entries and their composition
-  [/^(cli\/|boot\.ts|background\.ts|outbound-connector\.ts|serve(\.deno|\.bun)?\.ts|mcp\/stdio\.ts)/, 5],
+  [/^(cli\/|boot\.ts|outbound-connector\.ts|serve(\.deno|\.bun)?\.ts|mcp\/stdio\.ts)/, 5],
 ];
 
 function upward(): string[] {

@@ -1,0 +1,96 @@
+/**
+ * One outbox deliverer for every kind of outbox (webhooks, messages): the claim / attempt /
+ * backoff / retention loop written once and parameterised by the kind. A pass claims due rows in
+ * bounded rounds (a claim lease of CLAIM_MS, so only a crashed process's claims expire), hands
+ * them to the kind's `deliver`, and the kind records each outcome; a transient failure is retried
+ * after 5 s, 30 s, 2 min, 10 min, 1 h and 6 h, then the row is `failed`. All state lives in the
+ * database, so a restart loses nothing and several processes may run a deliverer on one database.
+ * Finished rows are forgotten by the one retention pass (src/store/retention.ts).
+ */
+import type { AppDeps, BackgroundTask } from "../deps.ts";
+import { HOUR, MINUTE } from "../lib/clock.ts";
+import { startLoop } from "../lib/loop.ts";
+
+/** Waits after attempt 1, 2, …, 6 fail; attempt 7 is the last. */
+export const RETRY_DELAYS_MS = [5_000, 30_000, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** A claim outlives any request timeout by far, so only a crashed process's claims expire. */
+export const CLAIM_MS = 60_000;
+
+export interface PassReport {
+  delivered: number;
+  retrying: number;
+  failed: number;
+}
+
+/** After a failed attempt: `failed` when it was the last (or retrying cannot help), else `pending` until the next try. */
+export function afterFailure(
+  attempt: number,
+  now: number,
+  permanent = false,
+): { status: "failed" } | { status: "pending"; nextAttemptAt: number } {
+  const delay = RETRY_DELAYS_MS[attempt - 1];
+  return permanent || delay === undefined ? { status: "failed" } : { status: "pending", nextAttemptAt: now + delay };
+}
+
+export interface DrainOptions<Row> {
+  now: () => number;
+  claim: (now: number, claimUntil: number, limit: number) => Promise<Row[]>;
+  /** Delivers one round of claimed rows and adds each recorded outcome to `report`. */
+  deliver: (rows: Row[], report: PassReport) => Promise<void>;
+  batchSize: number;
+  maxRounds?: number;
+  signal?: AbortSignal;
+}
+
+/** One pass: claim and deliver rounds of due rows until none is due (at most `maxRounds`, so a pass ends under a flood). */
+export async function drainOutbox<Row>(options: DrainOptions<Row>): Promise<PassReport> {
+  const report: PassReport = { delivered: 0, retrying: 0, failed: 0 };
+  for (let round = 0; round < (options.maxRounds ?? 10) && !options.signal?.aborted; round++) {
+    const now = options.now();
+    const claimed = await options.claim(now, now + CLAIM_MS, options.batchSize);
+    if (claimed.length === 0) break;
+    await options.deliver(claimed, report);
+    if (claimed.length < options.batchSize) break;
+  }
+  return report;
+}
+
+export interface OutboxKind {
+  /** The task's name, and the words of its log lines ("webhook delivery"). */
+  name: string;
+  label: string;
+  intervalMs: number;
+  pass: (deps: AppDeps, signal: AbortSignal) => Promise<PassReport>;
+}
+
+/**
+ * The background task of an outbox: a pass every `intervalMs`, and one at once after any domain
+ * event (a write's outbox rows are committed before its event is emitted). Passes never overlap.
+ */
+export function outboxTask(kind: OutboxKind): BackgroundTask {
+  return {
+    name: kind.name,
+    start(deps) {
+      const loop = startLoop(
+        async (signal) => {
+          const report = await kind.pass(deps, signal);
+          // Background passes that did something are logged at info.
+          if (report.delivered + report.retrying + report.failed > 0) deps.log.info(`${kind.label} pass`, { ...report });
+        },
+        {
+          intervalMs: kind.intervalMs,
+          onError: (error) => deps.log.error(`${kind.label} pass failed`, { error: String(error) }),
+        },
+      );
+      const off = deps.events.on(() => void loop.run());
+      void loop.run();
+      return {
+        async stop() {
+          off();
+          await loop.stop();
+        },
+      };
+    },
+  };
+}
