@@ -14,12 +14,13 @@ import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
 import { alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, requirePageSession } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
-import { doneNotice, emptyState, filterLinks, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
+import { doneNotice, emptyState, filterLinks, formAlert, formPart, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
 
 const FILTERS = ["show", "status", "source", "type", "lane"] as const;
 const DONE = { added: "Action added.", ...ACTION_CHANGED };
 const SHOW_TEXT: Record<string, string> = { snoozed: "Snoozed", all: "All, done and dismissed too" };
 const DAY = 24 * 60 * 60 * 1000;
+const ADD_FIELDS = ["title", "description", "priority", "lane", "category"] as const;
 
 /**
  * What the queue shows: open work by default (not done, dismissed or snoozed); `show=snoozed` the
@@ -54,11 +55,12 @@ async function renderActions(
       })),
     ]);
   const filtered = FILTERS.some((f) => f !== "show" && current[f]);
-  const errors = state?.errors ?? {};
-  const values = state?.values ?? {};
+  const add = formPart(state, "title");
+  const errors = add?.errors ?? {};
+  const values = add?.values ?? {};
   const body = html`<h1>Actions</h1>
 ${alertBox("success", doneNotice(DONE, c.req.query("done")))}
-${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields below.") : null)}
+${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the fields marked below.", { snoozedUntil: "Snooze" })}
 <div class="grid-side">
   <section aria-labelledby="queue-h">
     <h2 id="queue-h">Queue</h2>
@@ -117,7 +119,7 @@ export function actionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   });
   router.post("/actions", (c) =>
     handleForm(deps, c, renderActions, async (found, form) => {
-      await runOperation(deps, c, found, addActions, formInput(form, ["title", "description", "priority", "lane", "category"]));
+      await runOperation(deps, c, found, addActions, formInput(form, ADD_FIELDS));
       return withDone("/actions", "added");
     }),
   );

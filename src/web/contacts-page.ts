@@ -12,7 +12,7 @@ import { type FormState, handleForm } from "./form-flow.ts";
 import { alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, withSession } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
-import { doneNotice, emptyState, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
+import { doneNotice, emptyState, formAlert, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
 
 const DONE = { created: "Contact added.", updated: "Contact updated: it matched an existing one." };
 const FIELDS = ["name", "email", "company", "role", "relationship", "notes"] as const;
@@ -42,7 +42,7 @@ async function renderContacts(
   );
   const body = html`<h1>Contacts</h1>
 ${alertBox("success", doneNotice(DONE, c.req.query("done")))}
-${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields below.") : null)}
+${formAlert(state, FIELDS, "The contact was not saved: correct the fields marked below.")}
 <div class="grid-side">
   <section aria-labelledby="list-h">
     <h2 id="list-h">People</h2>

@@ -15,11 +15,11 @@ import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, withSession } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 import { basedOn } from "./suggestions-page.ts";
-import { doneNotice, emptyState, filterLinks, pager, priorityBadge, selectField, textArea, textField } from "./ui.ts";
+import { doneNotice, emptyState, filterLinks, formAlert, pager, priorityBadge, selectField, textArea, textField } from "./ui.ts";
 
 const agentChoices = AGENTS.map((a) => [a.id, a.name] as [string, string]);
-const formError = (state: FormState | null) =>
-  alertBox("error", state ? (state.errors["(body)"] ?? "Please correct the fields below.") : null);
+const INSIGHT_FIELDS = ["title", "detail", "type", "impact"] as const;
+const HANDOFF_FIELDS = ["title", "to", "from", "priority", "type", "context"] as const;
 
 async function renderFeed(
   deps: AppDeps,
@@ -45,7 +45,7 @@ async function renderFeed(
   );
   const body = html`<h1>Feed</h1>
 ${alertBox("success", doneNotice({ posted: "Insight posted: every agent reads it on its next run." }, c.req.query("done")))}
-${formError(state)}
+${formAlert(state, INSIGHT_FIELDS, "The insight was not posted: correct the fields marked below.")}
 <div class="grid-side">
   <section aria-labelledby="feed-h">
     <h2 id="feed-h">Insights, newest first</h2>
@@ -100,7 +100,7 @@ async function renderHandoffs(
   );
   const body = html`<h1>Handoffs</h1>
 ${alertBox("success", doneNotice({ created: "Handoff queued: the agent receives it on its next run (a critical one starts it now)." }, c.req.query("done")))}
-${formError(state)}
+${formAlert(state, HANDOFF_FIELDS, "The handoff was not queued: correct the fields marked below.")}
 <div class="grid-side">
   <section aria-labelledby="list-h">
     <h2 id="list-h">Between agents</h2>
@@ -140,7 +140,7 @@ export function feedPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/feed", (c) =>
     handleForm(deps, c, renderFeed, async (found, form) => {
-      await runOperation(deps, c, found, postInsight, formInput(form, ["title", "detail", "type", "impact"]));
+      await runOperation(deps, c, found, postInsight, formInput(form, INSIGHT_FIELDS));
       return "/feed?done=posted";
     }),
   );
@@ -150,7 +150,7 @@ export function feedPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/handoffs", (c) =>
     handleForm(deps, c, renderHandoffs, async (found, form) => {
-      await runOperation(deps, c, found, createHandoff, formInput(form, ["title", "to", "from", "priority", "type", "context"]));
+      await runOperation(deps, c, found, createHandoff, formInput(form, HANDOFF_FIELDS));
       return "/handoffs?done=created";
     }),
   );

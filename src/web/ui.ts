@@ -3,7 +3,7 @@
  * (shareable URLs), empty states that say what to do next, labelled form fields with their error.
  */
 import { html } from "hono/html";
-import type { Html } from "./layout.ts";
+import { alertBox, type Html } from "./layout.ts";
 
 export const priorityBadge = (priority: string) => html`<span class="badge badge-p-${priority}">${priority}</span>`;
 
@@ -77,4 +77,39 @@ export function selectField(id: string, name: string, choices: readonly (string 
 /** A success notice chosen by a code in the URL (never free text from the URL). */
 export function doneNotice(messages: Record<string, string>, code: string | undefined): string | null {
   return code && Object.hasOwn(messages, code) ? (messages[code] ?? null) : null;
+}
+
+/** A form's errors and typed values as the form-flow hands them back (src/web/form-flow.ts). */
+export interface FormErrors {
+  errors: Record<string, string>;
+  values: Record<string, string>;
+}
+
+/**
+ * A form's one error alert (each message said once): when every error sits beside a field the
+ * form shows, the alert only says the form was not saved and to look below; an error with no field
+ * of its own on the page (the form as a whole, a row's form, a field the page does not render) is
+ * said in the alert instead, named by its field, with the operation's advice (the allowed range or
+ * values) as its words.
+ */
+export function formAlert(
+  state: FormErrors | null,
+  shown: readonly string[],
+  summary: string,
+  labels: Record<string, string> = {},
+): Html | string {
+  if (!state) return "";
+  const elsewhere = Object.entries(state.errors).filter(([field]) => !shown.includes(field));
+  if (elsewhere.length === 0) return alertBox("error", summary);
+  const name = (field: string) => labels[field] ?? field.charAt(0).toUpperCase() + field.slice(1);
+  const said = elsewhere.map(([field, message]) => (field === "(body)" ? message : `${name(field)}: ${message}`));
+  return alertBox("error", said.length === 1 ? said[0] : html`<ul>${said.map((line) => html`<li>${line}</li>`)}</ul>`);
+}
+
+/**
+ * The state of one form of a page with several (an add form, rows' forms): null unless the form
+ * sent carried `marker`, a field only that form has.
+ */
+export function formPart(state: FormErrors | null, marker: string): FormErrors | null {
+  return state && Object.hasOwn(state.values, marker) ? state : null;
 }

@@ -20,7 +20,9 @@ import { ownersOnly, requireOwner } from "./owner.ts";
 import { accountOf, readForm } from "./pages.ts";
 import { formInput, runOperation } from "./run-operation.ts";
 import { MIN_PASSWORD } from "./setup.ts";
-import { doneNotice, selectField, textField } from "./ui.ts";
+import { doneNotice, formAlert, formPart, selectField, textField } from "./ui.ts";
+
+const USER_FIELDS = ["name", "email", "role", "plan"] as const;
 
 function createdCard(link: string, email: string): Html {
   return html`<section class="card card-success" aria-labelledby="link-h">
@@ -41,12 +43,11 @@ async function renderUsers(
   const account = accountOf(found);
   const { users } = await runOperation(deps, c, found, listUsersOp, {});
   const now = deps.clock.now();
-  // One message in one place: the add form's errors sit beside its fields under a summary; a row
-  // form (role, plan, deactivate) has no field to sit beside, so its error is the alert itself.
-  const fromAddForm = state !== null && "email" in state.values;
-  const errors = fromAddForm ? state.errors : {};
-  const values = fromAddForm ? state.values : {};
-  const rowError = state && !fromAddForm ? (Object.values(state.errors)[0] ?? null) : null;
+  // One message in one place (src/web/ui.ts formAlert): the add form's errors sit beside its
+  // fields; a row's form (role, plan, deactivate) has no field of its own, so its error is the alert.
+  const add = formPart(state, "email");
+  const errors = add?.errors ?? {};
+  const values = add?.values ?? {};
   const option = (value: string, current: string) =>
     html`<option value="${value}"${value === current ? html` selected` : ""}>${value}</option>`;
   const rows = users.map(
@@ -82,7 +83,7 @@ async function renderUsers(
   );
   const body = html`<h1>Users</h1>
 ${alertBox("success", doneNotice({ updated: "User updated.", deactivated: "User deactivated." }, c.req.query("done")))}
-${alertBox("error", fromAddForm ? (errors["(body)"] ?? "The user was not created: correct the form below.") : rowError)}
+${formAlert(state, add ? USER_FIELDS : [], "The user was not created: correct the form below.")}
 ${created}
 <div class="grid-side">
   <section aria-labelledby="people-h">
@@ -143,7 +144,7 @@ export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.post("/settings/users", (c) =>
     handleForm(deps, c, renderUsers, async (found, form) => {
       if (!isOwner(found.user)) return ownersOnly(c, found);
-      const input = formInput(form, ["name", "email", "role", "plan"]);
+      const input = formInput(form, USER_FIELDS);
       const result = await runOperation(deps, c, found, createUserOp, input);
       return renderUsers(deps, c, found, null, 201, createdCard(result.link, input.email ?? ""));
     }),
