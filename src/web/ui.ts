@@ -40,8 +40,10 @@ export interface FieldOptions {
   value?: string;
   error?: string;
   required?: boolean;
+  minlength?: number;
   maxlength?: number;
   type?: string;
+  autocomplete?: string;
   hint?: string;
 }
 
@@ -54,7 +56,9 @@ const fieldFooter = (id: string, o: FieldOptions) =>
 export function textField(id: string, name: string, o: FieldOptions): Html {
   return html`<div class="field"><label for="${id}">${o.label}</label><input id="${id}" name="${name}" type="${o.type ?? "text"}" value="${o.value ?? ""}"${
     o.required ? html` required` : ""
-  }${o.maxlength ? html` maxlength="${o.maxlength}"` : ""}${describedBy(id, o)}>${fieldFooter(id, o)}</div>`;
+  }${o.minlength ? html` minlength="${o.minlength}"` : ""}${o.maxlength ? html` maxlength="${o.maxlength}"` : ""}${
+    o.autocomplete ? html` autocomplete="${o.autocomplete}"` : ""
+  }${describedBy(id, o)}>${fieldFooter(id, o)}</div>`;
 }
 
 export function textArea(id: string, name: string, o: FieldOptions): Html {
@@ -112,4 +116,56 @@ export function formAlert(
  */
 export function formPart(state: FormErrors | null, marker: string): FormErrors | null {
   return state && Object.hasOwn(state.values, marker) ? state : null;
+}
+
+/** What a form field may hold, read from the operation's input schema (one rule, in the registry). */
+export interface FieldRules {
+  required: boolean;
+  minlength?: number;
+  maxlength?: number;
+  /** A picklist's values, for a select's options. */
+  options?: readonly string[];
+}
+
+interface SchemaNode {
+  kind?: string;
+  type: string;
+  wrapped?: SchemaNode;
+  entries?: Record<string, SchemaNode>;
+  options?: readonly unknown[];
+  requirement?: unknown;
+  pipe?: readonly SchemaNode[];
+}
+
+const WRAPPERS = new Set(["optional", "exact_optional", "nullish", "nullable", "non_optional"]);
+
+/** The rules of one schema: optional-ness from its wrappers, lengths from its pipe (nested pipes too), a picklist's options. */
+export function rulesOf(schema: unknown, required = true): FieldRules {
+  let node = schema as SchemaNode;
+  while (WRAPPERS.has(node.type) && node.wrapped) {
+    if (node.type !== "nullable" && node.type !== "non_optional") required = false;
+    node = node.wrapped;
+  }
+  const rules: FieldRules = { required };
+  const visit = (n: SchemaNode) => {
+    if (n.type === "picklist" && n.options) rules.options = n.options.map(String);
+    for (const item of n.pipe ?? []) {
+      if (item === n) continue;
+      if (item.kind === "schema") visit(item);
+      else if (item.type === "max_length" && typeof item.requirement === "number") rules.maxlength = item.requirement;
+      else if (item.type === "min_length" && typeof item.requirement === "number") rules.minlength = item.requirement;
+    }
+  };
+  visit(node);
+  return rules;
+}
+
+/** The rules of field `name` of an object schema (through pipes around the object, e.g. a cross-field check). */
+export function fieldRules(input: unknown, name: string): FieldRules {
+  let node = input as SchemaNode;
+  while (!node.entries && node.pipe?.[0] && node.pipe[0] !== node) node = node.pipe[0];
+  while (!node.entries && WRAPPERS.has(node.type) && node.wrapped) node = node.wrapped;
+  const field = node.entries?.[name];
+  if (!field) throw new Error(`The schema has no field ${name}.`);
+  return rulesOf(field);
 }

@@ -5,7 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import * as v from "valibot";
+import { MIN_PASSWORD, Password } from "../auth/passwords.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import { startSession } from "../auth/sessions.ts";
@@ -18,9 +18,8 @@ import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly, requireOwner } from "./owner.ts";
 import { accountOf, readForm } from "./pages.ts";
-import { formInput, runOperation } from "./run-operation.ts";
-import { MIN_PASSWORD } from "./setup.ts";
-import { doneNotice, formAlert, formPart, selectField, textField } from "./ui.ts";
+import { formInput, judgeForm, runOperation } from "./run-operation.ts";
+import { doneNotice, formAlert, formPart, rulesOf, selectField, textField } from "./ui.ts";
 
 const USER_FIELDS = ["name", "email", "role", "plan"] as const;
 
@@ -109,12 +108,6 @@ ${created}
   return renderPage(c, { title: "Users", body, account, active: "/settings/users" }, status);
 }
 
-const PasswordForm = v.pipe(
-  v.string(),
-  v.minLength(MIN_PASSWORD, `Use at least ${MIN_PASSWORD} characters.`),
-  v.maxLength(1024, "At most 1024 characters."),
-);
-
 const unusableLink = (c: Context<AppEnv>) =>
   messagePage(c, 410, "Sign-in link not valid", "This link is unknown, expired or used already. Ask an owner for a new one, or sign in.", {
     href: "/sign-in",
@@ -128,7 +121,13 @@ function welcomePage(c: Context<AppEnv>, token: string, email: string, error?: s
   <form method="post" action="/welcome" class="stack" novalidate>
     <input type="hidden" name="token" value="${token}">
     <input type="text" name="username" value="${email}" autocomplete="username" aria-label="Email" hidden>
-    ${textField("password", "password", { label: `Password (at least ${MIN_PASSWORD} characters)`, type: "password", error, required: true })}
+    ${textField("password", "password", {
+      label: `Password (at least ${MIN_PASSWORD} characters)`,
+      type: "password",
+      autocomplete: "new-password",
+      error,
+      ...rulesOf(Password),
+    })}
     <button type="submit" class="btn btn-primary btn-block">Set password and sign in</button>
   </form>
 </section>`;
@@ -177,9 +176,9 @@ export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
     const token = form.get("token") ?? "";
     const holder = await signInLinkHolder(deps.db, token, "welcome", deps.clock.now());
     if (!holder) return unusableLink(c);
-    const parsed = v.safeParse(PasswordForm, form.get("password") ?? "");
-    if (!parsed.success) return welcomePage(c, token, holder.email, parsed.issues[0]?.message);
-    const user = await useSignInLink(deps.db, token, "welcome", parsed.output, deps.clock);
+    const judged = judgeForm(Password, form.get("password") ?? "");
+    if ("errors" in judged) return welcomePage(c, token, holder.email, Object.values(judged.errors)[0]);
+    const user = await useSignInLink(deps.db, token, "welcome", judged.output, deps.clock);
     if (!user) return unusableLink(c);
     await startSession(deps, c, user.id);
     return seeOther(c, "/dashboard");
