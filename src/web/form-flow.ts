@@ -14,6 +14,8 @@ export interface FormState {
   /** Field name → message; "(body)" for the form as a whole. */
   errors: Record<string, string>;
   values: Record<string, string>;
+  /** The form as sent (csrf left out), for fields with several values (checkboxes). */
+  sent: URLSearchParams;
 }
 
 export type PageRenderer = (
@@ -42,8 +44,8 @@ export async function handleForm(
   } catch (error) {
     const errors = formErrors(error);
     if (!errors) throw error;
-    const values = Object.fromEntries([...signed.form].filter(([name]) => name !== "csrf"));
-    return render(deps, c, signed.found, { errors, values }, 400);
+    const sent = new URLSearchParams([...signed.form].filter(([name]) => name !== "csrf"));
+    return render(deps, c, signed.found, { errors, values: Object.fromEntries(sent), sent }, 400);
   }
 }
 
