@@ -122,6 +122,7 @@ function keyList(account: PageAccount, keys: KeyRow[], allowed: readonly string[
 function fieldErrorsOf(errors: Record<string, string>, name: string): FieldErrors {
   const out: FieldErrors = {};
   for (const [path, message] of Object.entries(errors)) {
+    if (path === "(body)") continue;
     if (path.startsWith("scopes")) out.scopes ??= path === "scopes" ? "Choose at least one scope." : message;
     else out.name ??= name.trim() === "" ? "Give the key a name, so you can tell it apart later." : message;
   }
@@ -174,7 +175,8 @@ export function keysPageRoutes(deps: AppDeps): Hono<AppEnv> {
 
   const rejected: PageRenderer = (deps, c, found, state, status) => {
     const typed = { name: state?.values.name ?? "", scopes: state?.sent.getAll("scopes") ?? [] };
-    return keysPage(deps, c, found, { fieldErrors: fieldErrorsOf(state?.errors ?? {}, typed.name), ...typed }, status);
+    const errors = state?.errors ?? {};
+    return keysPage(deps, c, found, { fieldErrors: fieldErrorsOf(errors, typed.name), error: errors["(body)"], ...typed }, status);
   };
 
   router.post("/settings/keys", (c) =>
