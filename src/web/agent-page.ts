@@ -177,7 +177,6 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/agents/:id/schedule", (c) =>
     handleForm(deps, c, renderAgent, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       const id = c.req.param("id");
       const schedule = form.get("schedule")?.trim() || null;
       await runOperation(deps, c, found, updateAgentOp, { id, schedule });
@@ -186,7 +185,6 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/agents/:id/cap", (c) =>
     handleForm(deps, c, renderAgent, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       const id = c.req.param("id");
       const raw = form.get("dailyTokens")?.trim() ?? "";
       const dailyTokens = raw === "" ? null : /^\d+$/.test(raw) ? Number(raw) : raw;
@@ -196,7 +194,6 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/agents/:id/resume", (c) =>
     handleForm(deps, c, renderAgent, async (found) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       const id = c.req.param("id");
       await runOperation(deps, c, found, resumeAgentOp, { id });
       return `/agents/${id}?done=resumed`;

@@ -14,7 +14,7 @@ import { type FormState, handleForm, withDone } from "./form-flow.ts";
 import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
 import { requireOwner } from "./owner.ts";
 import { accountOf } from "./pages.ts";
-import { runOperation } from "./run-operation.ts";
+import { runOperation, runOptional } from "./run-operation.ts";
 
 const PATH = "/settings/slack";
 const NOTICES: Record<string, string> = { connected: "Slack connected.", removed: "Slack disconnected." };
@@ -69,10 +69,8 @@ export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
     const found = await requireOwner(deps, c);
     return found instanceof Response ? found : render(deps, c, found, null);
   });
-  router.post(PATH, async (c) => {
-    const owner = await requireOwner(deps, c);
-    if (owner instanceof Response) return owner;
-    return handleForm(deps, c, render, async (found, form) => {
+  router.post(PATH, (c) =>
+    handleForm(deps, c, render, async (found, form) => {
       const readChannels = (form.get("readChannels") ?? "")
         .split(/[\s,]+/)
         .map((s) => s.trim())
@@ -83,15 +81,13 @@ export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
         readChannels,
       });
       return withDone(PATH, "connected");
-    });
-  });
-  router.post(`${PATH}/delete`, async (c) => {
-    const owner = await requireOwner(deps, c);
-    if (owner instanceof Response) return owner;
-    return handleForm(deps, c, render, async (found) => {
-      await runOperation(deps, c, found, disconnectSlack, {}).catch(() => null);
+    }),
+  );
+  router.post(`${PATH}/delete`, (c) =>
+    handleForm(deps, c, render, async (found) => {
+      await runOptional(deps, c, found, disconnectSlack, {}); // none connected: nothing to remove
       return withDone(PATH, "removed");
-    });
-  });
+    }),
+  );
   return router;
 }

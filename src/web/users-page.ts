@@ -6,7 +6,6 @@
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import { MIN_PASSWORD, Password } from "../auth/passwords.ts";
-import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import { startSession } from "../auth/sessions.ts";
 import { signInLinkHolder, useSignInLink } from "../auth/sign-in-links.ts";
@@ -16,7 +15,7 @@ import { crossSiteReason } from "../http/csrf.ts";
 import { createUserOp, deactivateUserOp, listUsersOp, updateUserOp } from "../operations/users.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "./layout.ts";
-import { ownersOnly, requireOwner } from "./owner.ts";
+import { requireOwner } from "./owner.ts";
 import { accountOf, readForm } from "./pages.ts";
 import { formInput, judgeForm, runOperation } from "./run-operation.ts";
 import { doneNotice, formAlert, formPart, rulesOf, selectField, textField } from "./ui.ts";
@@ -142,7 +141,6 @@ export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
   });
   router.post("/settings/users", (c) =>
     handleForm(deps, c, renderUsers, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       const input = formInput(form, USER_FIELDS);
       const result = await runOperation(deps, c, found, createUserOp, input);
       return renderUsers(deps, c, found, null, 201, createdCard(result.link, input.email ?? ""));
@@ -150,7 +148,6 @@ export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/settings/users/:id", (c) =>
     handleForm(deps, c, renderUsers, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       await runOperation(deps, c, found, updateUserOp, { ...formInput(form, ["role", "plan"]), id: c.req.param("id") });
       return "/settings/users?done=updated";
     }),
@@ -158,7 +155,6 @@ export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.post("/settings/users/:id/deactivate", (c) =>
     handleForm(deps, c, renderUsers, async (found) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       await runOperation(deps, c, found, deactivateUserOp, { id: c.req.param("id") });
       return "/settings/users?done=deactivated";
     }),
