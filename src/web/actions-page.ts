@@ -12,7 +12,7 @@ import { addActions, listActionQueue, updateActionOp } from "../operations/actio
 import { ACTION_CHANGED, actionChangeCode, actionList, laneText, SNOOZE_DAYS, statusText } from "./action-list.ts";
 import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
 import { alertBox, csrfField, renderPage } from "./layout.ts";
-import { accountOf, requirePageSession } from "./pages.ts";
+import { accountOf, session } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 import { doneNotice, emptyState, filterLinks, formAlert, formPart, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
 
@@ -113,10 +113,7 @@ ${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the
 
 export function actionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get("/actions", async (c) => {
-    const found = await requirePageSession(deps, c);
-    return found instanceof Response ? found : renderActions(deps, c, found, null);
-  });
+  router.get("/actions", session(deps), (c) => renderActions(deps, c, c.var.session, null));
   router.post("/actions", (c) =>
     handleForm(deps, c, renderActions, async (found, form) => {
       await runOperation(deps, c, found, addActions, formInput(form, ADD_FIELDS));

@@ -27,7 +27,7 @@ import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, messagePage, NAV, renderPage, seeOther } from "./layout.ts";
 import { instructionsSection } from "./model-page.ts";
 import { ownersOnly } from "./owner.ts";
-import { accountOf, readSignedInForm, withSession } from "./pages.ts";
+import { accountOf, readSignedInForm, session } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 import { doneNotice, emptyState, priorityBadge, textField } from "./ui.ts";
 
@@ -171,10 +171,7 @@ ${
 
 export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/agents/:id",
-    withSession(deps, (c, found) => renderAgent(deps, c, found, null)),
-  );
+  router.get("/agents/:id", session(deps), (c) => renderAgent(deps, c, c.var.session, null));
   router.post("/agents/:id/schedule", (c) =>
     handleForm(deps, c, renderAgent, async (found, form) => {
       const id = c.req.param("id");

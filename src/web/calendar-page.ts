@@ -16,7 +16,7 @@ import { type CalendarStatus, calendarStatus } from "../integrations/calendar.ts
 import { connectCalendarIntegration, disconnectCalendarIntegration } from "../operations/integrations.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "./layout.ts";
-import { accountOf, requirePageSession } from "./pages.ts";
+import { accountOf, session } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 
 type Field = "url" | "username" | "password";
@@ -125,9 +125,8 @@ const NOTICES: Record<string, string> = {
 export function calendarPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/settings/calendar", async (c) => {
-    const found = await requirePageSession(deps, c);
-    if (found instanceof Response) return found;
+  router.get("/settings/calendar", session(deps), async (c) => {
+    const found = c.var.session;
     return calendarPage(deps, c, found, { notice: NOTICES[c.req.query("done") ?? ""] });
   });
 

@@ -10,7 +10,7 @@ import { listContactsOp } from "../operations/listings.ts";
 import { addContact, RELATIONSHIPS } from "../operations/writes.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { alertBox, csrfField, renderPage } from "./layout.ts";
-import { accountOf, withSession } from "./pages.ts";
+import { accountOf, session } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 import { doneNotice, emptyState, formAlert, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
 
@@ -90,10 +90,7 @@ ${formAlert(state, FIELDS, "The contact was not saved: correct the fields marked
 
 export function contactsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/contacts",
-    withSession(deps, (c, found) => renderContacts(deps, c, found, null)),
-  );
+  router.get("/contacts", session(deps), (c) => renderContacts(deps, c, c.var.session, null));
   router.post("/contacts", (c) =>
     handleForm(deps, c, renderContacts, async (found, form) => {
       const result = await runOperation(deps, c, found, addContact, formInput(form, FIELDS));

@@ -12,7 +12,7 @@ import { HANDOFF_VIEWS, listFeedOp, listHandoffsOp } from "../operations/listing
 import { createHandoff, INSIGHT_TYPES, postInsight } from "../operations/writes.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
-import { accountOf, withSession } from "./pages.ts";
+import { accountOf, session } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 import { basedOn } from "./suggestions-page.ts";
 import { doneNotice, emptyState, filterLinks, formAlert, pager, priorityBadge, selectField, textArea, textField } from "./ui.ts";
@@ -134,20 +134,14 @@ ${formAlert(state, HANDOFF_FIELDS, "The handoff was not queued: correct the fiel
 
 export function feedPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/feed",
-    withSession(deps, (c, found) => renderFeed(deps, c, found, null)),
-  );
+  router.get("/feed", session(deps), (c) => renderFeed(deps, c, c.var.session, null));
   router.post("/feed", (c) =>
     handleForm(deps, c, renderFeed, async (found, form) => {
       await runOperation(deps, c, found, postInsight, formInput(form, INSIGHT_FIELDS));
       return "/feed?done=posted";
     }),
   );
-  router.get(
-    "/handoffs",
-    withSession(deps, (c, found) => renderHandoffs(deps, c, found, null)),
-  );
+  router.get("/handoffs", session(deps), (c) => renderHandoffs(deps, c, c.var.session, null));
   router.post("/handoffs", (c) =>
     handleForm(deps, c, renderHandoffs, async (found, form) => {
       await runOperation(deps, c, found, createHandoff, formInput(form, HANDOFF_FIELDS));

@@ -14,7 +14,7 @@ import { type CreatedKey, CreateKeyInput, createApiKey, deleteApiKey, listKeysFo
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
 import { alertBox, csrfField, type Html, type PageAccount, renderPage } from "./layout.ts";
-import { accountOf, withSession } from "./pages.ts";
+import { accountOf, session } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 import { fieldRules } from "./ui.ts";
 
@@ -168,9 +168,8 @@ ${view.created ? createdPanel(view.created) : ""}
 export function keysPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get(
-    "/settings/keys",
-    withSession(deps, (c, found) => keysPage(deps, c, found, { notice: c.req.query("revoked") === "1" ? "Key revoked." : undefined })),
+  router.get("/settings/keys", session(deps), (c) =>
+    keysPage(deps, c, c.var.session, { notice: c.req.query("revoked") === "1" ? "Key revoked." : undefined }),
   );
 
   const rejected: PageRenderer = (deps, c, found, state, status) => {

@@ -22,7 +22,7 @@ import { getInstructionOverride } from "../store/model.ts";
 import { modelEvalCard } from "./eval-page.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { alertBox, csrfField, type Html, messagePage, type PageAccount, renderPage } from "./layout.ts";
-import { accountOf, requirePageSession } from "./pages.ts";
+import { accountOf, session } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 import { fieldRules } from "./ui.ts";
 
@@ -205,9 +205,8 @@ const lastTests = new Map<string, TestOutcome>();
 export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get(PATH, async (c) => {
-    const found = await requirePageSession(deps, c);
-    if (found instanceof Response) return found;
+  router.get(PATH, session(deps), async (c) => {
+    const found = c.var.session;
     const done = c.req.query("done") ?? "";
     const test = done === "tested" ? lastTests.get(found.user.orgId) : undefined;
     return modelPage(deps, c, found, { notice: NOTICES[done], test });

@@ -15,7 +15,7 @@ import { listMessages, type MessageRecord } from "../store/messages.ts";
 import { getPrefs } from "../store/notify.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
 import { ago, alertBox, csrfField, type Html, renderPage } from "./layout.ts";
-import { accountOf, withSession } from "./pages.ts";
+import { accountOf, session } from "./pages.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 
 const PATH = "/settings/notifications";
@@ -95,10 +95,7 @@ ${
 
 export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    PATH,
-    withSession(deps, (c, found) => render(deps, c, found, null)),
-  );
+  router.get(PATH, session(deps), (c) => render(deps, c, c.var.session, null));
   router.post(PATH, (c) =>
     handleForm(deps, c, render, async (found, form) => {
       await runOperation(deps, c, found, updateMyNotifications, {

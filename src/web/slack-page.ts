@@ -12,8 +12,8 @@ import { connectSlack, disconnectSlack, slackStatus } from "../operations/channe
 import { listMessages } from "../store/messages.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
 import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
-import { requireOwner } from "./owner.ts";
-import { accountOf } from "./pages.ts";
+import { owner } from "./owner.ts";
+import { accountOf, session } from "./pages.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 
 const PATH = "/settings/slack";
@@ -65,10 +65,7 @@ ${alertBox("success", NOTICES[c.req.query("done") ?? ""])}${alertBox("error", er
 
 export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(PATH, async (c) => {
-    const found = await requireOwner(deps, c);
-    return found instanceof Response ? found : render(deps, c, found, null);
-  });
+  router.get(PATH, session(deps), owner(), (c) => render(deps, c, c.var.session, null));
   router.post(PATH, (c) =>
     handleForm(deps, c, render, async (found, form) => {
       const readChannels = (form.get("readChannels") ?? "")

@@ -16,8 +16,8 @@ import { addSourceOp, deleteSourceOp, listSourcesOp, type SourceView } from "../
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "./layout.ts";
-import { requireOwner } from "./owner.ts";
-import { accountOf } from "./pages.ts";
+import { owner } from "./owner.ts";
+import { accountOf, session } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 
 const PATH = "/settings/sources";
@@ -211,9 +211,8 @@ function inputOf(form: URLSearchParams): Record<string, unknown> {
 export function sourcesPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get(PATH, async (c) => {
-    const found = await requireOwner(deps, c);
-    if (found instanceof Response) return found;
+  router.get(PATH, session(deps), owner(), async (c) => {
+    const found = c.var.session;
     const notice =
       c.req.query("deleted") === "1"
         ? "Source deleted."

@@ -15,8 +15,8 @@ import { crossSiteReason } from "../http/csrf.ts";
 import { createUserOp, deactivateUserOp, listUsersOp, updateUserOp } from "../operations/users.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "./layout.ts";
-import { requireOwner } from "./owner.ts";
-import { accountOf, readForm } from "./pages.ts";
+import { owner } from "./owner.ts";
+import { accountOf, readForm, session } from "./pages.ts";
 import { formInput, judgeForm, runOperation } from "./run-operation.ts";
 import { doneNotice, formAlert, formPart, rulesOf, selectField, textField } from "./ui.ts";
 
@@ -135,10 +135,7 @@ function welcomePage(c: Context<AppEnv>, token: string, email: string, error?: s
 
 export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get("/settings/users", async (c) => {
-    const found = await requireOwner(deps, c);
-    return found instanceof Response ? found : renderUsers(deps, c, found, null);
-  });
+  router.get("/settings/users", session(deps), owner(), (c) => renderUsers(deps, c, c.var.session, null));
   router.post("/settings/users", (c) =>
     handleForm(deps, c, renderUsers, async (found, form) => {
       const input = formInput(form, USER_FIELDS);

@@ -18,8 +18,8 @@ import { type CreatedWebhook, createWebhook, deleteWebhookOp, listWebhooksFor } 
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { type ItemRow, itemTable } from "./item-table.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "./layout.ts";
-import { requireOwner } from "./owner.ts";
-import { accountOf } from "./pages.ts";
+import { owner } from "./owner.ts";
+import { accountOf, session } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 
 const EVENT_HELP: Record<string, string> = {
@@ -169,9 +169,8 @@ ${view.created ? createdPanel(view.created) : ""}
 export function webhooksPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/settings/webhooks", async (c) => {
-    const found = await requireOwner(deps, c);
-    if (found instanceof Response) return found;
+  router.get("/settings/webhooks", session(deps), owner(), async (c) => {
+    const found = c.var.session;
     return webhooksPage(deps, c, found, { notice: c.req.query("deleted") === "1" ? "Webhook deleted." : undefined });
   });
 
