@@ -8,13 +8,25 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, PRIORITIES } from "../domain.ts";
-import { addActions, listActionQueue, updateActionOp } from "../operations/actions.ts";
+import { addActions, listActionQueue, NewAction, updateActionOp } from "../operations/actions.ts";
 import { ACTION_CHANGED, actionChangeCode, actionList, laneText, SNOOZE_DAYS, statusText } from "./action-list.ts";
 import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
 import { alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, session } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
-import { doneNotice, emptyState, filterLinks, formAlert, formPart, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
+import {
+  doneNotice,
+  emptyState,
+  fieldRules,
+  filterLinks,
+  formAlert,
+  formPart,
+  pager,
+  selectField,
+  textArea,
+  textField,
+  withQuery,
+} from "./ui.ts";
 
 const FILTERS = ["show", "status", "source", "type", "lane"] as const;
 const DONE = { added: "Action added.", ...ACTION_CHANGED };
@@ -95,15 +107,15 @@ ${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the
     <h2 id="add-h">Add an action</h2>
     <form method="post" action="/actions" class="stack">
       ${csrfField(account)}
-      ${textField("new-title", "title", { label: "Title", value: values.title, error: errors.title, required: true, maxlength: 200 })}
-      ${textArea("new-description", "description", { label: "Description (optional)", value: values.description, error: errors.description, maxlength: 5000 })}
+      ${textField("new-title", "title", { label: "Title", value: values.title, error: errors.title, ...fieldRules(NewAction, "title") })}
+      ${textArea("new-description", "description", { label: "Description (optional)", value: values.description, error: errors.description, ...fieldRules(NewAction, "description") })}
       ${selectField("new-priority", "priority", PRIORITIES, { label: "Priority", value: values.priority ?? "medium", error: errors.priority })}
       ${selectField("new-lane", "lane", [["", "By priority"], ...ACTION_LANES.map((l) => [l, laneText(l)] as [string, string])], {
         label: "Lane",
         value: values.lane ?? "",
         error: errors.lane,
       })}
-      ${textField("new-category", "category", { label: "Category (optional)", value: values.category, error: errors.category, maxlength: 50, hint: "e.g. sales, product, ops, fundraising" })}
+      ${textField("new-category", "category", { label: "Category (optional)", value: values.category, error: errors.category, hint: "e.g. sales, product, ops, fundraising", ...fieldRules(NewAction, "category") })}
       <button type="submit" class="btn btn-primary">Add action</button>
     </form>
   </section>

@@ -15,7 +15,18 @@ import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, session } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 import { basedOn } from "./suggestions-page.ts";
-import { doneNotice, emptyState, filterLinks, formAlert, pager, priorityBadge, selectField, textArea, textField } from "./ui.ts";
+import {
+  doneNotice,
+  emptyState,
+  fieldRules,
+  filterLinks,
+  formAlert,
+  pager,
+  priorityBadge,
+  selectField,
+  textArea,
+  textField,
+} from "./ui.ts";
 
 const agentChoices = AGENTS.map((a) => [a.id, a.name] as [string, string]);
 const INSIGHT_FIELDS = ["title", "detail", "type", "impact"] as const;
@@ -57,10 +68,10 @@ ${formAlert(state, INSIGHT_FIELDS, "The insight was not posted: correct the fiel
     <h2 id="post-h">Post an insight</h2>
     <form method="post" action="/feed" class="stack">
       ${csrfField(account)}
-      ${textField("in-title", "title", { label: "Title", value: values.title, error: errors.title, required: true, maxlength: 200 })}
-      ${textArea("in-detail", "detail", { label: "Detail (optional)", value: values.detail, error: errors.detail, maxlength: 5000 })}
+      ${textField("in-title", "title", { label: "Title", value: values.title, error: errors.title, ...fieldRules(postInsight.input, "title") })}
+      ${textArea("in-detail", "detail", { label: "Detail (optional)", value: values.detail, error: errors.detail, ...fieldRules(postInsight.input, "detail") })}
       ${selectField("in-type", "type", INSIGHT_TYPES, { label: "Type", value: values.type ?? "insight", error: errors.type })}
-      ${selectField("in-impact", "impact", ["low", "medium", "high"], { label: "Impact", value: values.impact ?? "medium", error: errors.impact })}
+      ${selectField("in-impact", "impact", fieldRules(postInsight.input, "impact").options ?? [], { label: "Impact", value: values.impact ?? "medium", error: errors.impact })}
       <button type="submit" class="btn btn-primary">Post insight</button>
     </form>
   </section>
@@ -119,12 +130,12 @@ ${formAlert(state, HANDOFF_FIELDS, "The handoff was not queued: correct the fiel
     <h2 id="new-h">Create a handoff</h2>
     <form method="post" action="/handoffs" class="stack">
       ${csrfField(account)}
-      ${textField("hf-title", "title", { label: "Title", value: values.title, error: errors.title, required: true, maxlength: 200 })}
+      ${textField("hf-title", "title", { label: "Title", value: values.title, error: errors.title, ...fieldRules(createHandoff.input, "title") })}
       ${selectField("hf-to", "to", agentChoices, { label: "To agent", value: values.to ?? "research", error: errors.to })}
       ${selectField("hf-from", "from", [["manual", "Me (manual)"], ...agentChoices], { label: "From", value: values.from ?? "manual", error: errors.from })}
       ${selectField("hf-priority", "priority", PRIORITIES, { label: "Priority", value: values.priority ?? "medium", error: errors.priority })}
-      ${textField("hf-type", "type", { label: "Type (optional)", value: values.type, error: errors.type, maxlength: 50, hint: "research, draft, review, action, …" })}
-      ${textArea("hf-context", "context", { label: "Context (optional)", value: values.context, error: errors.context, maxlength: 5000 })}
+      ${textField("hf-type", "type", { label: "Type (optional)", value: values.type, error: errors.type, hint: "research, draft, review, action, …", ...fieldRules(createHandoff.input, "type") })}
+      ${textArea("hf-context", "context", { label: "Context (optional)", value: values.context, error: errors.context, ...fieldRules(createHandoff.input, "context") })}
       <button type="submit" class="btn btn-primary">Create handoff</button>
     </form>
   </section>

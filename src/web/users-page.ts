@@ -18,7 +18,7 @@ import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther 
 import { owner } from "./owner.ts";
 import { accountOf, readForm, session } from "./pages.ts";
 import { formInput, judgeForm, runOperation } from "./run-operation.ts";
-import { doneNotice, formAlert, formPart, rulesOf, selectField, textField } from "./ui.ts";
+import { doneNotice, fieldRules, formAlert, formPart, rulesOf, selectField, textField } from "./ui.ts";
 
 const USER_FIELDS = ["name", "email", "role", "plan"] as const;
 
@@ -96,10 +96,10 @@ ${created}
     <h2 id="add-h">Add a user</h2>
     <form method="post" action="/settings/users" class="stack">
       ${csrfField(account)}
-      ${textField("user-name", "name", { label: "Name", value: values.name, error: errors.name, required: true, maxlength: 200 })}
-      ${textField("user-email", "email", { label: "Email", value: values.email, error: errors.email, required: true, type: "email", maxlength: 254 })}
-      ${selectField("user-role", "role", ROLES, { label: "Role", value: values.role ?? "member", error: errors.role })}
-      ${selectField("user-plan", "plan", PLANS, { label: "Plan", value: values.plan ?? "lite", error: errors.plan })}
+      ${textField("user-name", "name", { label: "Name", value: values.name, error: errors.name, ...fieldRules(createUserOp.input, "name") })}
+      ${textField("user-email", "email", { label: "Email", value: values.email, error: errors.email, type: "email", ...fieldRules(createUserOp.input, "email") })}
+      ${selectField("user-role", "role", fieldRules(createUserOp.input, "role").options ?? [], { label: "Role", value: values.role ?? "member", error: errors.role })}
+      ${selectField("user-plan", "plan", fieldRules(createUserOp.input, "plan").options ?? [], { label: "Plan", value: values.plan ?? "lite", error: errors.plan })}
       <button type="submit" class="btn btn-primary">Create user and sign-in link</button>
     </form>
   </section>
