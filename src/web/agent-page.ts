@@ -26,7 +26,7 @@ import { type FormState, handleForm } from "./form-flow.ts";
 import { ago, alertBox, csrfField, messagePage, NAV, renderPage, seeOther } from "./layout.ts";
 import { instructionsSection } from "./model-page.ts";
 import { ownersOnly } from "./owner.ts";
-import { accountOf, readSignedInForm, withSession } from "./pages.ts";
+import { accountOf, readSignedInForm, session } from "./pages.ts";
 import { runOperation } from "./run-operation.ts";
 import { doneNotice, emptyState, priorityBadge, textField } from "./ui.ts";
 
@@ -170,13 +170,9 @@ ${
 
 export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/agents/:id",
-    withSession(deps, (c, found) => renderAgent(deps, c, found, null)),
-  );
+  router.get("/agents/:id", session(deps), (c) => renderAgent(deps, c, c.var.session, null));
   router.post("/agents/:id/schedule", (c) =>
     handleForm(deps, c, renderAgent, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       const id = c.req.param("id");
       const schedule = form.get("schedule")?.trim() || null;
       await runOperation(deps, c, found, updateAgentOp, { id, schedule });
@@ -185,7 +181,6 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/agents/:id/cap", (c) =>
     handleForm(deps, c, renderAgent, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       const id = c.req.param("id");
       const raw = form.get("dailyTokens")?.trim() ?? "";
       const dailyTokens = raw === "" ? null : /^\d+$/.test(raw) ? Number(raw) : raw;
@@ -195,7 +190,6 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/agents/:id/resume", (c) =>
     handleForm(deps, c, renderAgent, async (found) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       const id = c.req.param("id");
       await runOperation(deps, c, found, resumeAgentOp, { id });
       return `/agents/${id}?done=resumed`;

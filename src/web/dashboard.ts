@@ -18,7 +18,7 @@ import { hasOwnContent } from "../store/own-content.ts";
 import { gettingStarted } from "./getting-started.ts";
 import { ago, alertBox, type Html, renderPage, seeOther } from "./layout.ts";
 import { ownersOnly } from "./owner.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "./pages.ts";
+import { accountOf, readSignedInForm, session } from "./pages.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 import { doneNotice, emptyState, priorityBadge } from "./ui.ts";
 
@@ -151,10 +151,7 @@ const DONE = { demo: "Demo data loaded: a week of the crew's work to look around
 export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/dashboard", async (c) => {
-    const found = await requirePageSession(deps, c);
-    return found instanceof Response ? found : renderDashboard(deps, c, found);
-  });
+  router.get("/dashboard", session(deps), (c) => renderDashboard(deps, c, c.var.session));
 
   // Owners only: the same as `crew seed --demo` (SPEC §12), for the signed-in person's organization.
   router.post("/dashboard/demo", async (c) => {

@@ -11,7 +11,7 @@ import { listActionQueue } from "../operations/actions.ts";
 import { getBriefing, getCompanyProfile, getStandup, getSuggestions, PIPELINE_STAGES } from "../operations/reports.ts";
 import { ACTION_CHANGED, actionList } from "./action-list.ts";
 import { ago, alertBox, type Html, renderPage } from "./layout.ts";
-import { accountOf, withSession } from "./pages.ts";
+import { accountOf, session } from "./pages.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 import { SUGGESTION_CHANGED, suggestionItem } from "./suggestions-page.ts";
 import { doneNotice, emptyState, filterLinks, priorityBadge } from "./ui.ts";
@@ -175,17 +175,8 @@ ${
 
 export function reportPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/briefing",
-    withSession(deps, (c, found) => briefingPage(deps, c, found)),
-  );
-  router.get(
-    "/standup",
-    withSession(deps, (c, found) => standupPage(deps, c, found)),
-  );
-  router.get(
-    "/profile",
-    withSession(deps, (c, found) => profilePage(deps, c, found)),
-  );
+  router.get("/briefing", session(deps), (c) => briefingPage(deps, c, c.var.session));
+  router.get("/standup", session(deps), (c) => standupPage(deps, c, c.var.session));
+  router.get("/profile", session(deps), (c) => profilePage(deps, c, c.var.session));
   return router;
 }

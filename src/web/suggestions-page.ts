@@ -14,7 +14,7 @@ import { getSuggestions } from "../operations/reports.ts";
 import { type Suggestion, updateSuggestionOp } from "../operations/suggestions.ts";
 import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "./layout.ts";
-import { accountOf, withSession } from "./pages.ts";
+import { accountOf, session } from "./pages.ts";
 import { queryInput, runOperation } from "./run-operation.ts";
 import { doneNotice, emptyState, filterLinks, priorityBadge } from "./ui.ts";
 
@@ -96,10 +96,7 @@ ${
 
 export function suggestionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/suggestions",
-    withSession(deps, (c, found) => renderSuggestions(deps, c, found, null)),
-  );
+  router.get("/suggestions", session(deps), (c) => renderSuggestions(deps, c, c.var.session, null));
   router.post("/suggestions/act", (c) =>
     handleForm(deps, c, renderSuggestions, async (found, form) => {
       const status = form.get("status") === "dismissed" ? "dismissed" : "accepted";
