@@ -9,6 +9,7 @@ import { docsRoutes } from "./docs/routes.ts";
 import { ApiError } from "./errors.ts";
 import { accessLog } from "./http/access-log.ts";
 import { apiVersion, renderError, requestId } from "./http/middleware.ts";
+import { pageSecurityHeaders } from "./http/security-headers.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { operations } from "./operations/index.ts";
@@ -27,6 +28,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   );
   app.use("*", onePublicAddress(deps.config));
   app.use("*", accessLog(deps));
+  app.use("*", pageSecurityHeaders);
   app.use("/api/mcp/*", apiVersion);
   // Browsers asking for a page get the error as HTML with a way back (SPEC §12); API clients the envelope.
   const renderForClient = (error: unknown, c: Context<AppEnv>) => {

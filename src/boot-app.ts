@@ -18,7 +18,7 @@ export async function boot(given: Record<string, string | undefined>, options: B
   const [{ createApp }, { ensureSetupLink }, { serverTasks, startBackground }] = await Promise.all([
     import("./app.ts"),
     import("./auth/setup.ts"),
-    import("./background.ts"),
+    import("./background/runtime.ts"),
   ]);
   const app = createApp(deps);
   const setupLink = options.announceSetup === false ? null : await ensureSetupLink(db, config, clock.now());

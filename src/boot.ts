@@ -7,7 +7,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BackupFiles } from "./agents/backups.ts";
+import type { BackupFiles } from "./background/backups.ts";
 import { databaseFile, requireExistingDatabase, withDotEnv } from "./cli/environment.ts";
 import { type Config, ConfigError, loadConfig, type ReadText } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
@@ -162,7 +162,7 @@ export function privateEmptyFile(file: string): void {
   chmodSync(file, 0o600);
 }
 
-/** The file operations of scheduled backups (src/agents/backups.ts). */
+/** The file operations of scheduled backups (src/background/backups.ts). */
 export const backupFiles: BackupFiles = {
   async list(dir) {
     if (!existsSync(dir)) return [];

@@ -42,7 +42,7 @@ export type AppEnv = {
   };
 };
 
-/** Work the server process does besides answering requests (src/background.ts names them). */
+/** Work the server process does besides answering requests (src/background/runtime.ts names them). */
 export interface BackgroundTask {
   name: string;
   start(deps: AppDeps): RunningTask;

@@ -171,7 +171,9 @@ export type DomainEvent =
     }
   | { type: "handoff.created"; orgId: string; handoffId: string; to: string; priority: string; at: number }
   | { type: "insight.created"; orgId: string; insightId: string; impact: string; at: number }
-  | { type: "budget.warning"; orgId: string; agent: string | null; used: number; limit: number; at: number };
+  | { type: "budget.warning"; orgId: string; agent: string | null; used: number; limit: number; at: number }
+  | { type: "standup.ready"; orgId: string; standupId: string; at: number }
+  | { type: "briefing.completed"; orgId: string; userId: string; briefingId: string; summary: string; at: number };
 
 // --- Webhook events (SPEC §9): what a subscription can ask for, and the payloads sent.
 export const WEBHOOK_EVENTS = ["action.created", "briefing.completed", "standup.ready", "budget.warning"] as const;
@@ -202,6 +204,16 @@ export function webhookEventOf(e: DomainEvent): WebhookEvent | null {
         used: e.used,
         limit: e.limit,
         timestamp: new Date(e.at).toISOString(),
+      };
+    case "standup.ready":
+      return { event: "standup.ready", standupId: e.standupId, timestamp: new Date(e.at).toISOString() };
+    case "briefing.completed":
+      return {
+        event: "briefing.completed",
+        userId: e.userId,
+        briefingId: e.briefingId,
+        timestamp: new Date(e.at).toISOString(),
+        summary: e.summary,
       };
     default:
       return null;
@@ -241,7 +253,9 @@ export type SuggestionStatus = (typeof SUGGESTION_STATUSES)[number];
 export type Credential =
   | { type: "api_key"; id: string; scopes: readonly KeyScope[] }
   | { type: "oauth"; id: string; grantId: string; clientId: string; scopes: readonly OAuthScope[] }
-  | { type: "session"; id: string };
+  | { type: "session"; id: string }
+  /** The `crew` command line on the server (src/cli/principal.ts): an operator acting as the organization's owner. */
+  | { type: "cli"; id: "cli" };
 
 export interface Principal {
   userId: string;

@@ -5,14 +5,15 @@
  */
 
 import type { InStatement } from "@libsql/client";
+import type { DomainEvent } from "../domain.ts";
 import { DAY, iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { listOpenActions } from "../store/actions.ts";
+import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
 import { listInsightsSince } from "../store/feed.ts";
 import { briefingReplaceStatements, latestBriefing } from "../store/reports.ts";
 import { listOpenSuggestions } from "../store/suggestions.ts";
-import { outboxStatement } from "../store/webhooks.ts";
 import type { WordsFor } from "./model-words.ts";
 import { lastingText, type ModelText, sameDayWords } from "./since-then.ts";
 
@@ -56,7 +57,7 @@ export async function composeBriefing(db: Db, orgId: string, userName: string, s
 
 /**
  * Composes a briefing for one user from what is stored now; returns it with the statements that
- * store it and raise its `briefing.completed` webhook (one batch, SPEC §9).
+ * store it and the `briefing.completed` event to commit with them (store/commit.ts).
  */
 export async function briefingStatements(
   db: Db,
@@ -68,7 +69,7 @@ export async function briefingStatements(
    * what changed since.
    */
   words?: WordsFor | "keep" | null,
-): Promise<{ id: string; generatedAt: number; body: BriefingBody; statements: InStatement[] }> {
+): Promise<{ id: string; generatedAt: number; body: BriefingBody; statements: InStatement[]; events: DomainEvent[] }> {
   const previous = await latestBriefing<BriefingBody>(db, user.id);
   const composed = await composeBriefing(db, user.orgId, user.name, previous?.generatedAt ?? now - DAY, now);
   const { briefing, ...parts } = composed;
@@ -81,16 +82,23 @@ export async function briefingStatements(
       ? { ...composed, briefing: lastingText(kept, composed.pendingActions, user.timeZone), words: kept }
       : composed;
   const id = newId("brf", now);
-  const event = { event: "briefing.completed" as const, userId: user.id, briefingId: id, timestamp: iso(now), summary: summaryOf(body) };
+  const event: DomainEvent = {
+    type: "briefing.completed",
+    orgId: user.orgId,
+    userId: user.id,
+    briefingId: id,
+    summary: summaryOf(body),
+    at: now,
+  };
   return {
     id,
     generatedAt: now,
     body,
     statements: [
       ...briefingReplaceStatements({ id, orgId: user.orgId, userId: user.id, generatedAt: now, body }),
-      outboxStatement(user.orgId, event, now),
       ...(worded ? [worded.usage] : []),
     ],
+    events: [event],
   };
 }
 
@@ -102,13 +110,14 @@ function summaryOf(body: BriefingBody): string {
   return end > 80 ? cut.slice(0, end + 1) : `${cut.slice(0, 279)}…`;
 }
 
-/** Composes and stores a briefing for one user; returns its id and body. */
+/** Composes and stores a briefing for one user (through commit(), with its event); returns its id and body. */
 export async function generateBriefing(
   db: Db,
   user: { id: string; orgId: string; name: string },
   now: number,
+  emit: (event: DomainEvent) => void = () => {},
 ): Promise<{ id: string; generatedAt: number; body: BriefingBody }> {
-  const { statements, ...briefing } = await briefingStatements(db, user, now);
-  await db.batch(statements, "write");
+  const { statements, events, ...briefing } = await briefingStatements(db, user, now);
+  await commit(db, statements, events, emit);
   return briefing;
 }

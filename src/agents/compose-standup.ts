@@ -7,8 +7,7 @@
  */
 
 import type { InStatement } from "@libsql/client";
-import { type Priority, priorityRank } from "../domain.ts";
-import { iso } from "../lib/clock.ts";
+import { type DomainEvent, type Priority, priorityRank } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import { listOpenActions } from "../store/actions.ts";
 import { type AgentRunSummary, latestMetrics, listAgentsWithRuns } from "../store/agents.ts";
@@ -16,7 +15,6 @@ import { listOpenCriticalAlerts } from "../store/alerts.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
 import { latestStandup, standupReplaceStatements } from "../store/reports.ts";
-import { outboxStatement } from "../store/webhooks.ts";
 import { type Health, healthOf, summaryOf } from "./health.ts";
 import type { WordsFor } from "./model-words.ts";
 import { lastingText, type ModelText, sameDayWords } from "./since-then.ts";
@@ -115,7 +113,7 @@ export async function standupStatements(
    * any, and adds what changed since.
    */
   words?: WordsFor | "keep" | null,
-): Promise<{ id: string; body: StandupBody; statements: InStatement[] }> {
+): Promise<{ id: string; body: StandupBody; statements: InStatement[]; events: DomainEvent[] }> {
   const [agents, metrics, actions, alerts, previous] = await Promise.all([
     listAgentsWithRuns(db, org.id),
     latestMetrics(db, org.id),
@@ -144,8 +142,6 @@ export async function standupStatements(
   const statements: InStatement[] = standupReplaceStatements({ id, orgId: org.id, mode, generatedAt: now, body });
   if (worded) statements.push(worded.usage);
   // SPEC §9: standup.ready is raised for morning standups only.
-  if (mode === "morning") {
-    statements.push(outboxStatement(org.id, { event: "standup.ready", standupId: id, timestamp: iso(now) }, now));
-  }
-  return { id, body, statements };
+  const events: DomainEvent[] = mode === "morning" ? [{ type: "standup.ready", orgId: org.id, standupId: id, at: now }] : [];
+  return { id, body, statements, events };
 }

@@ -87,11 +87,13 @@ const ENTRIES: Record<string, Entry> = {
   },
   calendar: {
     runner: "model",
-    // Calendar events (SPEC §10, per user) are not read yet: it works from the queue and the contacts.
-    job: "Looks at the action queue and the contacts for meetings and follow-ups that need preparation or scheduling.",
-    focus: "Suggest what to prepare or schedule; add actions for preparation that a person must do.",
-    reads: { ...nothing, actions: true, contacts: true },
+    // The next 7 days of the calendars the organization's users connected (src/docs/notes/calendar.md).
+    job: "Reads the next 7 days of the connected calendars, with the action queue and the contacts, for meetings that need preparation, conflicts, and follow-ups to schedule.",
+    focus:
+      "Look at the calendar_events: suggest what to prepare for each meeting that matters and point out conflicts; add actions for preparation a person must do, citing the event. No calendar_events means no calendar is connected or the week is empty: then work from the queue.",
+    reads: { ...nothing, actions: true, contacts: true, source: "calendar" },
     writes: ["suggestions", "actions"],
+    limits: { sourceItems: 40, chars: 500 },
   },
   slack: {
     runner: "model",

@@ -173,6 +173,27 @@ export async function gatherInputs(
     }));
     fields.push(field("feed_items", items, true));
   }
+  if (reads.source === "calendar") {
+    // The next 7 days of the connected calendars (src/docs/notes/calendar.md); invitations come from outside: untrusted.
+    const events = sourceItems.map((e) => ({
+      handle: handles.add({
+        kind: "calendar_event",
+        ref: e.id,
+        title: `${e.title} — ${e.event?.allDay ? e.date.slice(0, 10) : e.date} (${e.source})`,
+        excerpt: e.text,
+      }),
+      title: cut(e.title, 300),
+      start: e.event?.start ?? e.date,
+      end: e.event?.end ?? e.date,
+      allDay: e.event?.allDay ?? false,
+      free: e.event?.free ?? false,
+      location: e.event?.location ?? null,
+      attendees: e.event?.attendees ?? [],
+      calendar: e.source,
+      description: cut(e.text, limits.chars),
+    }));
+    fields.push(field("calendar_events", events, true));
+  }
   if (reads.source === "slack") {
     // Ref `channel/ts` and the permalink (src/integrations/slack/reader.ts).
     const messages = sourceItems.map((m) => ({
@@ -196,7 +217,7 @@ export async function gatherInputs(
 
 /** How records cite the data, told in every run's user message (owners may replace the instructions, not this). */
 export const CITING_RULES = [
-  'Every item of the data carries a "handle" (m1 a mail, f1 a feed item, k1 a chat message, c1 a contact, a1 an action, s1 a suggestion, …).',
+  'Every item of the data carries a "handle" (m1 a mail, f1 a feed item, e1 a calendar event, k1 a chat message, c1 a contact, a1 an action, s1 a suggestion, …).',
   'Each suggestion, action, insight and handoff you write must list in "evidence" the handles of the items it rests on: only handles given here.',
   'If something you would write is already among open_suggestions or open_actions, set "sameAs" to that handle (it is merged, not repeated).',
   "Do not suggest again anything listed in dismissed_suggestions. Do not put links in your text other than the url of an item you cite.",

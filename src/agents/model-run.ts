@@ -87,7 +87,7 @@ export async function whatIsMissing(deps: ModelRunDeps, orgId: string, agentId: 
   return readsSource(job) ? sourceAccess(deps).missing(orgId, agentId) : null;
 }
 
-const readsSource = (job: AgentJob) => job.reads.source === "mail" || job.reads.source === "feeds" || job.reads.source === "slack";
+const readsSource = (job: AgentJob) => job.reads.source !== null;
 
 export const EXTERNAL_ONLY = "Runs only when an external runner acts for it through the agent-run API (see Docs)";
 
@@ -185,7 +185,8 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         return await fail(`Could not read its source: ${error.message}`, error.message, false); // the imap/feeds alert is raised already
       }
     }
-    if (source && source.items.length === 0 && started.handoffs.length === 0) {
+    // The calendar agent reads a window of the calendars, not what is new: an empty week still leaves the queue to look at.
+    if (source && source.items.length === 0 && started.handoffs.length === 0 && job.reads.source !== "calendar") {
       // Nothing new to read and no work handed over (src/docs/notes/model.md): no model call, no tokens spent.
       const summary = `Nothing new since the previous run (no new ${job.reads.source === "mail" ? "mail" : "feed item"}, no handoff): no model call.`;
       await completeAgentRun(deps, org.id, agentId, runId, { status: "ok", summary, output: { skipped: "nothing_new" } });

@@ -13,10 +13,9 @@
 
 import type { Events } from "../lib/events.ts";
 import { startLoop } from "../lib/loop.ts";
-import { getOrg } from "../store/orgs.ts";
-import { needsModel } from "./jobs.ts";
-import { type ModelRunDeps, runModelAgent, whatIsMissing } from "./model-run.ts";
-import { hasRunner, type RunDeps, runBuiltIn } from "./runners.ts";
+import type { ModelRunDeps } from "./model-run.ts";
+import { runAgent, runnerOf } from "./run-agent.ts";
+import type { RunDeps } from "./runners.ts";
 
 export const REGENERATE_DEBOUNCE_MS = 1_000;
 
@@ -65,8 +64,7 @@ export function createRegenerator(
     if (timers) loop.runAfter(debounceMs);
   };
 
-  const modelDeps = deps.config ? (deps as ModelRunDeps) : null;
-  const runsHere = (agentId: string) => hasRunner(agentId) || (modelDeps !== null && needsModel(agentId));
+  const runsHere = (agentId: string) => runnerOf(agentId) === "built-in" || (runnerOf(agentId) === "model" && deps.config !== undefined);
 
   const unsubscribe = deps.events.on((event) => {
     switch (event.type) {
@@ -87,15 +85,10 @@ export function createRegenerator(
   });
 
   async function regenerate(orgId: string, work: Pending): Promise<void> {
-    const org = await getOrg(deps.db, orgId);
-    if (!org) return;
-    for (const agentId of work.agents) {
-      if (!modelDeps || !needsModel(agentId)) await runBuiltIn(deps, org, agentId);
-      else if ((await whatIsMissing(modelDeps, orgId, agentId)) === null) await runModelAgent(modelDeps, org, agentId);
-    }
+    for (const agentId of work.agents) await runAgent(deps, orgId, agentId, { kind: "regenerate" });
     if (work.surface) {
-      await runBuiltIn(deps, org, "standup");
-      await runBuiltIn(deps, org, "briefing");
+      await runAgent(deps, orgId, "standup", { kind: "regenerate" });
+      await runAgent(deps, orgId, "briefing", { kind: "regenerate" });
     }
   }
 

@@ -6,12 +6,15 @@
  */
 import type { InStatement } from "@libsql/client";
 import type { Config } from "../config.ts";
+import type { DomainEvent } from "../domain.ts";
 import { deliveryStatements } from "../integrations/notify/enqueue.ts";
 import type { Clock } from "../lib/clock.ts";
 import { DAY, iso } from "../lib/clock.ts";
+import type { Events } from "../lib/events.ts";
 import type { Logger } from "../lib/log.ts";
 import { newId } from "../lib/random.ts";
 import { recentMetrics } from "../store/agents.ts";
+import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
 import { latestProfile, profileInsertStatement, profileSources } from "../store/reports.ts";
@@ -20,6 +23,7 @@ import { getUserById, listOrgUserIds } from "../store/users.ts";
 import { briefingStatements } from "./compose-briefing.ts";
 import { composeProfile, DERIVED_PATTERNS, type ProfileBody } from "./compose-profile.ts";
 import { type StandupMode, standupModeAt, standupStatements } from "./compose-standup.ts";
+import { JOBS } from "./jobs.ts";
 import { type AskModel, modelAsker, ProfileWords, TrendWords, type WordsFor, wordsFor } from "./model-words.ts";
 
 export interface RunDeps {
@@ -28,6 +32,8 @@ export interface RunDeps {
   log: Logger;
   /** With it, a run asked for `words` lets the connected model write standup and briefing text (SPEC §13). */
   config?: Config;
+  /** Where the run's domain events go after it commits (a bare store has none). */
+  events?: Pick<Events, "emit">;
 }
 
 interface RunnerContext {
@@ -50,6 +56,8 @@ interface RunnerResult {
   metrics?: { dau: number; wau: number; mrr: number } | null;
   hasData: boolean;
   statements: InStatement[];
+  /** Domain events of what the run stored (standup.ready, briefing.completed), committed with it. */
+  events?: DomainEvent[];
 }
 
 type Runner = (ctx: RunnerContext) => Promise<RunnerResult>;
@@ -69,12 +77,14 @@ const RUNNERS: Record<string, Runner> = {
       output: { standupId: standup.id, mode },
       hasData: true,
       statements: standup.statements,
+      events: standup.events,
     };
   },
 
   async briefing(ctx) {
     const ids: string[] = [];
     const statements: InStatement[] = [];
+    const events: DomainEvent[] = [];
     for (const userId of await listOrgUserIds(ctx.db, ctx.org.id)) {
       const user = await getUserById(ctx.db, userId);
       if (!user) continue;
@@ -86,12 +96,14 @@ const RUNNERS: Record<string, Runner> = {
       );
       ids.push(briefing.id);
       statements.push(...briefing.statements);
+      events.push(...briefing.events);
     }
     return {
       summary: `Composed the daily briefing for ${plural(ids.length, "member")}.${received(ctx.handoffs)}`,
       output: { briefingIds: ids },
       hasData: ids.length > 0,
       statements,
+      events,
     };
   },
 
@@ -155,8 +167,9 @@ const RUNNERS: Record<string, Runner> = {
   },
 };
 
-export const BUILT_IN_RUNNERS = Object.keys(RUNNERS);
-export const hasRunner = (agentId: string) => Object.hasOwn(RUNNERS, agentId);
+// Which agents are built-in is the catalog's word (src/agents/jobs.ts), not this table's keys.
+export const BUILT_IN_RUNNERS = JOBS.filter((j) => j.runner === "built-in").map((j) => j.id);
+export const hasRunner = (agentId: string) => BUILT_IN_RUNNERS.includes(agentId);
 
 export interface BuiltInRun {
   runId: string;
@@ -188,7 +201,8 @@ export async function runBuiltIn(
     const result = await runner({ db: deps.db, org, now, runId, handoffs, mode: options.mode, words, ask });
     const outbox = options.deliver ? await deliveryStatements(deps.db, deps.config, { org, agentId, output: result.output, now }) : [];
     const finishedAt = deps.clock.now();
-    await deps.db.batch(
+    await commit(
+      deps.db,
       [
         completeRunStatement({
           runId,
@@ -204,7 +218,8 @@ export async function runBuiltIn(
         ...outbox,
         ...handoffs.map((h) => handoffResultStatement(runId, h.id, "done", finishedAt)),
       ],
-      "write",
+      result.events ?? [],
+      deps.events?.emit ?? (() => {}),
     );
     return { runId, agentId, status: "ok", summary: result.summary };
   } catch (error) {

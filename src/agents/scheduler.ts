@@ -7,7 +7,10 @@
  * Due: the latest slot of the agent's schedule (in the organization's time zone) at or before now
  * has not been claimed yet and no run of the agent started at or after it (a run made for another
  * reason — a regeneration, `crew agents run`, an external runner — covers the slot). After
- * downtime only the latest missed slot is due: it runs once, not once per missed slot.
+ * downtime only the latest missed slot can be due, and only when it was missed within the last
+ * hour (CATCH_UP_WINDOW_MS): a server down for a day does not run every agent at start; the next
+ * slot runs as usual. An agent that never ran has its latest slot due whatever its age, so a fresh
+ * organization gets content on the first pass (src/docs/notes/agents-runtime.md).
  *
  * A paused agent (src/agents/auto-pause.ts: three scheduled runs in a row failed) is not due.
  *
@@ -20,13 +23,11 @@ import { type Loop, startLoop } from "../lib/loop.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import { randomSecret } from "../lib/random.ts";
 import { listScheduledAgents } from "../store/agents.ts";
-import { getOrg } from "../store/orgs.ts";
-import { claimSlot, closeAbandonedRuns, latestRunStart, releaseLease, takeLease } from "../store/runs.ts";
-import { countScheduledRun } from "./auto-pause.ts";
-import { standupModeAt } from "./compose-standup.ts";
-import { needsModel } from "./jobs.ts";
-import { type ModelRun, type ModelRunDeps, runModelAgent, whatIsMissing } from "./model-run.ts";
-import { type BuiltInRun, hasRunner, type RunDeps, runBuiltIn } from "./runners.ts";
+import { releaseLease, takeLease } from "../store/leases.ts";
+import { claimSlot, closeAbandonedRuns, latestRunStart } from "../store/runs.ts";
+import type { ModelRunDeps } from "./model-run.ts";
+import { type AgentRun, runAgent, runnerOf } from "./run-agent.ts";
+import type { RunDeps } from "./runners.ts";
 import { latestSlot } from "./schedule.ts";
 
 export const LEASE_NAME = "agents-scheduler";
@@ -35,13 +36,15 @@ export const LEASE_TTL_MS = 60_000;
 export const TICK_INTERVAL_MS = 15_000;
 /** A run left open longer than this is closed as an error (SPEC §8). */
 export const RUN_TIMEOUT_MS = HOUR;
+/** A missed slot older than this is not caught up (the agent has run before): the next slot runs normally. */
+export const CATCH_UP_WINDOW_MS = HOUR;
 
 export interface SchedulerPassReport {
   /** Whether this pass held the lease (a follower does nothing else). */
   leader: boolean;
   /** Runs left open over an hour that this pass closed. */
   closed: number;
-  ran: (BuiltInRun | ModelRun)[];
+  ran: AgentRun[];
 }
 
 export const newHolder = (label = "process") => `${label}-${randomSecret(10)}`;
@@ -52,7 +55,7 @@ export type SchedulerDeps = RunDeps &
   Partial<Pick<ModelRunDeps, "events" | "outbound" | "sources">> & { metrics?: Pick<Metrics, "schedulerLeader"> };
 
 export async function tick(deps: SchedulerDeps, holder: string): Promise<SchedulerPassReport> {
-  const modelDeps = deps.config && deps.events ? (deps as ModelRunDeps) : null;
+  const modelDeps = deps.config && deps.events;
   const now = deps.clock.now();
   const leading = await takeLease(deps.db, LEASE_NAME, holder, now, now + LEASE_TTL_MS);
   deps.metrics?.schedulerLeader(leading);
@@ -63,30 +66,31 @@ export async function tick(deps: SchedulerDeps, holder: string): Promise<Schedul
     now,
     "The run was not completed within 1 hour; closed by the scheduler.",
   );
-  const ran: (BuiltInRun | ModelRun)[] = [];
-  const modelRuns: Promise<ModelRun>[] = [];
+  const ran: AgentRun[] = [];
+  const modelRuns: Promise<AgentRun | null>[] = [];
   for (const agent of await listScheduledAgents(deps.db)) {
-    const byModel = modelDeps !== null && needsModel(agent.agentId);
-    if (!hasRunner(agent.agentId) && !byModel) continue; // others run only when they have a runner (SPEC §8)
+    const runner = runnerOf(agent.agentId);
+    // External agents run only through the run API; model-backed ones only with a configuration (SPEC §8).
+    if (runner === "external" || (runner === "model" && !modelDeps)) continue;
     const slot = latestSlot(agent.schedule, agent.timeZone, now);
     if (slot === null) continue;
     const lastStart = await latestRunStart(deps.db, agent.orgId, agent.agentId);
     if (lastStart !== null && lastStart >= slot) continue;
-    if (modelDeps && byModel && (await whatIsMissing(modelDeps, agent.orgId, agent.agentId)) !== null) continue;
-    if (!(await claimSlot(deps.db, agent.orgId, agent.agentId, slot, now))) continue;
-    const org = await getOrg(deps.db, agent.orgId);
-    if (!org) continue;
-    if (modelDeps && byModel) {
-      modelRuns.push(runModelAgent(modelDeps, org, agent.agentId).then((run) => countScheduledRun(deps, org.id, run).then(() => run)));
-      continue;
+    if (lastStart !== null && slot < now - CATCH_UP_WINDOW_MS) continue;
+    let claimed = false;
+    const claim = async () => {
+      claimed = await claimSlot(deps.db, agent.orgId, agent.agentId, slot, now);
+      return claimed;
+    };
+    // A slot not claimed (the agent lacks its model or a source, or another process has it) is no run of this pass.
+    const run = runAgent(deps, agent.orgId, agent.agentId, { kind: "schedule", slot, claim }).then((r) => (claimed ? r : null));
+    if (runner === "model") modelRuns.push(run);
+    else {
+      const done = await run;
+      if (done) ran.push(done);
     }
-    // A standup slot's mode is its local time: before 12:00 morning, else evening.
-    const mode = agent.agentId === "standup" ? standupModeAt(slot, agent.timeZone) : undefined;
-    const run = await runBuiltIn(deps, org, agent.agentId, { mode, words: true, deliver: true });
-    await countScheduledRun(deps, org.id, run);
-    ran.push(run);
   }
-  ran.push(...(await Promise.all(modelRuns)));
+  for (const run of await Promise.all(modelRuns)) if (run) ran.push(run);
   if (closed > 0 || ran.length > 0) deps.log.info("scheduler pass", { closed, ran: ran.map((r) => `${r.agentId}:${r.status}`).join(",") });
   return { leader: true, closed, ran };
 }

@@ -5,6 +5,7 @@
 import type { Credential, KeyScope, Principal } from "../domain.ts";
 import { cheapestPlanFor, planIncludes } from "../domain.ts";
 import { ApiError } from "../errors.ts";
+import type { AuditActor } from "../store/audit.ts";
 
 /** The requirement of one operation in one projection (REST or MCP). */
 export interface Access {
@@ -37,6 +38,15 @@ export function principalFor(
   return { userId, orgId: user.orgId, email: user.email, name: user.name, plan: user.plan, role: user.role, credential };
 }
 
+/** Who the audit log names for what a principal does: the CLI is actor `cli`, everyone else themselves. */
+export function actorOf(principal: Pick<Principal, "userId" | "credential">): AuditActor {
+  return principal.credential.type === "cli" ? { kind: "cli" } : { kind: "user", userId: principal.userId };
+}
+
+/** What a `created_by` column stores for a principal's write: the user's id, or `cli`. */
+export const createdByOf = (principal: Pick<Principal, "userId" | "credential">): string =>
+  principal.credential.type === "cli" ? "cli" : principal.userId;
+
 /** `crew:write` includes `crew:read`; `crew:admin` grants exactly what `crew:write` grants. */
 export function oauthScopeSatisfies(held: readonly string[], needed: "crew:read" | "crew:write"): boolean {
   const writes = held.includes("crew:write") || held.includes("crew:admin");
@@ -50,6 +60,7 @@ function credentialHas(credential: Credential, access: Access): boolean {
     case "oauth":
       return oauthScopeSatisfies(credential.scopes, access.oauthScope);
     case "session":
+    case "cli":
       return true;
   }
 }

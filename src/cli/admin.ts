@@ -1,14 +1,13 @@
 /**
  * Administration commands (SPEC §14): organizations, user list / password reset / deactivation,
- * key list / revoke, the audit log. Every change is written to the audit log with the actor
- * "cli" (whoever can run `crew` on the server's database is an operator of the deployment).
+ * key list / revoke, the audit log. Changes to an organization's users and keys run their
+ * operations as the CLI principal (src/cli/principal.ts: audit actor "cli"); creating an
+ * organization is the deployment operator's own (there is no organization, so no owner, to act as).
  */
 import { isValidTimeZone } from "../config.ts";
-import { HOUR, iso, isoOrNull, systemClock } from "../lib/clock.ts";
-import { type CliIo, CommandError, type Env, type Flags, parseEmail, parseTitle, printJson, UsageError, withStore } from "./support.ts";
-
-const CLI = { kind: "cli" } as const;
-export const RESET_LINK_LIFETIME = HOUR;
+import { iso, isoOrNull, systemClock } from "../lib/clock.ts";
+import { withUser } from "./principal.ts";
+import { type CliIo, CommandError, type Env, type Flags, parseTitle, printJson, UsageError, withStore } from "./support.ts";
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
@@ -73,55 +72,35 @@ export async function listUsersFromCli(flags: Flags, env: Env, io: CliIo): Promi
   );
 }
 
-async function userByEmail(db: Parameters<Parameters<typeof withStore>[1]>[0], email: string) {
-  const user = await (await import("../store/users.ts")).getUserByEmail(db, email);
-  if (!user) throw new CommandError(`no user with email ${email}`);
-  return user;
-}
-
 export async function resetPasswordFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
-  const email = parseEmail(String(flags.email));
-  const password = typeof flags.password === "string" ? flags.password : undefined;
-  if (password !== undefined && (password.length < 8 || password.length > 1024))
-    throw new UsageError("--password must be 8–1024 characters");
-  return withStore(env, async (db, _org, config) => {
-    const user = await userByEmail(db, email);
-    const [admin, { recordAudit }] = await Promise.all([import("../store/user-admin.ts"), import("../store/audit.ts")]);
-    if (await admin.isDeactivated(db, user.id)) throw new CommandError(`${email} is deactivated`);
-    const now = systemClock.now();
-    if (password !== undefined) {
-      const { hashPassword } = await import("../auth/passwords.ts");
-      await admin.setPassword(db, user.id, await hashPassword(password));
-      await recordAudit(db, user.orgId, "user.password_reset", CLI, now, user.email, { via: "cli" });
+  return withUser(env, flags, async (user, run) => {
+    const ops = await import("../operations/user-admin.ts");
+    if (typeof flags.password === "string") {
+      await run(ops.setUserPasswordOp, { id: user.id, password: flags.password });
       io.out(`Set a new password for ${user.email}; their sessions were ended.\n`);
       return 0;
     }
-    const { createSignInLink } = await import("../auth/sign-in-links.ts");
-    const token = await createSignInLink(db, user.id, "reset", now, RESET_LINK_LIFETIME);
-    io.out(`${config.baseUrl}/reset-password?token=${token}\n`);
+    const { link } = await run(ops.createPasswordResetLinkOp, { id: user.id });
+    io.out(`${link}\n`);
     io.err(`A one-time link for ${user.email}, valid for one hour: it lets them choose a new password and signs them in.\n`);
     return 0;
   });
 }
 
 export async function deactivateUserFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
-  const email = parseEmail(String(flags.email));
-  return withStore(env, async (db) => {
-    const user = await userByEmail(db, email);
-    const { deactivateUser } = await import("../store/users.ts");
-    if (!(await deactivateUser(db, user.orgId, user.id, CLI, systemClock.now()))) {
+  return withUser(env, flags, async (user, run) => {
+    if (user.deactivatedAt !== null) {
       io.out(`${user.email} was deactivated already.\n`);
       return 0;
     }
+    await run((await import("../operations/users.ts")).deactivateUserOp, { id: user.id });
     io.out(`Deactivated ${user.email}: their sessions, API keys and OAuth grants no longer work, and they cannot sign in.\n`);
     return 0;
   });
 }
 
 export async function listKeysFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
-  const email = parseEmail(String(flags.email));
-  return withStore(env, async (db) => {
-    const user = await userByEmail(db, email);
+  return withUser(env, flags, async (user, _run, db) => {
     const keys = await (await import("../store/api-keys.ts")).listActiveApiKeys(db, user.id);
     if (flags.json)
       printJson(
@@ -140,16 +119,18 @@ export async function listKeysFromCli(flags: Flags, env: Env, io: CliIo): Promis
   });
 }
 
+/** The key's organization is its holder's; a hash no active key has is judged in the default one (a 404, or a usage error). */
 export async function revokeKeyFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   const hash = String(flags.hash).trim().toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(hash)) throw new UsageError("--hash must be the key's SHA-256, 64 hex characters (see crew key list)");
-  return withStore(env, async (db) => {
-    const { findActiveKeyOwner, revokeApiKey } = await import("../store/api-keys.ts");
-    const owner = await findActiveKeyOwner(db, hash);
-    const now = systemClock.now();
-    if (!owner || !(await revokeApiKey(db, owner.userId, hash, now))) throw new CommandError("no active API key has this hash");
-    await (await import("../store/audit.ts")).recordAudit(db, owner.orgId, "key.revoked", CLI, now, hash, { user: owner.email });
-    io.out(`Revoked the key of ${owner.email}; requests with it now get 401.\n`);
+  return withStore(env, async (db, org, config) => {
+    const [{ findActiveKeyOwner }, { runAsCli }, { revokeUserApiKeyOp }] = await Promise.all([
+      import("../store/api-keys.ts"),
+      import("./principal.ts"),
+      import("../operations/user-admin.ts"),
+    ]);
+    const orgId = (await findActiveKeyOwner(db, hash))?.orgId ?? org.id;
+    const { email } = await runAsCli({ db, config }, orgId, revokeUserApiKeyOp, { hash });
+    io.out(`Revoked the key of ${email}; requests with it now get 401.\n`);
     return 0;
   });
 }

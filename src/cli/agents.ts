@@ -2,10 +2,10 @@
  * `crew agents run <agent>|--due` (SPEC §1): the agents runtime from the command line, on the
  * default organization. Model-backed agents (SPEC §13) run with the connected model.
  */
-import { resumeAgent } from "../agents/auto-pause.ts";
+
 import { jobOf } from "../agents/jobs.ts";
-import { runModelAgent } from "../agents/model-run.ts";
-import { BUILT_IN_RUNNERS, hasRunner, runBuiltIn } from "../agents/runners.ts";
+import { runAgent } from "../agents/run-agent.ts";
+import { BUILT_IN_RUNNERS } from "../agents/runners.ts";
 import { createScheduler, newHolder } from "../agents/scheduler.ts";
 import type { Config } from "../config.ts";
 import { isAgentId } from "../domain.ts";
@@ -31,10 +31,17 @@ export async function runAgentsFromCli(flags: Flags, env: Env, io: CliIo): Promi
   return outcome.failed ? 1 : 0;
 }
 
-/** `crew agents resume ID`: an agent paused after failed scheduled runs is scheduled again. */
+/** `crew agents resume ID`: an agent paused after failed scheduled runs is scheduled again (the resumeAgent operation). */
 export async function resumeAgentFromCli(agent: string, flags: Flags, env: Env, io: CliIo): Promise<number> {
   if (!isAgentId(agent)) throw new UsageError(`unknown agent "${agent}"`);
-  const resumed = await withStore(env, (db, org) => resumeAgent({ db, clock: systemClock }, org.id, agent), flags.org);
+  const { resumed } = await withStore(
+    env,
+    async (db, org, config) => {
+      const [{ runAsCli }, { resumeAgentOp }] = await Promise.all([import("./principal.ts"), import("../operations/agent-pause.ts")]);
+      return runAsCli({ db, config }, org.id, resumeAgentOp, { id: agent }, { flags: { id: "<agent>" } });
+    },
+    flags.org,
+  );
   io.out(resumed ? `${agent}: resumed; it runs again from its next scheduled slot.\n` : `${agent} was not paused.\n`);
   return 0;
 }
@@ -44,24 +51,16 @@ async function runAgents(ctx: { db: Db; org: Organization; config: Config }, age
   const deps = { db: ctx.db, clock: systemClock, log, config: ctx.config, events: createEvents() };
   if (agent !== null) {
     if (!isAgentId(agent)) throw new UsageError(`unknown agent "${agent}"; agents with a built-in runner: ${BUILT_IN_RUNNERS.join(", ")}`);
-    if (jobOf(agent).runner === "model") {
-      const run = await runModelAgent(deps, ctx.org, agent);
-      const tokens = run.tokensIn + run.tokensOut > 0 ? ` [${run.tokensIn} tokens in, ${run.tokensOut} out]` : "";
-      if (run.runId === null) throw new CommandError(`agent ${agent} did not run: ${run.summary}`);
-      return {
-        result: run,
-        text: `${run.agentId}: ${run.status} (${run.runId}): ${run.summary}${tokens}\n`,
-        failed: run.status === "error",
-      };
-    }
-    if (!hasRunner(agent)) {
+    const run = await runAgent(deps, ctx.org.id, agent, { kind: "cli" });
+    if (run === null) {
       // Said as what to do: "no built-in runner" read as if the agent were broken or needed a model.
       throw new CommandError(
         `${agent} is run by a program of yours, not by Crew (${jobOf(agent).job.replace(/\.$/, "")}): that program reports through the run API, POST /api/agents/${agent}/runs (see /docs/notes/agents-runtime). Crew runs the others itself: ${BUILT_IN_RUNNERS.join(", ")} always, the model-backed agents once a model is connected.`,
       );
     }
-    const run = await runBuiltIn(deps, ctx.org, agent, { words: true, deliver: true });
-    return { result: run, text: `${run.agentId}: ${run.status} (${run.runId}): ${run.summary}\n`, failed: run.status === "error" };
+    if (run.runId === null) throw new CommandError(`agent ${agent} did not run: ${run.summary}`);
+    const tokens = "tokensIn" in run && run.tokensIn + run.tokensOut > 0 ? ` [${run.tokensIn} tokens in, ${run.tokensOut} out]` : "";
+    return { result: run, text: `${run.agentId}: ${run.status} (${run.runId}): ${run.summary}${tokens}\n`, failed: run.status === "error" };
   }
   const scheduler = createScheduler(deps, { holder: newHolder("cli") });
   try {

@@ -1,10 +1,11 @@
 /**
  * `crew migrate` and `crew seed [--demo]` (SPEC §1): preparing a database. Opening the store
  * already applies the schema and ensures the default organization with its 17 agents (src/boot.ts);
- * these commands report that, and `--demo` loads demo content on top (src/agents/demo.ts).
+ * these commands report that, and `--demo` loads demo content on top (src/demo/seed.ts).
  */
-import type { DemoSummary } from "../agents/demo.ts";
+
 import { readSchema } from "../boot.ts";
+import type { DemoSummary } from "../demo/seed.ts";
 import { systemClock } from "../lib/clock.ts";
 import { migrate } from "../store/migrations.ts";
 import type { Organization } from "../store/orgs.ts";
@@ -34,7 +35,7 @@ export async function seedFromCli(flags: Flags, env: Env, io: CliIo): Promise<nu
         io.out(`${org.name} and its 17 agents are in place (add --demo for demo content).\n`);
         return 0;
       }
-      const { seedDemo } = await import("../agents/demo.ts"); // the demo content is large: only for --demo
+      const { seedDemo } = await import("../demo/seed.ts"); // the demo content is large: only for --demo
       io.out(`${demoReport(await seedDemo(db, org, systemClock.now()), org)}\n`);
       return 0;
     },

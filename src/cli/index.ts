@@ -9,7 +9,7 @@ import { ConfigError } from "../config.ts";
 import { KEY_SCOPES, PLANS } from "../domain.ts";
 import { withDotEnv } from "./environment.ts";
 import { OPERATE_COMMANDS } from "./operate-commands.ts";
-import { type CliIo, type Command, CommandError, type Env, type Flags, jsonOption, orgOption, UsageError } from "./support.ts";
+import { type CliIo, type Command, CommandError, type Env, type Flags, jsonOption, orgOption, UsageError, usageOf } from "./support.ts";
 
 export type { CliIo };
 
@@ -23,7 +23,6 @@ const COMMANDS: Command[] = [
   {
     name: "serve",
     summary: "Start the HTTP server (same as npm start).",
-    usage: "crew serve",
     options: {},
     examples: ["PORT=8080 npx crew serve"],
     notes: "Applies the schema, seeds the 17 agents, serves until SIGINT/SIGTERM.",
@@ -36,7 +35,6 @@ const COMMANDS: Command[] = [
   {
     name: "migrate",
     summary: "Apply the schema or pending migrations, then exit.",
-    usage: "crew migrate",
     options: {},
     examples: ["DATABASE_URL=file:/var/lib/crew/crew.db npx crew migrate"],
     async run(_flags, env, io) {
@@ -47,7 +45,6 @@ const COMMANDS: Command[] = [
   {
     name: "seed",
     summary: "Ensure the default organization and its 17 agents; with --demo, load demo content.",
-    usage: "crew seed [--demo] [--org ORG]",
     options: {
       demo: { type: "boolean", description: "Also load realistic demo content into the organization." },
       org: orgOption,
@@ -57,15 +54,11 @@ const COMMANDS: Command[] = [
       "--demo writes agent runs in every health state, standups, a company profile, suggestions, actions,\n" +
       "contacts, handoffs, insights, integration alerts, and a briefing for every user of the organization.\n" +
       "Running it again replaces the previous demo rows with fresh ones; nothing else is touched.",
-    async run(flags, env, io) {
-      const { seedFromCli } = await import("./database.ts");
-      return seedFromCli(flags, env, io);
-    },
+    run: (flags, env, io) => import("./database.ts").then((m) => m.seedFromCli(flags, env, io)),
   },
   {
     name: "user create",
     summary: "Create a user in an organization (default: the default organization).",
-    usage: "crew user create --email E --password P [--name N] [--plan PLAN] [--role owner|member] [--org ORG] [--json]",
     options: {
       email: { type: "string", value: "E", description: "Email address (unique, case-insensitive).", required: true },
       password: { type: "string", value: "P", description: "Password, at least 8 characters.", required: true },
@@ -73,7 +66,7 @@ const COMMANDS: Command[] = [
       plan: { type: "string", value: "PLAN", description: `One of ${PLANS.join(", ")} (default: lite).` },
       role: {
         type: "string",
-        value: "ROLE",
+        value: "owner|member",
         description:
           "owner (manages the organization in the web app) or member; default: owner for the organization's first user, else member.",
       },
@@ -81,44 +74,32 @@ const COMMANDS: Command[] = [
       json: jsonOption,
     },
     examples: ["npx crew user create --email ada@example.com --password 'long secret' --plan operator"],
-    async run(flags, env, io) {
-      const { createUserFromCli } = await import("./users.ts");
-      return createUserFromCli(flags, env, io);
-    },
+    run: (flags, env, io) => import("./users.ts").then((m) => m.createUserFromCli(flags, env, io)),
   },
   {
     name: "user set-plan",
     summary: "Change a user's plan; it applies at once to their existing keys and tokens.",
-    usage: "crew user set-plan --email E --plan PLAN",
     options: {
       email: { type: "string", value: "E", description: "The user's email address.", required: true },
       plan: { type: "string", value: "PLAN", description: `One of ${PLANS.join(", ")}.`, required: true },
     },
     examples: ["npx crew user set-plan --email ada@example.com --plan pro"],
-    async run(flags, env, io) {
-      const { setUserPlanFromCli } = await import("./users.ts");
-      return setUserPlanFromCli(flags, env, io);
-    },
+    run: (flags, env, io) => import("./users.ts").then((m) => m.setUserPlanFromCli(flags, env, io)),
   },
   {
     name: "user set-role",
     summary: "Make a user an owner (manages the organization in the web app) or a member.",
-    usage: "crew user set-role --email E --role owner|member",
     options: {
       email: { type: "string", value: "E", description: "The user's email address.", required: true },
-      role: { type: "string", value: "ROLE", description: "owner or member.", required: true },
+      role: { type: "string", value: "owner|member", description: "owner or member.", required: true },
     },
     examples: ["npx crew user set-role --email ada@example.com --role owner"],
     notes: "An organization always keeps at least one active owner.",
-    async run(flags, env, io) {
-      const { setUserRoleFromCli } = await import("./users.ts");
-      return setUserRoleFromCli(flags, env, io);
-    },
+    run: (flags, env, io) => import("./users.ts").then((m) => m.setUserRoleFromCli(flags, env, io)),
   },
   {
     name: "key create",
     summary: "Create an API key for a user and print it (shown only once).",
-    usage: "crew key create --email E --name N --scopes a,b [--json]",
     options: {
       email: { type: "string", value: "E", description: "The key owner's email address.", required: true },
       name: { type: "string", value: "N", description: "A label for the key, 1–100 characters.", required: true },
@@ -132,15 +113,11 @@ const COMMANDS: Command[] = [
     },
     examples: ["KEY=$(npx crew key create --email ada@example.com --name laptop --scopes admin)"],
     notes: "Prints only the key on stdout (a note goes to stderr), so it can be captured by a script.",
-    async run(flags, env, io) {
-      const { createKeyFromCli } = await import("./users.ts");
-      return createKeyFromCli(flags, env, io);
-    },
+    run: (flags, env, io) => import("./users.ts").then((m) => m.createKeyFromCli(flags, env, io)),
   },
   {
     name: "webhook add",
     summary: "Subscribe a URL to events of the default organization; prints the signing secret once.",
-    usage: "crew webhook add --url U --events a,b [--description D] [--org ORG] [--json]",
     options: {
       url: {
         type: "string",
@@ -160,10 +137,7 @@ const COMMANDS: Command[] = [
     },
     examples: ["npx crew webhook add --url https://hooks.example.com/crew --events action.created,standup.ready"],
     notes: "The secret (whsec_…) signs every delivery per Standard Webhooks; it is shown only once.",
-    async run(flags, env, io) {
-      const { addWebhookFromCli } = await import("./webhooks.ts");
-      return addWebhookFromCli(flags, env, io);
-    },
+    run: (flags, env, io) => import("./webhooks.ts").then((m) => m.addWebhookFromCli(flags, env, io)),
   },
   {
     name: "agents run",
@@ -198,7 +172,6 @@ const COMMANDS: Command[] = [
   {
     name: "agents resume",
     summary: "Resume an agent that paused itself after three failed scheduled runs.",
-    usage: "crew agents resume <agent> [--org ORG]",
     positional: { name: "agent", value: "<agent>", description: "The paused agent." },
     options: { org: orgOption },
     examples: ["npx crew agents resume sales"],
@@ -212,33 +185,24 @@ const COMMANDS: Command[] = [
   {
     name: "model test",
     summary: "Make one tiny call to the connected model and print its answer or the exact error.",
-    usage: "crew model test [--json]",
     options: { json: jsonOption },
     examples: [
       "CREW_MODEL_PROVIDER=openai-compatible CREW_MODEL_BASE_URL=http://localhost:11434/v1 CREW_MODEL=llama3.2 npx crew model test",
     ],
     notes: "Uses CREW_MODEL_* when set, else the model saved in Settings → Model for the default organization.",
-    async run(flags, env, io) {
-      const { testModelFromCli } = await import("./model.ts");
-      return testModelFromCli(flags, env, io);
-    },
+    run: (flags, env, io) => import("./model.ts").then((m) => m.testModelFromCli(flags, env, io)),
   },
   {
     name: "notify test",
     summary: "Send one test mail through SMTP_URL and print whether the server took it, or its exact reply.",
-    usage: "crew notify test --email E [--json]",
-    options: { email: { type: "string", value: "E", description: "Where to send the test mail." }, json: jsonOption },
+    options: { email: { type: "string", value: "E", description: "Where to send the test mail.", required: true }, json: jsonOption },
     examples: ["SMTP_URL=smtp://user:pass@mail.example.com:587 MAIL_FROM=crew@example.com npx crew notify test --email you@example.com"],
     notes: "Checks the mail settings (SMTP_URL, MAIL_FROM) the briefing mail uses; nothing is stored.",
-    async run(flags, env, io) {
-      const { notifyTestFromCli } = await import("./notify.ts");
-      return notifyTestFromCli(flags, env, io);
-    },
+    run: (flags, env, io) => import("./notify.ts").then((m) => m.notifyTestFromCli(flags, env, io)),
   },
   {
     name: "eval",
     summary: "Measure the connected model on the evaluation sets (throwaway databases) and print a scorecard per agent.",
-    usage: "crew eval [--agent ID] [--set NAME] [--org ORG] [--json]",
     options: {
       agent: { type: "string", value: "ID", description: "Only this model-backed agent." },
       set: { type: "string", value: "NAME", description: "Only this set (a folder of evals/sets)." },
@@ -251,15 +215,11 @@ const COMMANDS: Command[] = [
       "Each scenario (an agent on a set) runs in its own throwaway database, removed afterwards; the organization's data is\n" +
       "never touched, only the scorecard is stored (eval_runs). Exit 1 when evidence does not resolve 100 % or an injection\n" +
       "is obeyed. CREW_MODEL_PRICE_INPUT / CREW_MODEL_PRICE_OUTPUT (USD per million tokens) add a cost column. See /docs/notes/eval.",
-    async run(flags, env, io) {
-      const { evalFromCli } = await import("./eval.ts");
-      return evalFromCli(flags, env, io);
-    },
+    run: (flags, env, io) => import("./eval.ts").then((m) => m.evalFromCli(flags, env, io)),
   },
   {
     name: "mcp",
     summary: "Serve the MCP tools over stdio, acting as the user whose API key is in CREW_API_KEY.",
-    usage: "crew mcp",
     options: {},
     examples: ['{"command": "npx", "args": ["crew", "mcp"], "env": {"CREW_API_KEY": "crew_…"}}'],
     notes: "For local MCP clients (Claude Desktop, Cursor, …); the same plan and scope rules as over HTTP.",
@@ -298,7 +258,7 @@ function commandHelp(command: Command): string {
   entries.push(["--help", "Show this help."]);
   const width = Math.max(...entries.map(([flag]) => flag?.length ?? 0));
   return [
-    `Usage: ${command.usage}`,
+    `Usage: ${usageOf(command)}`,
     "",
     command.summary,
     ...(command.notes ? ["", command.notes] : []),

@@ -26,10 +26,15 @@ export interface Option {
   required?: boolean;
 }
 
+/**
+ * One row of the command table (src/cli/index.ts, src/cli/operate-commands.ts): what `--help`
+ * shows and the implementation, loaded only when the command runs.
+ */
 export interface Command {
   name: string;
   summary: string;
-  usage: string;
+  /** Written out only when the options cannot say it (alternative forms); else derived by `usageOf`. */
+  usage?: string;
   options: Record<string, Option>;
   /** One positional argument, stored in the flags under `name` (e.g. `crew agents run <agent>`). */
   positional?: { name: string; value: string; description: string };
@@ -37,6 +42,16 @@ export interface Command {
   notes?: string;
   /** Resolves to an exit code, or to "running" for commands that keep the process alive. */
   run(flags: Flags, env: Env, io: CliIo): Promise<number | "running">;
+}
+
+/** `crew NAME <positional> --required V [--optional V] [--flag]`, in the options' order. */
+export function usageOf(command: Command): string {
+  if (command.usage) return command.usage;
+  const options = Object.entries(command.options).map(([name, o]) => {
+    const flag = `--${name}${o.value ? ` ${o.value}` : ""}`;
+    return o.required ? flag : `[${flag}]`;
+  });
+  return ["crew", command.name, ...(command.positional ? [command.positional.value] : []), ...options].join(" ");
 }
 
 export const jsonOption: Option = { type: "boolean", description: "Print the result as JSON." };

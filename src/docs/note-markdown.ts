@@ -1,6 +1,6 @@
 /**
- * The Markdown of the notes in src/docs/notes/ (guides and decisions, written next to the code
- * they govern) rendered to HTML: headings, paragraphs, `-`/`1.` lists, fenced code, tables,
+ * Crew's one Markdown renderer: the notes in src/docs/notes/ (guides and decisions, written next
+ * to the code they govern) and the descriptions of the API reference, rendered to HTML: headings, paragraphs, `-`/`1.` lists, fenced code, tables,
  * inline `code`, **strong**, *emphasis* and [links](…). Everything is escaped first; links keep
  * only http(s), relative and fragment targets.
  */
@@ -14,7 +14,8 @@ export const slugOf = (text: string) =>
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-|-$/g, "");
 
-function inlineText(text: string): string {
+/** One line of Markdown (code spans, **strong**, *emphasis*, links) as HTML, escaped first. */
+export function inlineText(text: string): string {
   const codes: string[] = [];
   // Code spans first, set aside so nothing inside them is formatted.
   const withoutCode = text.replace(/`([^`]+)`/g, (_, code: string) => {

@@ -6,7 +6,7 @@ import { html, raw } from "hono/html";
 import type { Operation } from "../operations/registry.ts";
 import { ERROR_CODES } from "./error-codes.ts";
 import type { JsonSchema } from "./json-schema.ts";
-import { inline, markdown } from "./markdown.ts";
+import { inlineText, renderNote } from "./note-markdown.ts";
 import type { OpenApiDocument } from "./openapi.ts";
 import { exampleOf, type FieldRow, fieldRows, formsOf, type Resolver } from "./schema-view.ts";
 
@@ -75,7 +75,7 @@ function fieldTable(rows: FieldRow[], caption: string, side: "request" | "respon
 <thead><tr><th scope="col">Field</th><th scope="col">Type</th><th scope="col">Notes</th></tr></thead>
 <tbody>${rows.map(
     (r) =>
-      html`<tr><td class="name">${r.name}${mark(r)}</td><td class="type">${r.type}</td><td>${raw(r.notes.map(inline).join(" "))}</td></tr>`,
+      html`<tr><td class="name">${r.name}${mark(r)}</td><td class="type">${r.type}</td><td>${raw(r.notes.map(inlineText).join(" "))}</td></tr>`,
   )}</tbody>
 </table>`;
 }
@@ -114,8 +114,8 @@ function operationArticle(doc: OpenApiDocument, d: DocOperation, resolve: Resolv
   return html`<article class="op" id="${op.operationId}" aria-labelledby="${op.operationId}-title">
 <h3 id="${op.operationId}-title"><span class="badge m-${d.method}">${d.method.toUpperCase()}</span><code>${d.path}</code></h3>
 <p class="summary">${op.summary}</p>
-${raw(markdown(text ?? ""))}
-<div class="access">${raw(notes.map((n) => markdown(n)).join(""))}</div>
+${raw(renderNote(text ?? ""))}
+<div class="access">${raw(notes.map((n) => renderNote(n)).join(""))}</div>
 ${
   params.length > 0
     ? html`<h4>Parameters</h4>${fieldTable(
@@ -175,7 +175,7 @@ function toolsSection(tools: Operation[]) {
 <thead><tr><th scope="col">Tool</th><th scope="col">Needs</th><th scope="col">Does</th></tr></thead>
 <tbody>${tools.map((op) =>
     op.mcp
-      ? html`<tr><td class="name">${op.mcp.name}</td><td>${raw(inline(`Key: ${op.mcp.access.keyScopes.map((k) => `\`${k}\``).join(" / ")}; OAuth: \`${op.mcp.access.oauthScope}\``))}</td><td><strong>${op.mcp.title}.</strong> ${op.description}</td></tr>`
+      ? html`<tr><td class="name">${op.mcp.name}</td><td>${raw(inlineText(`Key: ${op.mcp.access.keyScopes.map((k) => `\`${k}\``).join(" / ")}; OAuth: \`${op.mcp.access.oauthScope}\``))}</td><td><strong>${op.mcp.title}.</strong> ${op.description}</td></tr>`
       : "",
   )}</tbody>
 </table>`;
@@ -188,7 +188,7 @@ export function referencePage(doc: OpenApiDocument, ops: Operation[], guides: Gu
   const body = html`<h1>${doc.info.title}</h1>
 <p class="lead">${doc.info.summary}</p>
 <ul class="links"><li><a href="/openapi.json">OpenAPI 3.1 document</a></li><li><a href="/docs/errors">Error codes</a></li><li><a href="/llms.txt">llms.txt</a></li><li><a href="/.well-known/mcp.json">MCP server card</a></li></ul>
-<section id="overview" aria-labelledby="overview-title"><h2 class="group" id="overview-title">Overview</h2>${raw(markdown(doc.info.description))}</section>
+<section id="overview" aria-labelledby="overview-title"><h2 class="group" id="overview-title">Overview</h2>${raw(renderNote(doc.info.description))}</section>
 ${guides.length > 0 ? html`<section id="guides" aria-labelledby="guides-title"><h2 class="group" id="guides-title">Guides and decisions</h2><ul class="notes">${guides.map((g) => html`<li><a href="/docs/notes/${g.slug}">${g.title}</a></li>`)}</ul></section>` : ""}
 ${[...groups].map(([tag, list]) => html`<h2 class="group" id="tag-${tag.toLowerCase().replace(/[^a-z0-9]+/g, "-")}">${tag}</h2>${list.map((d) => operationArticle(doc, d, resolve))}`)}
 ${toolsSection(tools)}`;
@@ -206,8 +206,8 @@ export function errorsPage() {
 ${ERROR_CODES.map(
   (e) => html`<section class="error-code" id="${e.code}" aria-labelledby="${e.code}-title">
 <h2 id="${e.code}-title"><code>${e.code}</code><span class="status">HTTP ${e.status}</span> ${e.title}</h2>
-<p><strong>When:</strong> ${raw(inline(e.when))}</p>
-<p><strong>Fix:</strong> ${raw(inline(e.fix))}</p>
+<p><strong>When:</strong> ${raw(inlineText(e.when))}</p>
+<p><strong>Fix:</strong> ${raw(inlineText(e.fix))}</p>
 ${e.headers ? html`<p><strong>Headers:</strong> ${e.headers.map((h, i) => html`${i > 0 ? ", " : ""}<code>${h}</code>`)}</p>` : ""}
 </section>`,
 )}`;

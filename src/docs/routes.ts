@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../errors.ts";
+import { anyOriginCors } from "../http/cors.ts";
 import { operations } from "../operations/index.ts";
 import type { Operation } from "../operations/registry.ts";
 import { llmsText, serverCard } from "./discovery.ts";
@@ -23,7 +24,8 @@ function lazy<T>(make: () => T): () => T {
 }
 
 /** Machine-readable documents may be fetched from any origin (no cookie is involved). */
-const PUBLIC = { "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=300" };
+const PUBLIC = { "Cache-Control": "public, max-age=300" };
+const PUBLIC_PATHS = ["/openapi.json", "/.well-known/mcp.json", "/llms.txt", "/llms-full.txt"];
 
 export function docsRoutes(deps: AppDeps, ops: Operation[] = operations): Hono<AppEnv> {
   const settings = { baseUrl: deps.config.baseUrl, rateLimitPerHour: deps.config.rateLimitPerHour };
@@ -37,6 +39,7 @@ export function docsRoutes(deps: AppDeps, ops: Operation[] = operations): Hono<A
   const text = "text/plain; charset=utf-8";
 
   const router = new Hono<AppEnv>();
+  for (const path of PUBLIC_PATHS) router.use(path, anyOriginCors({ methods: ["GET"], allowHeaders: [], exposeHeaders: [] }));
   router.get("/openapi.json", (c) => c.json(openapi(), 200, PUBLIC));
   router.get("/docs", async (c) => c.html(await reference()));
   router.get("/docs/", (c) => c.redirect("/docs", 301));

@@ -61,16 +61,11 @@ export const NAV: NavEntry[] = [
   { href: "/settings/backups", label: "Backups", group: "settings", ownerOnly: true },
 ];
 
-/** CSP: only same-origin resources, no inline script or style, no framing, forms post only to Crew. */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
+/**
+ * What every page adds itself; the security headers (CSP, nosniff, framing, referrer, COOP) are
+ * set on every page by one middleware, src/http/security-headers.ts.
+ */
 export const SECURITY_HEADERS: Record<string, string> = {
-  "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-  "X-Content-Type-Options": "nosniff",
-  "X-Frame-Options": "DENY",
-  "Referrer-Policy": "same-origin",
-  "Cross-Origin-Opener-Policy": "same-origin",
   // Pages show per-user data (and once, a raw key): never cache them.
   "Cache-Control": "no-store",
 };

@@ -4,7 +4,8 @@
  * (connected apps, consent, webhooks, calendar) use these too.
  */
 import type { Context } from "hono";
-import { readSession, type ValidSession } from "../auth/sessions.ts";
+import { createMiddleware } from "hono/factory";
+import { readSession, sessionPrincipalOf, type ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { readBodyText } from "../http/body.ts";
@@ -90,10 +91,23 @@ export async function readSignedInForm(
   return (await refuseForgedForm(deps, c, found, form)) ?? { found, form };
 }
 
-/** A GET page handler for signed-in people: anyone else goes to sign-in and comes back. */
-export function withSession(deps: AppDeps, render: (c: Context<AppEnv>, found: ValidSession) => Promise<Response>) {
-  return async (c: Context<AppEnv>) => {
+declare module "hono" {
+  /** Set by the `session` middleware below for the signed-in pages after it. */
+  interface ContextVariableMap {
+    session: ValidSession;
+  }
+}
+
+/**
+ * Hono middleware for signed-in pages: anyone else goes to sign-in and comes back; a signed-in
+ * person is `c.var.session` (user, session, CSRF token) and `c.var.principal` (for the operations).
+ */
+export function session(deps: AppDeps) {
+  return createMiddleware<AppEnv>(async (c, next) => {
     const found = await requirePageSession(deps, c);
-    return found instanceof Response ? found : render(c, found);
-  };
+    if (found instanceof Response) return found;
+    c.set("session", found);
+    c.set("principal", sessionPrincipalOf(found));
+    await next();
+  });
 }

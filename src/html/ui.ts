@@ -3,7 +3,7 @@
  * (shareable URLs), empty states that say what to do next, labelled form fields with their error.
  */
 import { html } from "hono/html";
-import type { Html } from "./layout.ts";
+import { alertBox, type Html } from "./layout.ts";
 
 export const priorityBadge = (priority: string) => html`<span class="badge badge-p-${priority}">${priority}</span>`;
 
@@ -40,8 +40,10 @@ export interface FieldOptions {
   value?: string;
   error?: string;
   required?: boolean;
+  minlength?: number;
   maxlength?: number;
   type?: string;
+  autocomplete?: string;
   hint?: string;
 }
 
@@ -54,7 +56,9 @@ const fieldFooter = (id: string, o: FieldOptions) =>
 export function textField(id: string, name: string, o: FieldOptions): Html {
   return html`<div class="field"><label for="${id}">${o.label}</label><input id="${id}" name="${name}" type="${o.type ?? "text"}" value="${o.value ?? ""}"${
     o.required ? html` required` : ""
-  }${o.maxlength ? html` maxlength="${o.maxlength}"` : ""}${describedBy(id, o)}>${fieldFooter(id, o)}</div>`;
+  }${o.minlength ? html` minlength="${o.minlength}"` : ""}${o.maxlength ? html` maxlength="${o.maxlength}"` : ""}${
+    o.autocomplete ? html` autocomplete="${o.autocomplete}"` : ""
+  }${describedBy(id, o)}>${fieldFooter(id, o)}</div>`;
 }
 
 export function textArea(id: string, name: string, o: FieldOptions): Html {
@@ -77,4 +81,91 @@ export function selectField(id: string, name: string, choices: readonly (string 
 /** A success notice chosen by a code in the URL (never free text from the URL). */
 export function doneNotice(messages: Record<string, string>, code: string | undefined): string | null {
   return code && Object.hasOwn(messages, code) ? (messages[code] ?? null) : null;
+}
+
+/** A form's errors and typed values as the form-flow hands them back (src/web/form-flow.ts). */
+export interface FormErrors {
+  errors: Record<string, string>;
+  values: Record<string, string>;
+}
+
+/**
+ * A form's one error alert (each message said once): when every error sits beside a field the
+ * form shows, the alert only says the form was not saved and to look below; an error with no field
+ * of its own on the page (the form as a whole, a row's form, a field the page does not render) is
+ * said in the alert instead, named by its field, with the operation's advice (the allowed range or
+ * values) as its words.
+ */
+export function formAlert(
+  state: FormErrors | null,
+  shown: readonly string[],
+  summary: string,
+  labels: Record<string, string> = {},
+): Html | string {
+  if (!state) return "";
+  const elsewhere = Object.entries(state.errors).filter(([field]) => !shown.includes(field));
+  if (elsewhere.length === 0) return alertBox("error", summary);
+  const name = (field: string) => labels[field] ?? field.charAt(0).toUpperCase() + field.slice(1);
+  const said = elsewhere.map(([field, message]) => (field === "(body)" ? message : `${name(field)}: ${message}`));
+  return alertBox("error", said.length === 1 ? said[0] : html`<ul>${said.map((line) => html`<li>${line}</li>`)}</ul>`);
+}
+
+/**
+ * The state of one form of a page with several (an add form, rows' forms): null unless the form
+ * sent carried `marker`, a field only that form has.
+ */
+export function formPart(state: FormErrors | null, marker: string): FormErrors | null {
+  return state && Object.hasOwn(state.values, marker) ? state : null;
+}
+
+/** What a form field may hold, read from the operation's input schema (one rule, in the registry). */
+export interface FieldRules {
+  required: boolean;
+  minlength?: number;
+  maxlength?: number;
+  /** A picklist's values, for a select's options. */
+  options?: readonly string[];
+}
+
+interface SchemaNode {
+  kind?: string;
+  type: string;
+  wrapped?: SchemaNode;
+  entries?: Record<string, SchemaNode>;
+  options?: readonly unknown[];
+  requirement?: unknown;
+  pipe?: readonly SchemaNode[];
+}
+
+const WRAPPERS = new Set(["optional", "exact_optional", "nullish", "nullable", "non_optional"]);
+
+/** The rules of one schema: optional-ness from its wrappers, lengths from its pipe (nested pipes too), a picklist's options. */
+export function rulesOf(schema: unknown, required = true): FieldRules {
+  let node = schema as SchemaNode;
+  while (WRAPPERS.has(node.type) && node.wrapped) {
+    if (node.type !== "nullable" && node.type !== "non_optional") required = false;
+    node = node.wrapped;
+  }
+  const rules: FieldRules = { required };
+  const visit = (n: SchemaNode) => {
+    if (n.type === "picklist" && n.options) rules.options = n.options.map(String);
+    for (const item of n.pipe ?? []) {
+      if (item === n) continue;
+      if (item.kind === "schema") visit(item);
+      else if (item.type === "max_length" && typeof item.requirement === "number") rules.maxlength = item.requirement;
+      else if (item.type === "min_length" && typeof item.requirement === "number") rules.minlength = item.requirement;
+    }
+  };
+  visit(node);
+  return rules;
+}
+
+/** The rules of field `name` of an object schema (through pipes around the object, e.g. a cross-field check). */
+export function fieldRules(input: unknown, name: string): FieldRules {
+  let node = input as SchemaNode;
+  while (!node.entries && node.pipe?.[0] && node.pipe[0] !== node) node = node.pipe[0];
+  while (!node.entries && WRAPPERS.has(node.type) && node.wrapped) node = node.wrapped;
+  const field = node.entries?.[name];
+  if (!field) throw new Error(`The schema has no field ${name}.`);
+  return rulesOf(field);
 }

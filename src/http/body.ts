@@ -69,15 +69,12 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
     throw new ApiError(415, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
   }
   const text = await readBodyText(request);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
+  const parsed = parseJsonObject(text);
+  if ("problem" in parsed) {
+    if (parsed.problem === "not_object") throw bodyInvalid("The request body must be a JSON object.");
     throw bodyInvalid(text.trim() === "" ? "The request body is empty; send a JSON object." : "The request body is not valid JSON.");
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw bodyInvalid("The request body must be a JSON object.");
-  }
+  const value = parsed.object;
   const repeated = duplicateKeys(text);
   if (repeated.length > 0) {
     // JSON.parse keeps the last of repeated names; another parser may keep the first. Refused
@@ -86,7 +83,19 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
       issues: repeated.map((path) => ({ path, message: "Given more than once." })),
     });
   }
-  return value as Record<string, unknown>;
+  return value;
+}
+
+/** Text as a JSON object, or why it is not one; each door words the refusal its own way. */
+export function parseJsonObject(text: string): { object: Record<string, unknown> } | { problem: "not_json" | "not_object" } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { problem: "not_json" };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { problem: "not_object" };
+  return { object: value as Record<string, unknown> };
 }
 
 /**

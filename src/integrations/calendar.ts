@@ -67,7 +67,10 @@ const StoredConfig = v.object({
 });
 
 const SERVICE = "calendar";
-const alertKey = (p: Principal) => ({ orgId: p.orgId, userId: p.userId, service: SERVICE });
+/** Whose calendar: its user (a person's request, or the calendar agent reading it, src/integrations/calendar-source.ts). */
+export type CalendarOwner = Pick<Principal, "orgId" | "userId">;
+
+const alertKey = (p: CalendarOwner) => ({ orgId: p.orgId, userId: p.userId, service: SERVICE });
 /** Binds a sealed password to its row: copied into another user's row, it does not open. */
 const purpose = (userId: string) => `calendar:${userId}`;
 
@@ -169,7 +172,7 @@ export function notConnected(baseUrl: string): ApiError {
 const RECONNECT = "Reconnect it on the Calendar page of the dashboard.";
 
 /** A failure the user has to see: a tool error now, and the dashboard alert until a call works. */
-async function fail(deps: CalendarDeps, principal: Principal, code: string, status: number, detail: string): Promise<never> {
+async function fail(deps: CalendarDeps, principal: CalendarOwner, code: string, status: number, detail: string): Promise<never> {
   const now = deps.clock.now();
   await raiseUserAlert(deps.db, { ...alertKey(principal), id: newId("alr", now), message: `Calendar: ${detail} ${RECONNECT}` }, now);
   throw new ApiError(status, code, `${detail} ${RECONNECT}`);
@@ -181,7 +184,11 @@ async function fail(deps: CalendarDeps, principal: Principal, code: string, stat
  * credentials that no longer open (CREW_SECRET changed): an error and an open alert. Success
  * resolves the user's open calendar alert.
  */
-export async function withCalendar<T>(deps: CalendarDeps, principal: Principal, work: (calendar: OpenCalendar) => Promise<T>): Promise<T> {
+export async function withCalendar<T>(
+  deps: CalendarDeps,
+  principal: CalendarOwner,
+  work: (calendar: OpenCalendar) => Promise<T>,
+): Promise<T> {
   const row = await getIntegration(deps.db, principal.userId, "calendar");
   if (!row) throw notConnected(deps.config.baseUrl);
   const parsed = v.safeParse(StoredConfig, safeJson(row.config));

@@ -135,28 +135,23 @@ function eventsOf(calendar: Component): Event[] {
   return events;
 }
 
+/** One occurrence of an event: the event (or its modified occurrence) and its times. */
+type Visit = (item: Event, start: Time, end: Time) => void;
+
 /**
- * Busy intervals overlapping `range`, from raw iCalendar objects (one VCALENDAR text each).
- * Unreadable objects and events are skipped. Recurring events are expanded only near the range,
- * within one occurrence budget for the whole query, yielding to the event loop between slices.
+ * Visits the occurrences of the events of raw iCalendar objects (one VCALENDAR text each) near
+ * `range` (callers compare exactly). Unreadable objects and events are skipped. Recurring events
+ * are expanded only near the range, within one occurrence budget for the whole query, yielding to
+ * the event loop between slices; `outOfBudget` gets an event cut short and the earliest instant it
+ * was not looked at from.
  */
-export async function busyIntervals(
+async function forEachOccurrence(
   objects: readonly string[],
   range: Interval,
-  userTimeZone: string,
-  budget = OCCURRENCE_BUDGET,
-): Promise<Interval[]> {
-  const busy: Interval[] = [];
-  const seen = new Set<string>();
-  const add = (item: Event, start: Time, end: Time) => {
-    if (!blocksTime(item)) return;
-    const startZone = tzidOf(item, "dtstart");
-    const s = instantOf(start, userTimeZone, startZone);
-    const e = instantOf(end, userTimeZone, tzidOf(item, "dtend") ?? startZone);
-    if (e <= range.start || s >= range.end || e <= s || seen.has(`${s}/${e}`)) return;
-    seen.add(`${s}/${e}`);
-    busy.push({ start: s, end: e });
-  };
+  budget: number,
+  visit: Visit,
+  outOfBudget: (event: Event, from: number) => void,
+): Promise<void> {
   let occurrences = 0;
   // A CPU-time slice, not a business time: measured with performance.now, not the injected clock.
   let sliceStart = performance.now();
@@ -171,12 +166,12 @@ export async function busyIntervals(
     for (const event of parseCalendars(text).flatMap(eventsOf)) {
       try {
         if (!event.isRecurring()) {
-          if (event.startDate) add(event, event.startDate, event.endDate);
+          if (event.startDate) visit(event, event.startDate, event.endDate);
           continue;
         }
         // A modified occurrence may be moved anywhere, even from outside the range into it.
         // ical.js keeps them in an object keyed by RECURRENCE-ID (typed as an array).
-        for (const ex of Object.values(event.exceptions)) add(ex, ex.startDate, ex.endDate);
+        for (const ex of Object.values(event.exceptions)) visit(ex, ex.startDate, ex.endDate);
         // Occurrences are compared by wall-clock time first (within a zone's offset of the
         // instant): only those near the range are converted.
         const lead = event.duration.toSeconds() * 1000 + SLACK_MS;
@@ -185,9 +180,7 @@ export async function busyIntervals(
         for (;;) {
           await tick();
           if (++occurrences > budget) {
-            // Out of budget: what this event would still cover is taken as busy, so no slot
-            // offered can clash with an occurrence that was not looked at.
-            if (blocksTime(event)) busy.push({ start: Math.max(range.start, reached), end: range.end });
+            outOfBudget(event, Math.max(range.start, reached));
             break;
           }
           const next = iterator.next();
@@ -197,14 +190,109 @@ export async function busyIntervals(
           if (wall + lead <= range.start) continue;
           reached = wall - SLACK_MS;
           const details = event.getOccurrenceDetails(next);
-          add(details.item, details.startDate, details.endDate);
+          visit(details.item, details.startDate, details.endDate);
         }
       } catch {
         // An event ical.js cannot expand (a malformed rule): skip it, keep the others.
       }
     }
   }
+}
+
+/** The instants of an occurrence, each zone as its property names it. */
+function instantsOf(item: Event, start: Time, end: Time, userTimeZone: string): Interval {
+  const startZone = tzidOf(item, "dtstart");
+  return { start: instantOf(start, userTimeZone, startZone), end: instantOf(end, userTimeZone, tzidOf(item, "dtend") ?? startZone) };
+}
+
+/**
+ * Busy intervals overlapping `range`, from raw iCalendar objects (one VCALENDAR text each).
+ * Unreadable objects and events are skipped. Recurring events are expanded only near the range,
+ * within one occurrence budget for the whole query, yielding to the event loop between slices.
+ */
+export async function busyIntervals(
+  objects: readonly string[],
+  range: Interval,
+  userTimeZone: string,
+  budget = OCCURRENCE_BUDGET,
+): Promise<Interval[]> {
+  const busy: Interval[] = [];
+  const seen = new Set<string>();
+  const add: Visit = (item, start, end) => {
+    if (!blocksTime(item)) return;
+    const { start: s, end: e } = instantsOf(item, start, end, userTimeZone);
+    if (e <= range.start || s >= range.end || e <= s || seen.has(`${s}/${e}`)) return;
+    seen.add(`${s}/${e}`);
+    busy.push({ start: s, end: e });
+  };
+  // Out of budget: what the event would still cover is taken as busy, so no slot offered can
+  // clash with an occurrence that was not looked at.
+  await forEachOccurrence(objects, range, budget, add, (event, from) => {
+    if (blocksTime(event)) busy.push({ start: from, end: range.end });
+  });
   return busy;
+}
+
+/** An occurrence of an event as the calendar agent reads it (src/docs/notes/calendar.md). */
+export interface CalendarOccurrence {
+  uid: string;
+  title: string;
+  start: number;
+  end: number;
+  allDay: boolean;
+  /** Marked free (TRANSP:TRANSPARENT): shown, but it takes no time. */
+  free: boolean;
+  location: string | null;
+  description: string | null;
+  /** Attendees' names or addresses. */
+  attendees: string[];
+}
+
+const textValue = (item: Event, name: string) => {
+  const value = item.component.getFirstPropertyValue(name);
+  return typeof value === "string" && value.trim() ? value.trim() : null;
+};
+
+/**
+ * The occurrences overlapping `range`, earliest first, cancelled ones left out; recurring events
+ * expanded near the range like busyIntervals (same budget: what it cuts short is not listed).
+ */
+export async function occurrencesIn(
+  objects: readonly string[],
+  range: Interval,
+  userTimeZone: string,
+  budget = OCCURRENCE_BUDGET,
+): Promise<CalendarOccurrence[]> {
+  const found = new Map<string, CalendarOccurrence>();
+  await forEachOccurrence(
+    objects,
+    range,
+    budget,
+    (item, start, end) => {
+      if (String(item.component.getFirstPropertyValue("status") ?? "").toUpperCase() === "CANCELLED") return;
+      const at = instantsOf(item, start, end, userTimeZone);
+      if (at.end <= range.start || at.start >= range.end || at.end < at.start) return;
+      const uid = String(item.component.getFirstPropertyValue("uid") ?? "");
+      const key = `${uid}/${at.start}`;
+      if (found.has(key)) return;
+      found.set(key, {
+        uid,
+        title: textValue(item, "summary") ?? "(no title)",
+        start: at.start,
+        end: at.end,
+        allDay: start.isDate,
+        free: !blocksTime(item),
+        location: textValue(item, "location"),
+        description: textValue(item, "description"),
+        attendees: item.component.getAllProperties("attendee").map((p) => {
+          const cn = p.getParameter("cn");
+          return typeof cn === "string" && cn.trim() ? cn.trim() : String(p.getFirstValue() ?? "").replace(/^mailto:/i, "");
+        }),
+      });
+    },
+    () => {},
+  );
+  return [...found.values()].sort((a, b) => a.start - b.start || a.uid.localeCompare(b.uid));
 }
 
 export interface NewEvent {

@@ -25,13 +25,15 @@ import {
   type SourceRow,
   saveSourceState,
 } from "../store/sources.ts";
+import { readCalendarEvents } from "./calendar-source.ts";
 import { FeedError, readFeed } from "./feeds/feed.ts";
+import { truncate } from "./feeds/plain-text.ts";
 import { type MailboxSettings, type MailCursor, MailError, readMailbox } from "./mail/imap.ts";
 import { open, SecretBoxError } from "./secret-box.ts";
 import { readSlack, SlackReadError, slackMissing } from "./slack/reader.ts";
 
 export interface SourceItem {
-  kind: "mail" | "feed" | "slack_message";
+  kind: "mail" | "feed" | "slack_message" | "calendar_event";
   /** Stable: the message UID, the feed item's id (guid). */
   id: string;
   /** Subject, item title. */
@@ -46,8 +48,10 @@ export interface SourceItem {
   url?: string;
   /** Mail only: the Message-ID header (without angle brackets), when the message has one. */
   messageId?: string;
-  /** Mailbox folder or feed URL (never credentials). */
+  /** Mailbox folder or feed URL (never credentials); for an event, whose calendar. */
   source: string;
+  /** Calendar events only (id is the event's UID, date its start, text its description). */
+  event?: { start: string; end: string; allDay: boolean; free: boolean; location: string | null; attendees: string[] };
 }
 
 export interface SourceRead {
@@ -72,7 +76,7 @@ export interface SourceDeps {
 /** A source could not be read at all (mailbox failed, or every feed of the agent): the alert is already raised. */
 export class SourceError extends Error {
   constructor(
-    readonly service: "imap" | "feeds" | "slack",
+    readonly service: "imap" | "feeds" | "slack" | "calendar",
     message: string,
   ) {
     super(message);
@@ -84,6 +88,8 @@ export const FEED_AGENTS = ["research", "corpdev", "content", "compliance"] as c
 export const MAILBOX_AGENT = "inbox";
 /** The Slack agent reads the organization's Slack channels (src/docs/notes/delivery.md). */
 export const SLACK_AGENT = "slack";
+/** The calendar agent reads the calendars the organization's users connected (src/docs/notes/calendar.md). */
+export const CALENDAR_AGENT = "calendar";
 
 /** The Slack reader's messages as source items: id = `channel/ts`, url = permalink, source = channel. */
 async function readSlackItems(deps: SourceDeps, orgId: string, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
@@ -168,6 +174,26 @@ export async function readSourcesFor(
   limits: { maxItems: number; maxChars: number },
 ): Promise<SourceRead> {
   if (agentId === SLACK_AGENT) return readSlackItems(deps, orgId, limits);
+  if (agentId === CALENDAR_AGENT) {
+    const read = await readCalendarEvents({ ...deps, outbound: deps.policy }, orgId, limits);
+    if (read.problem) throw new SourceError("calendar", read.problem);
+    const items = read.events.map((e): SourceItem => {
+      const start = new Date(e.start).toISOString();
+      const end = new Date(e.end).toISOString();
+      const { allDay, free, location } = e;
+      const event = { start, end, allDay, free, location, attendees: e.attendees.slice(0, 20) };
+      return {
+        kind: "calendar_event",
+        id: e.uid,
+        title: e.title,
+        date: start,
+        text: truncate(e.description ?? "", limits.maxChars),
+        source: e.calendar,
+        event,
+      };
+    });
+    return { items, missing: null, markSeen: async () => {} }; // a window, not "what is new": nothing to remember
+  }
   if (agentId === MAILBOX_AGENT) {
     const mailbox = await mailboxOf(deps.db, orgId);
     return mailbox ? readInbox(deps, mailbox, limits) : nothing(NEEDS_MAILBOX);

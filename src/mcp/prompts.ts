@@ -3,8 +3,9 @@
  * the request to the model first, as text — Gemini CLI reads only the first message, and only if it
  * is text, so that message must stand alone and name the tools that fetch the data — then the live
  * data: the briefing, the queue, a week of standups, embedded as resources (JSON, with their
- * crew:// URI) or text. Operations are called through `invoke`, with the access their MCP tool has,
- * so a prompt never shows what the credential could not get from the tools. Access to the prompt
+ * crew:// URI) or text. Every read is an operation called through `invoke` (never the store), with
+ * the access its MCP tool has, so a prompt never shows what the credential could not get from the
+ * tools; a part it may not see is said in words. Access to the prompt
  * itself as the tools': read tier, `hand_off` write tier (it ends in a write tool call).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -21,17 +22,14 @@ import type * as v from "valibot";
 import { type Access, denial, readAccess, writeAccess } from "../auth/access.ts";
 import { AGENT_IDS, AGENTS } from "../domain.ts";
 import { ApiError } from "../errors.ts";
-import { DAY, iso } from "../lib/clock.ts";
-import { toActionView } from "../operations/actions.ts";
-import { agentDashboard } from "../operations/agents.ts";
+import { DAY } from "../lib/clock.ts";
+import { type Action, listActionQueue } from "../operations/actions.ts";
+import { getAgents } from "../operations/agents.ts";
 import { findTime } from "../operations/calendar.ts";
 import { invoke } from "../operations/invoke.ts";
 import type { AnySchema, Operation, OperationContext } from "../operations/registry.ts";
 import { getBriefing, getCompanyProfile } from "../operations/reports.ts";
-import { type ActionRecord, listActions, listOpenActions } from "../store/actions.ts";
-import { listInsightsSince } from "../store/feed.ts";
-import { hasIntegration } from "../store/integrations.ts";
-import { latestProfile, listStandupsSince, profileAt } from "../store/reports.ts";
+import { getWeeklyReviewOp } from "../operations/weekly-review.ts";
 import { JSON_MIME, principalOf } from "./resources.ts";
 import type { SessionOf } from "./session.ts";
 
@@ -56,18 +54,49 @@ const embedded = (uri: string, value: unknown): PromptMessage => ({
 });
 /** Live data without a resource of its own: a heading and the JSON. */
 const jsonText = (heading: string, value: unknown): PromptMessage => text(`${heading}\n${JSON.stringify(value)}`);
-const actionLines = (actions: ActionRecord[]) =>
+const actionLines = (actions: v.InferOutput<typeof Action>[]) =>
   actions.map((a) => `- [${a.priority}] ${a.title} (crew://actions/${a.id}, ${a.status}, ${a.type}, from ${a.source})`).join("\n");
 
-/** Runs an operation as its MCP tool would for this caller: same access check, same validation. */
+/**
+ * Runs an operation as its MCP tool would for this caller: same access check, same validation. An
+ * operation without a tool (a prompt's own read) asks the access given.
+ */
 async function asTool<I extends AnySchema, O extends AnySchema>(
   op: Operation<I, O>,
   ctx: PromptContext,
   input: unknown,
+  access?: Access,
 ): Promise<v.InferOutput<O>> {
-  if (!op.mcp) throw new Error(`${op.id} has no MCP tool`);
-  const call = { access: op.mcp.access, input: () => input, inputName: "arguments" };
+  const needed = op.mcp?.access ?? access;
+  if (!needed) throw new Error(`${op.id} has no MCP tool`);
+  const call = { access: needed, input: () => input, inputName: "arguments" };
   return (await invoke(op as unknown as Operation, { ...ctx, via: "mcp" }, call)) as v.InferOutput<O>;
+}
+
+/** The open queue as crew_list_actions pages it (critical first, then newest), up to `max` actions. */
+async function openActions(ctx: PromptContext, max: number): Promise<v.InferOutput<typeof Action>[]> {
+  const actions: v.InferOutput<typeof Action>[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { actions: v.InferOutput<typeof Action>[]; nextCursor: string | null } = await asTool(listActionQueue, ctx, {
+      view: "open",
+      limit: Math.min(100, max - actions.length),
+      ...(cursor && { cursor }),
+    });
+    actions.push(...page.actions);
+    cursor = page.nextCursor;
+  } while (cursor && actions.length < max);
+  return actions;
+}
+
+/** A part of a prompt the credential may not see (its tool would be refused) is said in words. */
+async function orRefusal(part: () => Promise<string>, what: string): Promise<string> {
+  try {
+    return await part();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) return `${what} are left out: ${error.message}`;
+    throw error;
+  }
 }
 
 const planMyDay: CrewPrompt = {
@@ -78,34 +107,38 @@ const planMyDay: CrewPrompt = {
   access: readAccess("briefing"),
   async build(ctx) {
     const briefing = await asTool(getBriefing, ctx, {});
-    const urgent = (await listOpenActions(ctx.db, ctx.principal.orgId, 100)).filter(
-      (a) => a.priority === "critical" || a.priority === "high",
-    );
+    const urgent = await orRefusal(async () => {
+      const found = (await openActions(ctx, 100)).filter((a) => a.priority === "critical" || a.priority === "high");
+      return found.length > 0
+        ? `Open critical and high-priority actions:\n${actionLines(found)}`
+        : "No open critical or high-priority actions.";
+    }, "Open actions");
     const messages = [
       text(
         "Plan my day: the three things to do first and why, what to delegate or drop, and (if free slots are listed) when to do the focused work. " +
           "Today's briefing, the open critical and high-priority actions and my free slots follow; if you do not see them, get them with crew_briefing, crew_list_actions and crew_find_time.",
       ),
       embedded("crew://briefing", briefing),
-      text(
-        urgent.length > 0
-          ? `Open critical and high-priority actions:\n${actionLines(urgent)}`
-          : "No open critical or high-priority actions.",
-      ),
+      text(urgent),
     ];
-    if (await hasIntegration(ctx.db, ctx.principal.userId, "calendar")) messages.push(text(await freeSlots(ctx)));
+    const slots = await freeSlots(ctx);
+    if (slots) messages.push(text(slots));
     return messages;
   },
 };
 
-/** Free slots as crew_find_time gives them to this credential; a refusal or an unreadable calendar is said in words. */
-async function freeSlots(ctx: PromptContext): Promise<string> {
+/**
+ * Free slots as crew_find_time gives them to this credential; a refusal or an unreadable calendar is
+ * said in words; null when the user has connected no calendar.
+ */
+async function freeSlots(ctx: PromptContext): Promise<string | null> {
   try {
     const found = await asTool(findTime, ctx, { durationMinutes: 30, count: 5 });
     const slots = found.slots.map((s) => `- ${s.start} – ${s.end}`).join("\n");
     return slots ? `Free 30-minute slots on my calendar (${found.timeZone}):\n${slots}` : "My calendar has no free slot this week.";
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
+    if (error.code === "calendar_not_connected") return null;
     if (error.status === 403) return `Free slots are left out: ${error.message}`;
     return `My calendar could not be read: ${error.message}`;
   }
@@ -118,41 +151,20 @@ const reviewQueue: CrewPrompt = {
     "The actions waiting for my approval and the open ones nobody has touched for 7 days, to decide what to approve, do, or dismiss.",
   access: readAccess(),
   async build(ctx) {
-    const orgId = ctx.principal.orgId;
-    const approvals = await listActions(ctx.db, orgId, { status: "pending", type: "approval" }, 50, null);
+    const approvals = await asTool(listActionQueue, ctx, { status: "pending", type: "approval", limit: 50 });
     const cutoff = ctx.clock.now() - STALE_AFTER;
-    const stale = (await listOpenActions(ctx.db, orgId, 200)).filter((a) => a.updatedAt < cutoff && a.type !== "approval");
+    const stale = (await openActions(ctx, 200)).filter((a) => Date.parse(a.updatedAt) < cutoff && a.type !== "approval");
     return [
       text(
         `${approvals.actions.length} action(s) await approval and ${stale.length} open action(s) have not changed for 7 days. ` +
           "Go through them with me: for each, recommend approve, do now, reschedule (lane) or dismiss, in one line; then apply what I agree to with crew_update_action. " +
           "They follow as JSON; if you do not see them, list them with crew_list_actions.",
       ),
-      jsonText("Actions awaiting approval (JSON):", { approvals: approvals.actions.map(toActionView) }),
-      jsonText("Open actions unchanged for 7 days (JSON):", { stale: stale.map(toActionView) }),
+      jsonText("Actions awaiting approval (JSON):", { approvals: approvals.actions }),
+      jsonText("Open actions unchanged for 7 days (JSON):", { stale }),
     ];
   },
 };
-
-interface PipelineDeal {
-  company: string;
-  stage: string;
-  value: number;
-}
-
-/** Stage changes, new and closed-out deals between two pipelines, by company. */
-export function pipelineMoves(before: PipelineDeal[], after: PipelineDeal[]): string[] {
-  const old = new Map(before.map((d) => [d.company, d]));
-  const moves: string[] = [];
-  for (const deal of after) {
-    const was = old.get(deal.company);
-    if (!was) moves.push(`${deal.company}: new at ${deal.stage} ($${deal.value})`);
-    else if (was.stage !== deal.stage) moves.push(`${deal.company}: ${was.stage} → ${deal.stage} ($${deal.value})`);
-    old.delete(deal.company);
-  }
-  for (const deal of old.values()) moves.push(`${deal.company}: left the pipeline (was ${deal.stage})`);
-  return moves;
-}
 
 const weeklyReview: CrewPrompt = {
   name: "weekly_review",
@@ -160,38 +172,14 @@ const weeklyReview: CrewPrompt = {
   description: "The last 7 days: the standups, the insights the crew posted, and how the deal pipeline moved.",
   access: readAccess(),
   async build(ctx) {
-    const orgId = ctx.principal.orgId;
-    const since = ctx.clock.now() - 7 * DAY;
-    const [standups, insights, now, then] = await Promise.all([
-      listStandupsSince<{ briefing: string; metrics: unknown }>(ctx.db, orgId, since),
-      listInsightsSince(ctx.db, orgId, since, 50),
-      latestProfile<{ pipeline?: PipelineDeal[] }>(ctx.db, orgId),
-      profileAt<{ pipeline?: PipelineDeal[] }>(ctx.db, orgId, since),
-    ]);
-    const moves = pipelineMoves(then?.body.pipeline ?? [], now?.body.pipeline ?? []);
+    const { standups, insights, pipelineMoves: moves } = await asTool(getWeeklyReviewOp, ctx, {}, readAccess());
     return [
       text(
         "Write my weekly review: what went well, what slipped, the trend in the metrics, the insights worth acting on, and three priorities for next week. " +
           "The last 7 days' standups, insights and pipeline moves follow; if you do not see them, get them with crew_standup and crew_company_profile.",
       ),
-      jsonText("Standups of the last 7 days, oldest first (JSON):", {
-        standups: standups.map((s) => ({
-          id: s.id,
-          mode: s.mode,
-          generatedAt: iso(s.generatedAt),
-          briefing: s.body.briefing,
-          metrics: s.body.metrics,
-        })),
-      }),
-      jsonText("Insights posted in the last 7 days, high impact first (JSON):", {
-        insights: insights.map((i) => ({
-          agent: i.agent,
-          title: i.title,
-          detail: i.detail,
-          impact: i.impact,
-          createdAt: iso(i.createdAt),
-        })),
-      }),
+      jsonText("Standups of the last 7 days, oldest first (JSON):", { standups }),
+      jsonText("Insights posted in the last 7 days, high impact first (JSON):", { insights }),
       text(moves.length > 0 ? `Pipeline moves this week:\n${moves.map((m) => `- ${m}`).join("\n")}` : "No pipeline moves this week."),
     ];
   },
@@ -215,7 +203,7 @@ const handOff: CrewPrompt = {
     if (title === "") bad.push("title: Required.");
     if (bad.length > 0) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for hand_off — ${bad.join("; ")}`);
     const agent = AGENTS.find((a) => a.id === to);
-    const status = (await agentDashboard(ctx, ctx.principal.orgId, ctx.principal.userId, ctx.clock.now())).agents.find((a) => a.id === to);
+    const status = (await asTool(getAgents, ctx, {})).agents.find((a) => a.id === to);
     const profile = await asTool(getCompanyProfile, ctx, {});
     return [
       text(

@@ -22,6 +22,7 @@ import { protect } from "../auth/protect.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { isJsonMediaType, readBodyText } from "../http/body.ts";
+import { anyOriginCors, MCP_CORS } from "../http/cors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
 import { chargeBatch } from "./batch-quota.ts";
@@ -38,28 +39,6 @@ const PATHS = ["/mcp", "/mcp/"];
 
 /** The transport's own limit, matching the REST body limit (SPEC §4). */
 const MAX_BODY_BYTES = 256 * 1024;
-
-const CORS_HEADERS = {
-  "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers":
-    "WWW-Authenticate, Mcp-Session-Id, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After",
-};
-
-const PREFLIGHT_HEADERS = {
-  ...CORS_HEADERS,
-  // GET and DELETE are allowed through the preflight so a browser client sees our 405, not a CORS failure.
-  "Access-Control-Allow-Methods": "POST, GET, DELETE, OPTIONS",
-  "Access-Control-Allow-Headers":
-    "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID",
-  "Access-Control-Max-Age": "86400",
-};
-
-/** CORS for any origin: /mcp authenticates by Bearer header only, never by cookie, so `*` grants nothing. */
-const mcpCors: MiddlewareHandler<AppEnv> = async function mcpCors(c, next) {
-  if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
-  await next();
-  for (const [name, value] of Object.entries(CORS_HEADERS)) c.res.headers.set(name, value);
-};
 
 function originGuard(deps: AppDeps): MiddlewareHandler<AppEnv> {
   const allowed = new Set([new URL(deps.config.baseUrl).origin, ...deps.config.allowedOrigins]);
@@ -145,7 +124,7 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.route("/", iconRoutes());
   for (const path of PATHS) {
-    router.use(path, mcpCors, originGuard(deps));
+    router.use(path, anyOriginCors(MCP_CORS), originGuard(deps));
     router.post(path, gate, async function mcpEndpoint(c) {
       const accept = c.req.header("accept");
       const mode = responseMode(accept);

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { readBodyText } from "../http/body.ts";
+import { parseJsonObject, readBodyText } from "../http/body.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { DAY, HOUR } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
@@ -23,16 +23,12 @@ async function readRegistrationBody(request: Request): Promise<Record<string, un
   } catch {
     throw new OAuthError(400, "invalid_client_metadata", "The registration request must be a JSON object.", "body unreadable or too large");
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new OAuthError(400, "invalid_client_metadata", "The registration request must be a JSON object.", "body is not JSON");
+  const parsed = parseJsonObject(text);
+  if ("problem" in parsed) {
+    const detail = parsed.problem === "not_json" ? "body is not JSON" : "body is not an object";
+    throw new OAuthError(400, "invalid_client_metadata", "The registration request must be a JSON object.", detail);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new OAuthError(400, "invalid_client_metadata", "The registration request must be a JSON object.", "body is not an object");
-  }
-  return value as Record<string, unknown>;
+  return parsed.object;
 }
 
 export async function register(deps: AppDeps, c: Context<AppEnv>): Promise<Response> {

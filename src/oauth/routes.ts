@@ -5,10 +5,10 @@
  */
 import { type Context, Hono } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { anyOriginCors, OAUTH_CORS } from "../http/cors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { authorizeGet, authorizePost } from "./authorize.ts";
 import { connectedAppsRoutes } from "./connected-apps.ts";
-import { publicCors } from "./cors.ts";
 import { OAuthError, renderOAuthError } from "./errors.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata.ts";
 import { register } from "./register.ts";
@@ -42,7 +42,7 @@ export function oauthRoutes(deps: AppDeps): Hono<AppEnv> {
   /** One public JSON endpoint: CORS (preflight included), the handler, 405 for other methods. */
   const endpoint = (paths: string[], method: "GET" | "POST", handler: Handler) => {
     for (const path of paths) {
-      router.use(path, publicCors([method]));
+      router.use(path, anyOriginCors({ methods: [method], ...OAUTH_CORS }));
       router.on(method, path, oauthEndpoint(deps, handler));
       router.all(path, methodNotAllowed([method]));
     }

@@ -19,7 +19,7 @@ import {
 import { commit } from "../store/commit.ts";
 import { contactIssues } from "../store/contacts.ts";
 import { EvidenceList } from "./evidence-schema.ts";
-import { defineOperation } from "./registry.ts";
+import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime, LongText, PageLimit, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
 
 const Status = v.picklist(ACTION_STATUSES, `Must be one of ${ACTION_STATUSES.join(", ")}.`);
@@ -27,7 +27,7 @@ const Lane = v.picklist(ACTION_LANES, `Must be one of ${ACTION_LANES.join(", ")}
 const SOURCES = ["api", "mcp", "web", ...AGENT_IDS] as const;
 
 /** The stored `source` of something a person wrote through a projection (SPEC §5). */
-export const sourceOf = (via: "rest" | "mcp" | "web") => (via === "rest" ? "api" : via);
+export const sourceOf = (via: OperationContext["via"]) => (via === "rest" ? "api" : via);
 
 export const Action = v.object({
   id: v.string(),

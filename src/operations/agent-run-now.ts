@@ -1,14 +1,13 @@
 /**
  * `crew_run_agent`: an owner runs one agent now from an MCP client — the same run as "Run now" on
- * the agent's page (src/agents/run-now.ts). Clients that declare the tasks extension get it as a
+ * the agent's page (src/agents/run-agent.ts). Clients that declare the tasks extension get it as a
  * task (src/mcp/tasks.ts); the others get the finished run's id and status.
  */
 import * as v from "valibot";
+import { runAgent } from "../agents/run-agent.ts";
 import { assertAgent } from "../agents/run-api.ts";
-import { runAgentNow } from "../agents/run-now.ts";
 import { writeAccess } from "../auth/access.ts";
 import { ApiError } from "../errors.ts";
-import { getOrg } from "../store/orgs.ts";
 import { defineOperation } from "./registry.ts";
 
 export const runAgentNowOp = defineOperation({
@@ -33,8 +32,7 @@ export const runAgentNowOp = defineOperation({
   },
   handler: async (ctx, input) => {
     assertAgent(input.agent);
-    const org = await getOrg(ctx.db, ctx.principal.orgId);
-    const run = org ? await runAgentNow(ctx, org, input.agent) : null;
+    const run = await runAgent(ctx, ctx.principal.orgId, input.agent, { kind: "now" });
     if (run === null) {
       throw new ApiError(
         409,
@@ -43,6 +41,6 @@ export const runAgentNowOp = defineOperation({
       );
     }
     if (run.runId === null) throw new ApiError(409, "cannot_run_yet", `${input.agent} cannot run yet: ${run.summary}`);
-    return run;
+    return { runId: run.runId, agentId: run.agentId, status: run.status, summary: run.summary };
   },
 });

@@ -6,7 +6,7 @@
  * owners on /settings/slack and /settings/notifications, which call the same functions.
  */
 import * as v from "valibot";
-import { writeAccess } from "../auth/access.ts";
+import { actorOf, writeAccess } from "../auth/access.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { Config } from "../config.ts";
 import type { Principal } from "../domain.ts";
@@ -93,7 +93,7 @@ export async function connectSlackFor(deps: Deps, principal: Principal, input: S
     readChannels: [...new Set(input.readChannels)],
   };
   await deps.db.execute(saveChannelStatement(principal.orgId, "slack", { ...config }, now));
-  await recordAudit(deps.db, principal.orgId, "channel.connected", { kind: "user", userId: principal.userId }, now, "slack", {
+  await recordAudit(deps.db, principal.orgId, "channel.connected", actorOf(principal), now, "slack", {
     channel: input.channel,
   });
   return slackStatus(deps, principal.orgId);
@@ -102,7 +102,7 @@ export async function connectSlackFor(deps: Deps, principal: Principal, input: S
 export async function disconnectFor(deps: Deps, principal: Principal, kind: ChannelKind): Promise<{ ok: true }> {
   assertManager(principal);
   if (!(await deleteChannel(deps.db, principal.orgId, kind))) throw notFound(kind === "slack" ? "Slack connection" : "Teams connection");
-  await recordAudit(deps.db, principal.orgId, "channel.removed", { kind: "user", userId: principal.userId }, deps.clock.now(), kind);
+  await recordAudit(deps.db, principal.orgId, "channel.removed", actorOf(principal), deps.clock.now(), kind);
   return { ok: true };
 }
 
@@ -175,7 +175,7 @@ export async function connectTeamsFor(deps: Deps, principal: Principal, input: v
   const now = deps.clock.now();
   const sealed = await sealChannelSecret(deps.config, "teams", principal.orgId, new URL(input.webhookUrl).href);
   await deps.db.execute(saveChannelStatement(principal.orgId, "teams", { webhookUrl: sealed, host: new URL(input.webhookUrl).host }, now));
-  await recordAudit(deps.db, principal.orgId, "channel.connected", { kind: "user", userId: principal.userId }, now, "teams", {
+  await recordAudit(deps.db, principal.orgId, "channel.connected", actorOf(principal), now, "teams", {
     host: new URL(input.webhookUrl).host,
   });
   return teamsStatus(deps, principal.orgId);

@@ -4,8 +4,8 @@
  * /connected-apps page calls the same functions.
  */
 import * as v from "valibot";
-import type { Principal } from "../domain.ts";
-import { OAUTH_SCOPES } from "../domain.ts";
+import { actorOf } from "../auth/access.ts";
+import { OAUTH_SCOPES, type Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { redirectHost } from "../lib/redirect-uri.ts";
@@ -56,7 +56,7 @@ export async function revokeGrantFor(deps: GrantDeps, principal: Principal, id: 
   if (!(await revokeGrant(deps.db, id, deps.clock.now(), principal.userId))) {
     throw new ApiError(404, "not_found", "No connected application of yours has this id.");
   }
-  await recordAudit(deps.db, principal.orgId, "grant.revoked", { kind: "user", userId: principal.userId }, deps.clock.now(), id);
+  await recordAudit(deps.db, principal.orgId, "grant.revoked", actorOf(principal), deps.clock.now(), id);
   return { ok: true };
 }
 

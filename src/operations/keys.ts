@@ -4,20 +4,20 @@
  * able to mint keys. The dashboard's forms call the same functions.
  */
 import * as v from "valibot";
+import { actorOf } from "../auth/access.ts";
 import { generateApiKey } from "../auth/api-keys.ts";
 import type { Config } from "../config.ts";
-import type { Principal } from "../domain.ts";
-import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan } from "../domain.ts";
+import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan, type Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { HOUR, iso, isoOrNull } from "../lib/clock.ts";
 import { insertApiKeyWithinLimit, listActiveApiKeys, oldestKeyCreatedSince, revokeApiKey } from "../store/api-keys.ts";
-import { recordAudit } from "../store/audit.ts";
+import { type AuditActor, recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, maxChars } from "./schemas.ts";
 
 const Scope = v.picklist(KEY_SCOPES, `Must be one of ${KEY_SCOPES.join(", ")}.`);
-const Hash = v.pipe(
+export const Hash = v.pipe(
   v.string("Must be a string."),
   v.regex(/^[0-9a-fA-F]{64}$/, "Must be 64 hexadecimal characters (the key's SHA-256)."),
   v.toLowerCase(),
@@ -88,13 +88,13 @@ export async function listKeysFor(deps: KeyDeps, principal: Principal): Promise<
 }
 
 /** 403 plan_upgrade_required when the plan allows no keys or not these scopes. */
-export function assertScopesAllowed(plan: Plan, scopes: readonly KeyScope[]): void {
+export function assertScopesAllowed(plan: Plan, scopes: readonly KeyScope[], whose = "Your plan"): void {
   const allowed = allowedKeyScopes(plan);
   if (allowed.length === 0) {
     throw new ApiError(
       403,
       "plan_upgrade_required",
-      `Your plan (${plan}) does not include API keys; the ${cheapestPlanFor("read")} plan does.`,
+      `${whose} (${plan}) does not include API keys; the ${cheapestPlanFor("read")} plan does.`,
       { challenge_scope: scopes.join(" ") },
     );
   }
@@ -103,16 +103,23 @@ export function assertScopesAllowed(plan: Plan, scopes: readonly KeyScope[]): vo
     throw new ApiError(
       403,
       "plan_upgrade_required",
-      `Your plan (${plan}) does not allow the scope ${outside.join(", ")} on a key; the ${cheapestPlanFor("write")} plan does.`,
+      `${whose} (${plan}) does not allow the scope ${outside.join(", ")} on a key; the ${cheapestPlanFor("write")} plan does.`,
       { challenge_scope: outside.join(" ") },
     );
   }
 }
 
-export async function createKeyFor(deps: KeyDeps, principal: Principal, input: CreateKeyInput): Promise<CreatedKey> {
-  assertScopesAllowed(principal.plan, input.scopes);
+/** A key for `principal` (the holder); an owner making one for someone else passes who did it (`by`) and how to name the plan. */
+export async function createKeyFor(
+  deps: KeyDeps,
+  principal: Principal,
+  input: CreateKeyInput,
+  by: { actor: AuditActor; whose: string } = { actor: actorOf(principal), whose: "Your plan" },
+): Promise<CreatedKey> {
+  assertScopesAllowed(principal.plan, input.scopes, by.whose);
   const now = deps.clock.now();
-  const limit = deps.config.keyCreatePerHour;
+  // The per-hour limit guards the web and the API; the CLI (an operator on the server) has no quota.
+  const limit = principal.credential.type === "cli" ? Number.MAX_SAFE_INTEGER : deps.config.keyCreatePerHour;
   const since = now - HOUR;
   const { key, hash } = generateApiKey();
   const inserted = await insertApiKeyWithinLimit(
@@ -136,7 +143,7 @@ export async function createKeyFor(deps: KeyDeps, principal: Principal, input: C
       },
     });
   }
-  await recordAudit(deps.db, principal.orgId, "key.created", { kind: "user", userId: principal.userId }, now, hash, {
+  await recordAudit(deps.db, principal.orgId, "key.created", by.actor, now, hash, {
     name: input.name,
     scopes: input.scopes,
   });
@@ -148,7 +155,7 @@ export async function revokeKeyFor(deps: KeyDeps, principal: Principal, hash: st
   const revoked = await revokeApiKey(deps.db, principal.userId, hash, deps.clock.now());
   // Another user's key is "not found" too: its existence is not this user's business.
   if (!revoked) throw new ApiError(404, "not_found", "No active key of yours has this hash.");
-  await recordAudit(deps.db, principal.orgId, "key.revoked", { kind: "user", userId: principal.userId }, deps.clock.now(), hash);
+  await recordAudit(deps.db, principal.orgId, "key.revoked", actorOf(principal), deps.clock.now(), hash);
   return { ok: true };
 }
 

@@ -4,7 +4,7 @@
  * same functions. The API key is write-only: stored sealed, never returned.
  */
 import * as v from "valibot";
-import { writeAccess } from "../auth/access.ts";
+import { actorOf, writeAccess } from "../auth/access.ts";
 import { MODEL_PROVIDERS } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { forgetModel, type ModelStatus, modelStatus, resolveModel, saveModel, testModel } from "../integrations/model/settings.ts";
@@ -118,12 +118,7 @@ export const saveModelIntegration = defineOperation({
   output: Status,
   rest: { method: "POST", path: "/api/integrations/model", access: writeAccess(), from: "body", tags },
   handler: async (ctx, input) => {
-    await saveModel(
-      ctx,
-      ctx.principal.orgId,
-      { kind: "user", userId: ctx.principal.userId },
-      { ...input, baseUrl: input.baseUrl || undefined },
-    );
+    await saveModel(ctx, ctx.principal.orgId, actorOf(ctx.principal), { ...input, baseUrl: input.baseUrl || undefined });
     return toWire(await modelStatus(ctx, ctx.principal.orgId));
   },
 });
@@ -137,7 +132,7 @@ export const deleteModelIntegration = defineOperation({
   output: v.object({ ok: v.literal(true) }),
   rest: { method: "DELETE", path: "/api/integrations/model", access: writeAccess(), from: "none", tags },
   handler: async (ctx) => {
-    if (!(await forgetModel(ctx, ctx.principal.orgId, { kind: "user", userId: ctx.principal.userId })))
+    if (!(await forgetModel(ctx, ctx.principal.orgId, actorOf(ctx.principal))))
       throw new ApiError(404, "not_found", "No model settings are saved.");
     return { ok: true as const };
   },

@@ -24,8 +24,8 @@ export interface OperationContext {
   events: Events;
   outbound: OutboundPolicy;
   principal: Principal;
-  /** Which projection called: stored as an action's `source` (rest → api, mcp, web). */
-  via: "rest" | "mcp" | "web";
+  /** Which door called: stored as an action's `source` (rest → api, mcp, web, cli). */
+  via: "rest" | "mcp" | "web" | "cli";
   requestId: string;
   /** Aborted when the caller gave up on long work before it began (a cancelled MCP task). */
   signal?: AbortSignal;

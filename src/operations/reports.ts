@@ -100,7 +100,7 @@ export const getBriefing = defineOperation({
     const { userId, orgId, name } = ctx.principal;
     const stored =
       (await latestBriefing<BriefingBody>(ctx.db, userId)) ??
-      (await generateBriefing(ctx.db, { id: userId, orgId, name }, ctx.clock.now()));
+      (await generateBriefing(ctx.db, { id: userId, orgId, name }, ctx.clock.now(), ctx.events.emit));
     const body = stored.body;
     return {
       id: stored.id,

@@ -7,7 +7,7 @@
  * /settings/sources page calls the same functions.
  */
 import * as v from "valibot";
-import { writeAccess } from "../auth/access.ts";
+import { actorOf, writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
@@ -283,7 +283,6 @@ export async function deleteSourceFor(deps: SourceAdminDeps, orgId: string, acto
 const SourceId = v.pipe(v.string("Must be a string."), maxChars(100, "Not a source id."), v.description("The source id (src_…)."));
 
 const ownerOrg = (p: Principal) => p.orgId;
-const actorOf = (p: Principal): AuditActor => ({ kind: "user", userId: p.userId });
 /** Audit rows never carry a URL's query string (it may hold a token). */
 const withoutQuery = (url: string) => url.replace(/[?#].*$/, "");
 

@@ -9,9 +9,9 @@ import { writeAccess } from "../auth/access.ts";
 import { AGENTS, SUGGESTION_STATUSES } from "../domain.ts";
 import { notFound } from "../errors.ts";
 import { iso } from "../lib/clock.ts";
-import { actionCreated, actionInsertStatement, newActionRow } from "../store/actions.ts";
+import { actionCreated, actionInsertIfStatement, newActionRow } from "../store/actions.ts";
 import { commit } from "../store/commit.ts";
-import { findSuggestion, type SuggestionRecord, setSuggestionStatus } from "../store/suggestions.ts";
+import { acceptClaim, findSuggestion, type SuggestionRecord, setSuggestionStatus } from "../store/suggestions.ts";
 import { sourceOf } from "./actions.ts";
 import { EvidenceList } from "./evidence-schema.ts";
 import { defineOperation } from "./registry.ts";
@@ -81,14 +81,15 @@ export const updateSuggestionOp = defineOperation({
     const found = await findSuggestion(ctx.db, orgId, input.id);
     if (!found) throw notFound(`Suggestion ${input.id}`);
     const now = ctx.clock.now();
-    let actionId = found.actionId;
-    if (input.status === "accepted" && !actionId) {
+    if (input.status === "accepted" && !found.actionId) {
+      // Claimed and inserted in one transaction: of two accepts at once, the second writes nothing and answers the first's action.
       const row = newActionRow(suggestionAsAction(found), { orgId, source: sourceOf(ctx.via), createdBy: ctx.principal.userId, now });
-      await commit(ctx.db, [actionInsertStatement(row)], [actionCreated(row)], ctx.events.emit);
-      actionId = row.id;
+      const { claim, claimed } = acceptClaim(orgId, found.id, row.id, now);
+      await commit(ctx.db, [claim, actionInsertIfStatement(row, claimed)], [actionCreated(row)], ctx.events.emit, claimed);
+    } else {
+      const reason = input.reason?.trim() || null;
+      await setSuggestionStatus(ctx.db, orgId, input.id, { status: input.status, reason, actionId: found.actionId }, now);
     }
-    const reason = input.reason?.trim() || null;
-    await setSuggestionStatus(ctx.db, orgId, input.id, { status: input.status, reason, actionId }, now);
     return toSuggestionView((await findSuggestion(ctx.db, orgId, input.id)) ?? found);
   },
 });

@@ -4,14 +4,24 @@
  * check in the operation, so any later projection inherits it.
  */
 import * as v from "valibot";
+import { actorOf } from "../auth/access.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { createSignInLink } from "../auth/sign-in-links.ts";
-import { PLANS, ROLES } from "../domain.ts";
+import { PLANS, type Plan, ROLES, type Role } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { DAY, iso, isoOrNull } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
-import { type AuditActor, recordAudit } from "../store/audit.ts";
-import { activeOwnerIds, createUser, deactivateUser, EmailTakenError, getUserById, listOrgUsers, updateOrgUser } from "../store/users.ts";
+import { recordAudit } from "../store/audit.ts";
+import {
+  activeOwnerIds,
+  createUser,
+  deactivateUser,
+  EmailTakenError,
+  getUserById,
+  listOrgUsers,
+  type User,
+  updateOrgUser,
+} from "../store/users.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime, Email, Title } from "./schemas.ts";
 
@@ -67,25 +77,36 @@ export const createUserOp = defineOperation({
   handler: async (ctx, input) => {
     const now = ctx.clock.now();
     // Nobody knows this password: the person sets their own through the link.
-    const passwordHash = await hashPassword(randomSecret(32));
-    let userId: string;
-    try {
-      userId = (await createUser(ctx.db, { orgId: ctx.principal.orgId, ...input, passwordHash }, now)).id;
-    } catch (error) {
-      if (error instanceof EmailTakenError) {
-        throw new ApiError(400, "invalid_request", "A user with this email exists already.", {
-          issues: [{ path: "email", message: "A user with this email exists already." }],
-        });
-      }
-      throw error;
-    }
-    await recordAudit(ctx.db, ctx.principal.orgId, "user.created", actorOf(ctx), now, input.email, { plan: input.plan, role: input.role });
-    const token = await createSignInLink(ctx.db, userId, "welcome", now, SIGN_IN_LINK_LIFETIME);
-    return { userId, link: `${ctx.config.baseUrl}/welcome?token=${token}`, expiresAt: iso(now + SIGN_IN_LINK_LIFETIME) };
+    const user = await addUser(ctx, input, await hashPassword(randomSecret(32)));
+    const token = await createSignInLink(ctx.db, user.id, "welcome", now, SIGN_IN_LINK_LIFETIME);
+    return { userId: user.id, link: `${ctx.config.baseUrl}/welcome?token=${token}`, expiresAt: iso(now + SIGN_IN_LINK_LIFETIME) };
   },
 });
 
-const actorOf = (ctx: OperationContext): AuditActor => ({ kind: "user", userId: ctx.principal.userId });
+/** Creates a user of the principal's organization (email unique: a 400 on `email`), audited as `user.created`. */
+export async function addUser(
+  ctx: OperationContext,
+  input: { name: string; email: string; role: Role; plan: Plan },
+  passwordHash: string,
+): Promise<User> {
+  const now = ctx.clock.now();
+  let user: User;
+  try {
+    user = await createUser(ctx.db, { orgId: ctx.principal.orgId, ...input, passwordHash }, now);
+  } catch (error) {
+    if (error instanceof EmailTakenError) {
+      throw new ApiError(400, "invalid_request", "A user with this email exists already.", {
+        issues: [{ path: "email", message: "A user with this email exists already." }],
+      });
+    }
+    throw error;
+  }
+  await recordAudit(ctx.db, ctx.principal.orgId, "user.created", actorOf(ctx.principal), now, input.email, {
+    plan: input.plan,
+    role: input.role,
+  });
+  return user;
+}
 
 /** The organization keeps at least one active owner. */
 async function assertNotLastOwner(ctx: OperationContext, userId: string, path: string): Promise<void> {
@@ -117,12 +138,12 @@ export const updateUserOp = defineOperation({
     // One row per real change: saving the form with the same values records nothing.
     const now = ctx.clock.now();
     if (input.role && input.role !== before.role)
-      await recordAudit(ctx.db, ctx.principal.orgId, "user.role_changed", actorOf(ctx), now, before.email, {
+      await recordAudit(ctx.db, ctx.principal.orgId, "user.role_changed", actorOf(ctx.principal), now, before.email, {
         role: input.role,
         from: before.role,
       });
     if (input.plan && input.plan !== before.plan)
-      await recordAudit(ctx.db, ctx.principal.orgId, "user.plan_changed", actorOf(ctx), now, before.email, {
+      await recordAudit(ctx.db, ctx.principal.orgId, "user.plan_changed", actorOf(ctx.principal), now, before.email, {
         plan: input.plan,
         from: before.plan,
       });
@@ -139,13 +160,14 @@ export const deactivateUserOp = defineOperation({
   input: v.strictObject({ id: v.string() }),
   output: v.object({ ok: v.literal(true) }),
   handler: async (ctx, input) => {
-    if (input.id === ctx.principal.userId) {
+    // Guards a signed-in person against locking themselves out; the CLI is no one's session.
+    if (input.id === ctx.principal.userId && ctx.principal.credential.type !== "cli") {
       throw new ApiError(400, "invalid_request", "You cannot deactivate yourself; ask another owner.", {
         issues: [{ path: "id", message: "Not yourself." }],
       });
     }
     await assertNotLastOwner(ctx, input.id, "id");
-    if (!(await deactivateUser(ctx.db, ctx.principal.orgId, input.id, actorOf(ctx), ctx.clock.now())))
+    if (!(await deactivateUser(ctx.db, ctx.principal.orgId, input.id, actorOf(ctx.principal), ctx.clock.now())))
       throw notFound(`Active user ${input.id}`);
     return { ok: true as const };
   },

@@ -4,10 +4,9 @@
  * webhooks page and `crew webhook add` call the same functions.
  */
 import * as v from "valibot";
-import { writeAccess } from "../auth/access.ts";
+import { actorOf, createdByOf, writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
-import type { Principal } from "../domain.ts";
-import { WEBHOOK_EVENTS } from "../domain.ts";
+import { type Principal, WEBHOOK_EVENTS } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
@@ -146,7 +145,7 @@ export async function listWebhooksFor(deps: WebhookDeps, principal: Principal) {
 /** Another organization's subscription is "not found" too. */
 export async function deleteWebhookFor(deps: WebhookDeps, principal: Principal, id: string): Promise<{ ok: true }> {
   if (!(await deleteWebhook(deps.db, principal.orgId, id))) throw notFound(`Webhook ${id}`);
-  await recordAudit(deps.db, principal.orgId, "webhook.deleted", { kind: "user", userId: principal.userId }, deps.clock.now(), id);
+  await recordAudit(deps.db, principal.orgId, "webhook.deleted", actorOf(principal), deps.clock.now(), id);
   return { ok: true };
 }
 
@@ -161,7 +160,7 @@ export const createWebhook = defineOperation({
   input: CreateWebhookInput,
   output: CreatedWebhook,
   rest: { method: "POST", path: "/api/webhooks", access: writeAccess(), from: "body", tags: ["Webhooks"] },
-  handler: (ctx, input) => createWebhookFor(ctx, { orgId: ctx.principal.orgId, createdBy: ctx.principal.userId }, input),
+  handler: (ctx, input) => createWebhookFor(ctx, { orgId: ctx.principal.orgId, createdBy: createdByOf(ctx.principal) }, input),
 });
 
 export const listWebhooksOp = defineOperation({
@@ -191,7 +190,7 @@ export const listWebhookDeliveries = defineOperation({
   role: "owner",
   summary: "Recent deliveries of a webhook",
   description:
-    "The latest deliveries to one subscription, newest event first: the event and its body, status (pending, delivering, delivered, failed), attempts, the last HTTP status or error, and when the next attempt is due; finished deliveries are kept 30 days. Use it to see why a receiver is not getting events.",
+    "The latest deliveries to one subscription, newest event first: the event and its body, status (pending, delivering, delivered, failed), attempts, the last HTTP status or error, and when the next attempt is due; finished deliveries are kept 90 days. Use it to see why a receiver is not getting events.",
   input: v.strictObject({
     id: WebhookId,
     limit: PageLimit(50),

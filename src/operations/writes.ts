@@ -3,8 +3,9 @@ import * as v from "valibot";
 import { writeAccess } from "../auth/access.ts";
 import { AGENT_IDS, INSIGHT_TYPES, RELATIONSHIPS } from "../domain.ts";
 import { newId } from "../lib/random.ts";
+import { commit } from "../store/commit.ts";
 import { upsertContact } from "../store/contacts.ts";
-import { insertHandoff, insertInsight } from "../store/feed.ts";
+import { handoffInsertStatement, insightInsertStatement } from "../store/feed.ts";
 import { defineOperation, type ToolAnnotations } from "./registry.ts";
 import { Email, LongText, Priority, ShortText, Title } from "./schemas.ts";
 
@@ -73,7 +74,7 @@ export const createHandoff = defineOperation({
     const now = ctx.clock.now();
     const id = newId("hof", now);
     const orgId = ctx.principal.orgId;
-    await insertHandoff(ctx.db, {
+    const statement = handoffInsertStatement({
       id,
       orgId,
       from: input.from,
@@ -85,7 +86,12 @@ export const createHandoff = defineOperation({
       createdBy: ctx.principal.userId,
       createdAt: now,
     });
-    ctx.events.emit({ type: "handoff.created", orgId, handoffId: id, to: input.to, priority: input.priority, at: now });
+    await commit(
+      ctx.db,
+      [statement],
+      [{ type: "handoff.created", orgId, handoffId: id, to: input.to, priority: input.priority, at: now }],
+      ctx.events.emit,
+    );
     return { ok: true as const, handoffId: id };
   },
 });
@@ -116,7 +122,7 @@ export const postInsight = defineOperation({
     const now = ctx.clock.now();
     const id = newId("ins", now);
     const orgId = ctx.principal.orgId;
-    await insertInsight(ctx.db, {
+    const statement = insightInsertStatement({
       id,
       orgId,
       agent: input.agent,
@@ -127,7 +133,7 @@ export const postInsight = defineOperation({
       createdBy: ctx.principal.userId,
       createdAt: now,
     });
-    ctx.events.emit({ type: "insight.created", orgId, insightId: id, impact: input.impact, at: now });
+    await commit(ctx.db, [statement], [{ type: "insight.created", orgId, insightId: id, impact: input.impact, at: now }], ctx.events.emit);
     return { ok: true as const, insightId: id };
   },
 });

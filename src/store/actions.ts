@@ -1,7 +1,7 @@
 import type { ActionLane, ActionStatus, ActionType, Evidence } from "../domain.ts";
 import { type DomainEvent, defaultLane, type Priority, priorityRank } from "../domain.ts";
 import { newId } from "../lib/random.ts";
-import type { Db } from "./db.ts";
+import type { Condition, Db } from "./db.ts";
 
 export interface ActionRecord {
   id: string;
@@ -80,8 +80,20 @@ export type ActionInsert = Omit<ActionRecord, "updatedAt" | "evidence" | "runId"
 };
 
 export function actionInsertStatement(a: ActionInsert) {
+  return insertStatement(a);
+}
+
+/** Inserted only when the condition holds (a claim of the same transaction won, src/store/commit.ts). */
+export function actionInsertIfStatement(a: ActionInsert, onlyIf: Condition) {
+  return insertStatement(a, onlyIf);
+}
+
+function insertStatement(a: ActionInsert, onlyIf?: Condition) {
+  const values = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
   return {
-    sql: `INSERT INTO actions (${COLUMNS}, org_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    sql: onlyIf
+      ? `INSERT INTO actions (${COLUMNS}, org_id) SELECT ${values} WHERE ${onlyIf.sql}`
+      : `INSERT INTO actions (${COLUMNS}, org_id) VALUES (${values})`,
     args: [
       a.id,
       a.title,
@@ -101,6 +113,7 @@ export function actionInsertStatement(a: ActionInsert) {
       a.evidence?.length ? JSON.stringify(a.evidence) : null,
       a.runId ?? null,
       a.orgId,
+      ...(onlyIf?.args ?? []),
     ],
   };
 }

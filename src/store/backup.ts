@@ -131,11 +131,8 @@ export function schemaDifference(actual: SchemaObject[], expected: SchemaObject[
   return null;
 }
 
-/** Who holds the scheduler lease now, if anyone: a running server leads it (src/agents/scheduler.ts). */
-export async function activeLeader(db: Db, leaseName: string, now: number): Promise<string | null> {
-  const row = await db.one<{ holder: string }>("SELECT holder FROM leases WHERE name = ? AND expires_at >= ?", [leaseName, now]);
-  return row?.holder ?? null;
-}
+// The CLI's backup command asks whether a server leads the scheduler.
+export { activeLeader } from "./leases.ts";
 
 /** Backup file names sort by time: `crew-20261124T030000Z.db`. */
 export function backupFileName(now: number): string {

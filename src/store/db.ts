@@ -10,13 +10,19 @@
  * @libsql/client would re-prepare every statement and pool several connections, of which only
  * the first got the pragmas. A remote database goes through @libsql/client throughout.
  */
-import { createClient, type InArgs, type InStatement, type TransactionMode } from "@libsql/client";
+import { createClient, type InArgs, type InStatement, type InValue, type TransactionMode } from "@libsql/client";
 import Database from "libsql";
 
 /** One statement's answer: rows as plain objects (named columns), and the rows it changed. */
 export interface StatementResult {
   rows: Record<string, unknown>[];
   rowsAffected: number;
+}
+
+/** A boolean SQL expression with its positional arguments (e.g. `EXISTS (…)`), for statements that must hold it to write. */
+export interface Condition {
+  sql: string;
+  args: InValue[];
 }
 
 export interface Store {

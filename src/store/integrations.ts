@@ -27,6 +27,24 @@ export async function getIntegration(db: Db, userId: string, kind: IntegrationKi
   return row && { config: row.config, createdAt: row.created_at, updatedAt: row.updated_at };
 }
 
+/** A user of the organization with a connected calendar (src/docs/notes/calendar.md, the calendar agent). */
+export interface CalendarUser {
+  userId: string;
+  name: string;
+  timeZone: string | null;
+}
+
+/** The active users of the organization with a connected calendar: owners first, then by who connected first; at most `limit`. */
+export async function connectedCalendarUsers(db: Db, orgId: string, limit: number): Promise<CalendarUser[]> {
+  const rows = await db.all<{ id: string; name: string; time_zone: string | null }>(
+    `SELECT u.id, u.name, u.time_zone FROM integrations i JOIN users u ON u.id = i.user_id
+      WHERE u.org_id = ? AND i.kind = 'calendar' AND u.deactivated_at IS NULL
+      ORDER BY CASE u.role WHEN 'owner' THEN 0 ELSE 1 END, i.created_at, u.id LIMIT ?`,
+    [orgId, limit],
+  );
+  return rows.map((r) => ({ userId: r.id, name: r.name, timeZone: r.time_zone }));
+}
+
 /** Connects or reconnects: a second connection replaces the first (one per user and kind). */
 export function saveIntegrationStatement(userId: string, kind: IntegrationKind, config: string, now: number): InStatement {
   return {

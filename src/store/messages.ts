@@ -158,8 +158,3 @@ export async function listMessages(db: Db, orgId: string, limit: number): Promis
     createdAt: r.created_at,
   }));
 }
-
-/** Forgets finished messages last touched before `before`; their dedupe keys go with them (days, so no second mail). */
-export async function pruneMessages(db: Db, before: number): Promise<number> {
-  return db.run("DELETE FROM messages WHERE status IN ('delivered', 'failed') AND updated_at < ?", [before]);
-}

@@ -117,7 +117,3 @@ export async function claimMailLink(db: Db, tokenHash: string, now: number): Pro
   ]);
   return changed === 1;
 }
-
-export async function pruneMailLinks(db: Db, before: number): Promise<number> {
-  return db.run("DELETE FROM mail_links WHERE expires_at < ?", [before]);
-}

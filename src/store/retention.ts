@@ -2,7 +2,9 @@
  * Retention (SPEC §14): what may be deleted once it has expired, so that stored data grows with
  * what users and agents write, not with requests. Each rule deletes in bounded batches (a short
  * write transaction each, so other writers and this process's requests interleave between them).
- * The leader runs the pass (src/retention.ts); running it twice, or from two processes, is harmless.
+ * This list is the one retention policy: nothing else deletes expired rows. The holder of the
+ * `retention` lease runs the pass (src/background/retention.ts); running it twice, or from two
+ * processes, is harmless. What is kept how long: src/docs/notes/storage-and-speed.md.
  */
 import { DAY, HOUR } from "../lib/clock.ts";
 import type { Db } from "./db.ts";
@@ -12,6 +14,8 @@ export const RETENTION_BATCH = 500;
 export const HISTORY_DAYS = 90;
 /** Standups and briefings are kept whole this long, then one per day. */
 export const REPORT_DAYS = 30;
+/** Finished messages (mail, Slack, Teams) stay in the delivery log this long. */
+export const MESSAGE_DAYS = 30;
 /** Audit rows are kept this long unless AUDIT_RETENTION_DAYS says otherwise. */
 export const AUDIT_RETENTION_DAYS = 365;
 
@@ -87,6 +91,19 @@ export const RETENTION_RULES: Rule[] = [
     cutoff: (now) => now - HISTORY_DAYS * DAY,
     sql: `DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries
             WHERE created_at < ?1 AND status IN ('delivered', 'failed') LIMIT ?2)`,
+  },
+  {
+    // Finished messages only, like webhook deliveries: a pending row is a promise to send.
+    name: "messages",
+    cutoff: (now) => now - MESSAGE_DAYS * DAY,
+    sql: `DELETE FROM messages WHERE rowid IN (SELECT rowid FROM messages
+            WHERE status IN ('delivered', 'failed') AND updated_at < ?1 LIMIT ?2)`,
+  },
+  {
+    // A day past expiry, so an expired link's page still says "expired" meanwhile.
+    name: "mail_links",
+    cutoff: (now) => now - DAY,
+    sql: "DELETE FROM mail_links WHERE rowid IN (SELECT rowid FROM mail_links WHERE expires_at < ?1 LIMIT ?2)",
   },
   {
     // Each agent keeps its latest ok and latest error run however old (the dashboard shows them).

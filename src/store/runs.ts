@@ -223,26 +223,7 @@ export async function closeAbandonedRuns(db: Db, cutoff: number, now: number, me
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scheduler coordination.
-
-/**
- * Takes or renews the named lease for `holder` until `expiresAt`: one atomic upsert that succeeds
- * only when the lease is free, expired, or already ours. Resolves to whether `holder` holds it.
- */
-export async function takeLease(db: Db, name: string, holder: string, now: number, expiresAt: number): Promise<boolean> {
-  const row = await db.one<{ holder: string }>(
-    `INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
-     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-      WHERE leases.expires_at < ?4 OR leases.holder = excluded.holder
-     RETURNING holder`,
-    [name, holder, expiresAt, now],
-  );
-  return row?.holder === holder;
-}
-
-export async function releaseLease(db: Db, name: string, holder: string): Promise<void> {
-  await db.execute({ sql: "DELETE FROM leases WHERE name = ? AND holder = ?", args: [name, holder] });
-}
+// Scheduler coordination (the leader lease is in store/leases.ts).
 
 /**
  * Claims the schedule slot `slotAt` of an agent: succeeds only when no slot at or after it was

@@ -1,5 +1,6 @@
+import type { InStatement } from "@libsql/client";
 import { type Evidence, type Priority, priorityRank, type SuggestionStatus } from "../domain.ts";
-import type { Db } from "./db.ts";
+import type { Condition, Db } from "./db.ts";
 
 export interface SuggestionRecord {
   id: string;
@@ -141,6 +142,22 @@ export function supersedeSuggestionsStatement(orgId: string, agentId: string, ke
     sql: `UPDATE suggestions SET status = 'superseded', updated_at = coalesce(?, updated_at)
            WHERE org_id = ? AND agent_id = ? AND status = 'open' AND id NOT IN (SELECT value FROM json_each(?))`,
     args: [now, orgId, agentId, JSON.stringify(keep)],
+  };
+}
+
+/**
+ * "Make it an action" once (src/docs/notes/model.md): claims a suggestion that has no action yet for
+ * `actionId`, in the transaction that inserts that action. Of two accepts at once, only the first
+ * changes the row; `claimed` holds afterwards only for it, so the other inserts nothing.
+ */
+export function acceptClaim(orgId: string, id: string, actionId: string, now: number): { claim: InStatement; claimed: Condition } {
+  return {
+    claim: {
+      sql: `UPDATE suggestions SET status = 'accepted', reason = NULL, action_id = ?, updated_at = ?
+             WHERE org_id = ? AND id = ? AND action_id IS NULL`,
+      args: [actionId, now, orgId, id],
+    },
+    claimed: { sql: "EXISTS (SELECT 1 FROM suggestions WHERE org_id = ? AND id = ? AND action_id = ?)", args: [orgId, id, actionId] },
   };
 }
 

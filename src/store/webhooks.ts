@@ -8,7 +8,7 @@
 import type { InStatement } from "@libsql/client";
 import type { WebhookEvent } from "../domain.ts";
 import { newId } from "../lib/random.ts";
-import { type Db, parseJson } from "./db.ts";
+import { type Condition, type Db, parseJson } from "./db.ts";
 
 export interface WebhookRecord {
   id: string;
@@ -98,11 +98,18 @@ const WANTS_EVENT = "EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.v
  * One delivery row per subscription wanting the event, chosen when the caller's batch commits (so a
  * subscription deleted meanwhile gets none). Due at once.
  */
-export function deliveryInsertStatement(orgId: string, eventId: string, event: string, payload: string, now: number): InStatement {
+export function deliveryInsertStatement(
+  orgId: string,
+  eventId: string,
+  event: string,
+  payload: string,
+  now: number,
+  onlyIf?: Condition,
+): InStatement {
   return {
     sql: `INSERT INTO webhook_deliveries (webhook_id, event_id, event, payload, status, attempts, next_attempt_at, created_at, updated_at)
-          SELECT w.id, ?, ?, ?, 'pending', 0, ?, ?, ? FROM webhooks w WHERE w.org_id = ? AND ${WANTS_EVENT}`,
-    args: [eventId, event, payload, now, now, now, orgId, event],
+          SELECT w.id, ?, ?, ?, 'pending', 0, ?, ?, ? FROM webhooks w WHERE w.org_id = ? AND ${WANTS_EVENT}${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
+    args: [eventId, event, payload, now, now, now, orgId, event, ...(onlyIf?.args ?? [])],
   };
 }
 
@@ -111,8 +118,8 @@ export function deliveryInsertStatement(orgId: string, eventId: string, event: s
  * it, all under one `evt_…` id (the `webhook-id` header, kept on retries). Part of the writer's
  * transaction; JSON.stringify leaves out optional fields that are undefined.
  */
-export function outboxStatement(orgId: string, event: WebhookEvent, now: number): InStatement {
-  return deliveryInsertStatement(orgId, newId("evt", now), event.event, JSON.stringify(event), now);
+export function outboxStatement(orgId: string, event: WebhookEvent, now: number, onlyIf?: Condition): InStatement {
+  return deliveryInsertStatement(orgId, newId("evt", now), event.event, JSON.stringify(event), now, onlyIf);
 }
 
 export interface ClaimedDelivery {
@@ -255,9 +262,4 @@ export async function listDeliveries(db: Db, webhookId: string, limit: number): 
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   }));
-}
-
-/** Forgets finished deliveries last touched before `before` (the history the deliveries endpoint shows is bounded). */
-export async function pruneDeliveries(db: Db, before: number): Promise<number> {
-  return db.run("DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ?", [before]);
 }

@@ -9,9 +9,21 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, PRIORITIES } from "../domain.ts";
 import { alertBox, csrfField, renderPage } from "../html/layout.ts";
-import { accountOf, requirePageSession } from "../html/page-frame.ts";
-import { doneNotice, emptyState, filterLinks, pager, selectField, textArea, textField, withQuery } from "../html/ui.ts";
-import { addActions, listActionQueue, updateActionOp } from "../operations/actions.ts";
+import { accountOf, session } from "../html/page-frame.ts";
+import {
+  doneNotice,
+  emptyState,
+  fieldRules,
+  filterLinks,
+  formAlert,
+  formPart,
+  pager,
+  selectField,
+  textArea,
+  textField,
+  withQuery,
+} from "../html/ui.ts";
+import { addActions, listActionQueue, NewAction, updateActionOp } from "../operations/actions.ts";
 import { ACTION_CHANGED, actionChangeCode, actionList, laneText, SNOOZE_DAYS, statusText } from "./action-list.ts";
 import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
@@ -20,6 +32,7 @@ const FILTERS = ["show", "status", "source", "type", "lane"] as const;
 const DONE = { added: "Action added.", ...ACTION_CHANGED };
 const SHOW_TEXT: Record<string, string> = { snoozed: "Snoozed", all: "All, done and dismissed too" };
 const DAY = 24 * 60 * 60 * 1000;
+const ADD_FIELDS = ["title", "description", "priority", "lane", "category"] as const;
 
 /**
  * What the queue shows: open work by default (not done, dismissed or snoozed); `show=snoozed` the
@@ -54,11 +67,12 @@ async function renderActions(
       })),
     ]);
   const filtered = FILTERS.some((f) => f !== "show" && current[f]);
-  const errors = state?.errors ?? {};
-  const values = state?.values ?? {};
+  const add = formPart(state, "title");
+  const errors = add?.errors ?? {};
+  const values = add?.values ?? {};
   const body = html`<h1>Actions</h1>
 ${alertBox("success", doneNotice(DONE, c.req.query("done")))}
-${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields below.") : null)}
+${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the fields marked below.", { snoozedUntil: "Snooze" })}
 <div class="grid-side">
   <section aria-labelledby="queue-h">
     <h2 id="queue-h">Queue</h2>
@@ -93,15 +107,15 @@ ${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields belo
     <h2 id="add-h">Add an action</h2>
     <form method="post" action="/actions" class="stack">
       ${csrfField(account)}
-      ${textField("new-title", "title", { label: "Title", value: values.title, error: errors.title, required: true, maxlength: 200 })}
-      ${textArea("new-description", "description", { label: "Description (optional)", value: values.description, error: errors.description, maxlength: 5000 })}
+      ${textField("new-title", "title", { label: "Title", value: values.title, error: errors.title, ...fieldRules(NewAction, "title") })}
+      ${textArea("new-description", "description", { label: "Description (optional)", value: values.description, error: errors.description, ...fieldRules(NewAction, "description") })}
       ${selectField("new-priority", "priority", PRIORITIES, { label: "Priority", value: values.priority ?? "medium", error: errors.priority })}
       ${selectField("new-lane", "lane", [["", "By priority"], ...ACTION_LANES.map((l) => [l, laneText(l)] as [string, string])], {
         label: "Lane",
         value: values.lane ?? "",
         error: errors.lane,
       })}
-      ${textField("new-category", "category", { label: "Category (optional)", value: values.category, error: errors.category, maxlength: 50, hint: "e.g. sales, product, ops, fundraising" })}
+      ${textField("new-category", "category", { label: "Category (optional)", value: values.category, error: errors.category, hint: "e.g. sales, product, ops, fundraising", ...fieldRules(NewAction, "category") })}
       <button type="submit" class="btn btn-primary">Add action</button>
     </form>
   </section>
@@ -111,13 +125,10 @@ ${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields belo
 
 export function actionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get("/actions", async (c) => {
-    const found = await requirePageSession(deps, c);
-    return found instanceof Response ? found : renderActions(deps, c, found, null);
-  });
+  router.get("/actions", session(deps), (c) => renderActions(deps, c, c.var.session, null));
   router.post("/actions", (c) =>
     handleForm(deps, c, renderActions, async (found, form) => {
-      await runOperation(deps, c, found, addActions, formInput(form, ["title", "description", "priority", "lane", "category"]));
+      await runOperation(deps, c, found, addActions, formInput(form, ADD_FIELDS));
       return withDone("/actions", "added");
     }),
   );

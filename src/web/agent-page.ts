@@ -7,14 +7,14 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import { jobOf } from "../agents/jobs.ts";
 import { missingByAgent } from "../agents/model-run.ts";
-import { runAgentNow } from "../agents/run-now.ts";
+import { runAgent } from "../agents/run-agent.ts";
 import { hasRunner } from "../agents/runners.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS } from "../domain.ts";
 import { ago, alertBox, csrfField, messagePage, NAV, renderPage, seeOther } from "../html/layout.ts";
-import { accountOf, readSignedInForm, withSession } from "../html/page-frame.ts";
+import { accountOf, readSignedInForm, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, priorityBadge, textField } from "../html/ui.ts";
 import { cronWords } from "../lib/cron-words.ts";
 import { latestEvalScore } from "../operations/agent-eval.ts";
@@ -24,7 +24,6 @@ import { listHandoffsOp } from "../operations/listings.ts";
 import { getSuggestions } from "../operations/reports.ts";
 import { listAgentsWithRuns } from "../store/agents.ts";
 import { agentDailyTokens } from "../store/budgets.ts";
-import { getOrg } from "../store/orgs.ts";
 import { agentEvalCard } from "./eval-page.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
 import { instructionsSection } from "./model-page.ts";
@@ -171,13 +170,9 @@ ${
 
 export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/agents/:id",
-    withSession(deps, (c, found) => renderAgent(deps, c, found, null)),
-  );
+  router.get("/agents/:id", session(deps), (c) => renderAgent(deps, c, c.var.session, null));
   router.post("/agents/:id/schedule", (c) =>
     handleForm(deps, c, renderAgent, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       const id = c.req.param("id");
       const schedule = form.get("schedule")?.trim() || null;
       await runOperation(deps, c, found, updateAgentOp, { id, schedule });
@@ -186,7 +181,6 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/agents/:id/cap", (c) =>
     handleForm(deps, c, renderAgent, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       const id = c.req.param("id");
       const raw = form.get("dailyTokens")?.trim() ?? "";
       const dailyTokens = raw === "" ? null : /^\d+$/.test(raw) ? Number(raw) : raw;
@@ -196,7 +190,6 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post("/agents/:id/resume", (c) =>
     handleForm(deps, c, renderAgent, async (found) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       const id = c.req.param("id");
       await runOperation(deps, c, found, resumeAgentOp, { id });
       return `/agents/${id}?done=resumed`;
@@ -208,8 +201,7 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
     if (signed instanceof Response) return signed;
     if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
     const id = c.req.param("id");
-    const org = await getOrg(deps.db, signed.found.user.orgId);
-    const run = org ? await runAgentNow(deps, org, id) : null;
+    const run = await runAgent(deps, signed.found.user.orgId, id, { kind: "now" });
     if (run === null) {
       return messagePage(
         c,

@@ -7,17 +7,17 @@
 
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { planIncludes } from "../domain.ts";
 import { ApiError } from "../errors.ts";
-import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "../html/page-frame.ts";
-import { toFieldIssues } from "../http/validate.ts";
-import { type CalendarStatus, calendarStatus, connectCalendar, disconnectCalendar } from "../integrations/calendar.ts";
-import { ConnectCalendarInput } from "../operations/integrations.ts";
+import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
+import { accountOf, session } from "../html/page-frame.ts";
+import { type CalendarStatus, calendarStatus } from "../integrations/calendar.ts";
+import { connectCalendarIntegration, disconnectCalendarIntegration } from "../operations/integrations.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
+import { runOperation } from "./run-operation.ts";
 
 type Field = "url" | "username" | "password";
 
@@ -107,7 +107,7 @@ async function calendarPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSessi
   const body = html`<h1>Calendar</h1>
 <p class="lead">Connect a CalDAV calendar so your AI tools can find open time (<code>crew_find_time</code>) and add events (<code>crew_calendar_create</code>) through Crew.</p>
 ${planNote}
-${alertBox("error", view.error ?? (invalid ? "The calendar was not connected: correct the form below." : null))}
+${alertBox("error", view.error ?? (invalid ? "The calendar was not connected. Correct the fields marked below." : null))}
 ${alertBox("success", view.notice)}
 <div class="grid-keys">
   ${current.connected ? connectedCard(account, current, deps.clock.now()) : html`<section class="card" aria-labelledby="connected-h"><h2 id="connected-h">Connected calendar</h2><p class="muted">No calendar connected.</p></section>`}
@@ -125,41 +125,39 @@ const NOTICES: Record<string, string> = {
 export function calendarPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/settings/calendar", async (c) => {
-    const found = await requirePageSession(deps, c);
-    if (found instanceof Response) return found;
+  router.get("/settings/calendar", session(deps), async (c) => {
+    const found = c.var.session;
     return calendarPage(deps, c, found, { notice: NOTICES[c.req.query("done") ?? ""] });
   });
 
-  router.post("/settings/calendar", async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    const { found, form } = signed;
-    const raw = { url: form.get("url") ?? "", username: form.get("username") ?? "", password: form.get("password") ?? "" };
-    const typed = { url: raw.url, username: raw.username };
-    const parsed = v.safeParse(ConnectCalendarInput, raw, { abortEarly: false });
-    if (!parsed.success) {
-      const fieldErrors: CalendarView["fieldErrors"] = {};
-      for (const issue of toFieldIssues(parsed.issues)) fieldErrors[issue.path as Field] ??= issue.message;
-      return calendarPage(deps, c, found, { fieldErrors, ...typed }, 400);
-    }
-    try {
-      await connectCalendar(deps, sessionPrincipalOf(found), parsed.output);
-    } catch (error) {
-      if (!(error instanceof ApiError) || !error.extra.issues) throw error;
-      const fieldErrors: CalendarView["fieldErrors"] = {};
-      for (const issue of error.extra.issues) fieldErrors[issue.path as Field] ??= issue.message;
-      return calendarPage(deps, c, found, { error: "The calendar was not connected.", fieldErrors, ...typed }, error.status);
-    }
-    return seeOther(c, "/settings/calendar?done=connected");
-  });
+  const rejected: PageRenderer = (deps, c, found, state, status) => {
+    const errors = state?.errors ?? {};
+    const fieldErrors: CalendarView["fieldErrors"] = {};
+    for (const [path, message] of Object.entries(errors)) if (path !== "(body)") fieldErrors[path as Field] ??= message;
+    const typed = { url: state?.values.url ?? "", username: state?.values.username ?? "" };
+    return calendarPage(deps, c, found, { fieldErrors, error: errors["(body)"], ...typed }, status);
+  };
 
-  router.post("/settings/calendar/disconnect", async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    const removed = await disconnectCalendar(deps, sessionPrincipalOf(signed.found));
-    return seeOther(c, `/settings/calendar?done=${removed ? "disconnected" : "none"}`);
-  });
+  router.post("/settings/calendar", (c) =>
+    handleForm(deps, c, rejected, async (found, form) => {
+      const raw = { url: form.get("url") ?? "", username: form.get("username") ?? "", password: form.get("password") ?? "" };
+      await runOperation(deps, c, found, connectCalendarIntegration, raw);
+      return "/settings/calendar?done=connected";
+    }),
+  );
+
+  router.post("/settings/calendar/disconnect", (c) =>
+    handleForm(deps, c, rejected, async (found) => {
+      const removed = await runOperation(deps, c, found, disconnectCalendarIntegration, {}).then(
+        () => true,
+        (error) => {
+          if (error instanceof ApiError && error.status === 404) return false;
+          throw error;
+        },
+      );
+      return `/settings/calendar?done=${removed ? "disconnected" : "none"}`;
+    }),
+  );
 
   return router;
 }

@@ -8,8 +8,8 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { RELATIONSHIPS } from "../domain.ts";
 import { alertBox, csrfField, renderPage } from "../html/layout.ts";
-import { accountOf, withSession } from "../html/page-frame.ts";
-import { doneNotice, emptyState, pager, selectField, textArea, textField, withQuery } from "../html/ui.ts";
+import { accountOf, session } from "../html/page-frame.ts";
+import { doneNotice, emptyState, fieldRules, formAlert, pager, selectField, textArea, textField, withQuery } from "../html/ui.ts";
 import { listContactsOp } from "../operations/listings.ts";
 import { addContact } from "../operations/writes.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
@@ -43,7 +43,7 @@ async function renderContacts(
   );
   const body = html`<h1>Contacts</h1>
 ${alertBox("success", doneNotice(DONE, c.req.query("done")))}
-${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields below.") : null)}
+${formAlert(state, FIELDS, "The contact was not saved: correct the fields marked below.")}
 <div class="grid-side">
   <section aria-labelledby="list-h">
     <h2 id="list-h">People</h2>
@@ -72,16 +72,16 @@ ${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields belo
     <p class="small muted">A contact with the same email (or, without email, the same name) is updated instead: only the fields you fill in change.</p>
     <form method="post" action="/contacts" class="stack">
       ${csrfField(account)}
-      ${textField("ct-name", "name", { label: "Name", value: values.name, error: errors.name, required: true, maxlength: 200 })}
-      ${textField("ct-email", "email", { label: "Email (optional)", value: values.email, error: errors.email, type: "email", maxlength: 254 })}
-      ${textField("ct-company", "company", { label: "Company (optional)", value: values.company, error: errors.company, maxlength: 200 })}
-      ${textField("ct-role", "role", { label: "Role (optional)", value: values.role, error: errors.role, maxlength: 200 })}
+      ${textField("ct-name", "name", { label: "Name", value: values.name, error: errors.name, ...fieldRules(addContact.input, "name") })}
+      ${textField("ct-email", "email", { label: "Email (optional)", value: values.email, error: errors.email, type: "email", ...fieldRules(addContact.input, "email") })}
+      ${textField("ct-company", "company", { label: "Company (optional)", value: values.company, error: errors.company, ...fieldRules(addContact.input, "company") })}
+      ${textField("ct-role", "role", { label: "Role (optional)", value: values.role, error: errors.role, ...fieldRules(addContact.input, "role") })}
       ${selectField("ct-relationship", "relationship", [["", "Keep / contact"], ...RELATIONSHIPS.map((r) => [r, r] as [string, string])], {
         label: "Relationship",
         value: values.relationship ?? "",
         error: errors.relationship,
       })}
-      ${textArea("ct-notes", "notes", { label: "Notes (optional)", value: values.notes, error: errors.notes, maxlength: 5000 })}
+      ${textArea("ct-notes", "notes", { label: "Notes (optional)", value: values.notes, error: errors.notes, ...fieldRules(addContact.input, "notes") })}
       <button type="submit" class="btn btn-primary">Save contact</button>
     </form>
   </section>
@@ -91,10 +91,7 @@ ${alertBox("error", state ? (errors["(body)"] ?? "Please correct the fields belo
 
 export function contactsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/contacts",
-    withSession(deps, (c, found) => renderContacts(deps, c, found, null)),
-  );
+  router.get("/contacts", session(deps), (c) => renderContacts(deps, c, c.var.session, null));
   router.post("/contacts", (c) =>
     handleForm(deps, c, renderContacts, async (found, form) => {
       const result = await runOperation(deps, c, found, addContact, formInput(form, FIELDS));

@@ -11,7 +11,7 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowedKeyScopes } from "../domain.ts";
 import { ago, alertBox, type Html, renderPage, seeOther } from "../html/layout.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "../html/page-frame.ts";
+import { accountOf, readSignedInForm, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, priorityBadge } from "../html/ui.ts";
 import { listActionQueue } from "../operations/actions.ts";
 import { type AgentDashboard, getAgents } from "../operations/agents.ts";
@@ -151,10 +151,7 @@ const DONE = { demo: "Demo data loaded: a week of the crew's work to look around
 export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/dashboard", async (c) => {
-    const found = await requirePageSession(deps, c);
-    return found instanceof Response ? found : renderDashboard(deps, c, found);
-  });
+  router.get("/dashboard", session(deps), (c) => renderDashboard(deps, c, c.var.session));
 
   // Owners only: the same as `crew seed --demo` (SPEC §12), for the signed-in person's organization.
   router.post("/dashboard/demo", async (c) => {
@@ -164,7 +161,7 @@ export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
     const { db, clock } = deps;
     const org = await getOrg(db, signed.found.user.orgId);
     if (!org) throw new Error("organization missing");
-    const { seedDemo } = await import("../agents/demo.ts"); // the demo content is large: loaded when asked for
+    const { seedDemo } = await import("../demo/seed.ts"); // the demo content is large: loaded when asked for
     await seedDemo(db, org, clock.now());
     return seeOther(c, "/dashboard?done=demo");
   });

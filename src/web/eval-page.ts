@@ -6,22 +6,19 @@
  */
 import { Hono } from "hono";
 import { html } from "hono/html";
-import { EvalRefused, runEval } from "../agents/eval/run.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { ago, alertBox, csrfField, type Html, seeOther } from "../html/layout.ts";
-import { accountOf, readSignedInForm } from "../html/page-frame.ts";
+import { ago, alertBox, csrfField, type Html } from "../html/layout.ts";
+import { accountOf } from "../html/page-frame.ts";
 import { resolveModel } from "../integrations/model/settings.ts";
 import type { EvalScoreView } from "../operations/agent-eval.ts";
+import { evalStateOf, startModelEvaluation } from "../operations/model-eval.ts";
 import { latestEvalOfModel } from "../store/evals.ts";
-import { getOrg } from "../store/orgs.ts";
-import { ownersOnly } from "./owner.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
+import { runOperation } from "./run-operation.ts";
 
 const PATH = "/settings/model";
-
-/** Evaluations started from the page, by organization: running, or the reason the last one could not run. */
-const background = new Map<string, { running: true; since: number } | { running: false; error: string }>();
 
 const pct = (n: number | null) => (n === null ? "—" : `${n} %`);
 
@@ -54,7 +51,7 @@ export async function modelEvalCard(deps: AppDeps, found: ValidSession): Promise
   const now = deps.clock.now();
   const model = await resolveModel(deps, orgId);
   const rows = model ? await latestEvalOfModel(deps.db, orgId, model.provider, model.model) : [];
-  const state = background.get(orgId);
+  const state = evalStateOf(orgId);
   const running = state?.running === true;
   const table = rows.length
     ? html`<div class="table-wrap"><table class="table stack"><caption class="sr-only">Latest evaluation of ${model?.model}</caption>
@@ -88,35 +85,17 @@ export async function modelEvalCard(deps: AppDeps, found: ValidSession): Promise
   </section>`;
 }
 
-/** Starts an evaluation in the background unless one runs already for the organization. */
-function startInBackground(deps: AppDeps, orgId: string): void {
-  if (background.get(orgId)?.running) return;
-  background.set(orgId, { running: true, since: deps.clock.now() });
-  void (async () => {
-    try {
-      const org = await getOrg(deps.db, orgId);
-      if (!org) throw new EvalRefused("the organization is gone");
-      await runEval(deps, org);
-      background.delete(orgId);
-    } catch (error) {
-      const message = error instanceof EvalRefused ? error.message : "it failed unexpectedly; the server log says why.";
-      if (!(error instanceof EvalRefused)) deps.log.error("background evaluation failed", { org_id: orgId, error: String(error) });
-      background.set(orgId, { running: false, error: message });
-    }
-  })();
-}
-
-/** Whether an evaluation started from the page is still running (tests wait on it). */
-export const evalRunning = (orgId: string) => background.get(orgId)?.running === true;
+export { evalRunning } from "../operations/model-eval.ts";
 
 export function evalPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.post(`${PATH}/eval`, async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
-    startInBackground(deps, signed.found.user.orgId);
-    return seeOther(c, `${PATH}?done=eval#eval-h`);
-  });
+  // A form without fields: nothing to show beside one, so no renderer is ever asked for.
+  const noFields: PageRenderer = async (_deps, c) => c.notFound();
+  router.post(`${PATH}/eval`, (c) =>
+    handleForm(deps, c, noFields, async (found) => {
+      await runOperation(deps, c, found, startModelEvaluation, {});
+      return `${PATH}?done=eval#eval-h`;
+    }),
+  );
   return router;
 }

@@ -9,8 +9,19 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS, INSIGHT_TYPES, PRIORITIES } from "../domain.ts";
 import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
-import { accountOf, withSession } from "../html/page-frame.ts";
-import { doneNotice, emptyState, filterLinks, pager, priorityBadge, selectField, textArea, textField } from "../html/ui.ts";
+import { accountOf, session } from "../html/page-frame.ts";
+import {
+  doneNotice,
+  emptyState,
+  fieldRules,
+  filterLinks,
+  formAlert,
+  pager,
+  priorityBadge,
+  selectField,
+  textArea,
+  textField,
+} from "../html/ui.ts";
 import { HANDOFF_VIEWS, listFeedOp, listHandoffsOp } from "../operations/listings.ts";
 import { createHandoff, postInsight } from "../operations/writes.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
@@ -18,8 +29,8 @@ import { formInput, queryInput, runOperation } from "./run-operation.ts";
 import { basedOn } from "./suggestions-page.ts";
 
 const agentChoices = AGENTS.map((a) => [a.id, a.name] as [string, string]);
-const formError = (state: FormState | null) =>
-  alertBox("error", state ? (state.errors["(body)"] ?? "Please correct the fields below.") : null);
+const INSIGHT_FIELDS = ["title", "detail", "type", "impact"] as const;
+const HANDOFF_FIELDS = ["title", "to", "from", "priority", "type", "context"] as const;
 
 async function renderFeed(
   deps: AppDeps,
@@ -45,7 +56,7 @@ async function renderFeed(
   );
   const body = html`<h1>Feed</h1>
 ${alertBox("success", doneNotice({ posted: "Insight posted: every agent reads it on its next run." }, c.req.query("done")))}
-${formError(state)}
+${formAlert(state, INSIGHT_FIELDS, "The insight was not posted: correct the fields marked below.")}
 <div class="grid-side">
   <section aria-labelledby="feed-h">
     <h2 id="feed-h">Insights, newest first</h2>
@@ -57,10 +68,10 @@ ${formError(state)}
     <h2 id="post-h">Post an insight</h2>
     <form method="post" action="/feed" class="stack">
       ${csrfField(account)}
-      ${textField("in-title", "title", { label: "Title", value: values.title, error: errors.title, required: true, maxlength: 200 })}
-      ${textArea("in-detail", "detail", { label: "Detail (optional)", value: values.detail, error: errors.detail, maxlength: 5000 })}
+      ${textField("in-title", "title", { label: "Title", value: values.title, error: errors.title, ...fieldRules(postInsight.input, "title") })}
+      ${textArea("in-detail", "detail", { label: "Detail (optional)", value: values.detail, error: errors.detail, ...fieldRules(postInsight.input, "detail") })}
       ${selectField("in-type", "type", INSIGHT_TYPES, { label: "Type", value: values.type ?? "insight", error: errors.type })}
-      ${selectField("in-impact", "impact", ["low", "medium", "high"], { label: "Impact", value: values.impact ?? "medium", error: errors.impact })}
+      ${selectField("in-impact", "impact", fieldRules(postInsight.input, "impact").options ?? [], { label: "Impact", value: values.impact ?? "medium", error: errors.impact })}
       <button type="submit" class="btn btn-primary">Post insight</button>
     </form>
   </section>
@@ -100,7 +111,7 @@ async function renderHandoffs(
   );
   const body = html`<h1>Handoffs</h1>
 ${alertBox("success", doneNotice({ created: "Handoff queued: the agent receives it on its next run (a critical one starts it now)." }, c.req.query("done")))}
-${formError(state)}
+${formAlert(state, HANDOFF_FIELDS, "The handoff was not queued: correct the fields marked below.")}
 <div class="grid-side">
   <section aria-labelledby="list-h">
     <h2 id="list-h">Between agents</h2>
@@ -119,12 +130,12 @@ ${formError(state)}
     <h2 id="new-h">Create a handoff</h2>
     <form method="post" action="/handoffs" class="stack">
       ${csrfField(account)}
-      ${textField("hf-title", "title", { label: "Title", value: values.title, error: errors.title, required: true, maxlength: 200 })}
+      ${textField("hf-title", "title", { label: "Title", value: values.title, error: errors.title, ...fieldRules(createHandoff.input, "title") })}
       ${selectField("hf-to", "to", agentChoices, { label: "To agent", value: values.to ?? "research", error: errors.to })}
       ${selectField("hf-from", "from", [["manual", "Me (manual)"], ...agentChoices], { label: "From", value: values.from ?? "manual", error: errors.from })}
       ${selectField("hf-priority", "priority", PRIORITIES, { label: "Priority", value: values.priority ?? "medium", error: errors.priority })}
-      ${textField("hf-type", "type", { label: "Type (optional)", value: values.type, error: errors.type, maxlength: 50, hint: "research, draft, review, action, …" })}
-      ${textArea("hf-context", "context", { label: "Context (optional)", value: values.context, error: errors.context, maxlength: 5000 })}
+      ${textField("hf-type", "type", { label: "Type (optional)", value: values.type, error: errors.type, hint: "research, draft, review, action, …", ...fieldRules(createHandoff.input, "type") })}
+      ${textArea("hf-context", "context", { label: "Context (optional)", value: values.context, error: errors.context, ...fieldRules(createHandoff.input, "context") })}
       <button type="submit" class="btn btn-primary">Create handoff</button>
     </form>
   </section>
@@ -134,23 +145,17 @@ ${formError(state)}
 
 export function feedPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/feed",
-    withSession(deps, (c, found) => renderFeed(deps, c, found, null)),
-  );
+  router.get("/feed", session(deps), (c) => renderFeed(deps, c, c.var.session, null));
   router.post("/feed", (c) =>
     handleForm(deps, c, renderFeed, async (found, form) => {
-      await runOperation(deps, c, found, postInsight, formInput(form, ["title", "detail", "type", "impact"]));
+      await runOperation(deps, c, found, postInsight, formInput(form, INSIGHT_FIELDS));
       return "/feed?done=posted";
     }),
   );
-  router.get(
-    "/handoffs",
-    withSession(deps, (c, found) => renderHandoffs(deps, c, found, null)),
-  );
+  router.get("/handoffs", session(deps), (c) => renderHandoffs(deps, c, c.var.session, null));
   router.post("/handoffs", (c) =>
     handleForm(deps, c, renderHandoffs, async (found, form) => {
-      await runOperation(deps, c, found, createHandoff, formInput(form, ["title", "to", "from", "priority", "type", "context"]));
+      await runOperation(deps, c, found, createHandoff, formInput(form, HANDOFF_FIELDS));
       return "/handoffs?done=created";
     }),
   );

@@ -6,14 +6,18 @@
 import type { Context } from "hono";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ApiError } from "../errors.ts";
 import { seeOther } from "../html/layout.ts";
 import { readSignedInForm, safeNextPath } from "../html/page-frame.ts";
+import { ownersOnly } from "./owner.ts";
 import { formErrors } from "./run-operation.ts";
 
 export interface FormState {
   /** Field name → message; "(body)" for the form as a whole. */
   errors: Record<string, string>;
   values: Record<string, string>;
+  /** The form as sent (csrf left out), for fields with several values (checkboxes). */
+  sent: URLSearchParams;
 }
 
 export type PageRenderer = (
@@ -40,12 +44,16 @@ export async function handleForm(
     const next = await act(signed.found, signed.form);
     return typeof next === "string" ? seeOther(c, next) : next;
   } catch (error) {
+    // The owner rule is the operation's (`role: "owner"`, checked by invoke): a member refused it gets the owners' page.
+    if (isRoleRefusal(error)) return ownersOnly(c, signed.found);
     const errors = formErrors(error);
     if (!errors) throw error;
-    const values = Object.fromEntries([...signed.form].filter(([name]) => name !== "csrf"));
-    return render(deps, c, signed.found, { errors, values }, 400);
+    const sent = new URLSearchParams([...signed.form].filter(([name]) => name !== "csrf"));
+    return render(deps, c, signed.found, { errors, values: Object.fromEntries(sent), sent }, 400);
   }
 }
+
+const isRoleRefusal = (error: unknown) => error instanceof ApiError && error.status === 403 && error.code === "forbidden";
 
 export const backTo = (form: URLSearchParams, fallback: string) => safeNextPath(form.get("back"), fallback);
 

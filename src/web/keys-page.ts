@@ -6,16 +6,17 @@
 
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { ApiError, type FieldIssue } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { type ItemRow, itemTable } from "../html/item-table.ts";
-import { alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "../html/page-frame.ts";
-import { toFieldIssues } from "../http/validate.ts";
-import { type CreatedKey, CreateKeyInput, createKeyFor, listKeysFor, revokeKeyFor } from "../operations/keys.ts";
+import { alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
+import { accountOf, session } from "../html/page-frame.ts";
+import { fieldRules } from "../html/ui.ts";
+import { type CreatedKey, CreateKeyInput, createApiKey, deleteApiKey, listKeysFor } from "../operations/keys.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
+import { runOperation } from "./run-operation.ts";
 
 const SCOPE_HELP: Record<string, string> = {
   admin: "Everything, writes included: actions, contacts, handoffs, feed, agents, webhooks.",
@@ -59,6 +60,8 @@ function noAccess(plan: string): Html {
     <p class="muted small">The administrator of this Crew can change your plan (<code>npx crew user set-plan</code>).</p>`;
 }
 
+const NAME_RULES = fieldRules(CreateKeyInput, "name");
+
 function createForm(account: PageAccount, allowed: readonly string[], view: KeysView): Html {
   if (allowed.length === 0) return noAccess(account.user.plan);
   const errors = view.fieldErrors ?? {};
@@ -75,7 +78,7 @@ function createForm(account: PageAccount, allowed: readonly string[], view: Keys
     ${csrfField(account)}
     <div class="field">
       <label for="key-name">Name</label>
-      <input id="key-name" name="name" required maxlength="100" placeholder="e.g. Claude Desktop" value="${view.name ?? ""}"${nameInvalid}>
+      <input id="key-name" name="name"${NAME_RULES.required ? html` required` : ""} maxlength="${NAME_RULES.maxlength}" placeholder="e.g. Claude Desktop" value="${view.name ?? ""}"${nameInvalid}>
       ${errors.name ? html`<p class="field-error" id="key-name-error">${errors.name}</p>` : ""}
     </div>
     <fieldset class="field"${errors.scopes ? html` aria-describedby="scopes-error"` : ""}>
@@ -115,14 +118,15 @@ function keyList(account: PageAccount, keys: KeyRow[], allowed: readonly string[
   return html`${capped}${itemTable(account, now, { caption, nameLabel: "Name", columns: ["Scopes"], createdLabel: "Created", rows })}`;
 }
 
-/** The validator's findings in the page's words: one message per field. */
-function fieldErrorsOf(issues: FieldIssue[], name: string): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of issues) {
-    if (issue.path.startsWith("scopes")) errors.scopes ??= issue.path === "scopes" ? "Choose at least one scope." : issue.message;
-    else errors.name ??= name.trim() === "" ? "Give the key a name, so you can tell it apart later." : issue.message;
+/** The operation's findings in the page's words: one message per field, saying what to do. */
+function fieldErrorsOf(errors: Record<string, string>, name: string): FieldErrors {
+  const out: FieldErrors = {};
+  for (const [path, message] of Object.entries(errors)) {
+    if (path === "(body)") continue;
+    if (path.startsWith("scopes")) out.scopes ??= path === "scopes" ? "Choose at least one scope." : message;
+    else out.name ??= name.trim() === "" ? "Give the key a name, so you can tell it apart later." : message;
   }
-  return errors;
+  return out;
 }
 
 /** A refusal of the key operation in words for a person (the wire message counts seconds). */
@@ -164,43 +168,41 @@ ${view.created ? createdPanel(view.created) : ""}
 export function keysPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/settings/keys", async (c) => {
-    const found = await requirePageSession(deps, c);
-    if (found instanceof Response) return found;
-    return keysPage(deps, c, found, { notice: c.req.query("revoked") === "1" ? "Key revoked." : undefined });
-  });
+  router.get("/settings/keys", session(deps), (c) =>
+    keysPage(deps, c, c.var.session, { notice: c.req.query("revoked") === "1" ? "Key revoked." : undefined }),
+  );
 
-  router.post("/settings/keys", async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    const { found, form } = signed;
-    const raw = { name: form.get("name") ?? "", scopes: form.getAll("scopes") };
-    const parsed = v.safeParse(CreateKeyInput, raw, { abortEarly: false });
-    if (!parsed.success) {
-      return keysPage(deps, c, found, { fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues), raw.name), ...raw }, 400);
-    }
-    try {
-      const created = await createKeyFor(deps, sessionPrincipalOf(found), parsed.output);
-      return keysPage(deps, c, found, { created });
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return keysPage(deps, c, found, { error: refusalText(error), ...raw }, error.status, error.extra.headers);
-    }
-  });
+  const rejected: PageRenderer = (deps, c, found, state, status) => {
+    const typed = { name: state?.values.name ?? "", scopes: state?.sent.getAll("scopes") ?? [] };
+    const errors = state?.errors ?? {};
+    return keysPage(deps, c, found, { fieldErrors: fieldErrorsOf(errors, typed.name), error: errors["(body)"], ...typed }, status);
+  };
 
-  router.post("/settings/keys/revoke", async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    const hash = (signed.form.get("hash") ?? "").toLowerCase();
-    try {
-      if (!/^[0-9a-f]{64}$/.test(hash)) throw new ApiError(404, "not_found", "No active key of yours has this hash.");
-      await revokeKeyFor(deps, sessionPrincipalOf(signed.found), hash);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return keysPage(deps, c, signed.found, { error: "That key was not found: it may have been revoked already." }, 404);
-    }
-    return seeOther(c, "/settings/keys?revoked=1");
-  });
+  router.post("/settings/keys", (c) =>
+    handleForm(deps, c, rejected, async (found, form) => {
+      const raw = { name: form.get("name") ?? "", scopes: form.getAll("scopes") };
+      try {
+        const created = await runOperation(deps, c, found, createApiKey, raw);
+        return keysPage(deps, c, found, { created });
+      } catch (error) {
+        // A refusal of the whole request (plan, rate limit) is said in the page; a 400 goes back to the form.
+        if (!(error instanceof ApiError) || error.status === 400) throw error;
+        return keysPage(deps, c, found, { error: refusalText(error), ...raw }, error.status, error.extra.headers);
+      }
+    }),
+  );
+
+  router.post("/settings/keys/revoke", (c) =>
+    handleForm(deps, c, rejected, async (found, form) => {
+      try {
+        await runOperation(deps, c, found, deleteApiKey, { hash: form.get("hash") ?? "" });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return keysPage(deps, c, found, { error: "That key was not found: it may have been revoked already." }, 404);
+      }
+      return "/settings/keys?revoked=1";
+    }),
+  );
 
   return router;
 }

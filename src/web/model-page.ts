@@ -9,31 +9,25 @@
 
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import * as v from "valibot";
 import { spendingTotals } from "../agents/budgets.ts";
 import { jobOf } from "../agents/jobs.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { isAgentId } from "../domain.ts";
-import { alertBox, csrfField, type Html, messagePage, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
-import { accountOf, readSignedInForm, requirePageSession } from "../html/page-frame.ts";
-import { toFieldIssues } from "../http/validate.ts";
-import {
-  describeStructured,
-  type ModelStatus,
-  modelStatus,
-  resolveModel,
-  saveModel,
-  type TestOutcome,
-  testModel,
-} from "../integrations/model/settings.ts";
-import { ModelSettingsInput } from "../operations/model.ts";
-import { getInstructionOverride, setInstructionOverride } from "../store/model.ts";
+import { alertBox, csrfField, type Html, messagePage, type PageAccount, renderPage } from "../html/layout.ts";
+import { accountOf, session } from "../html/page-frame.ts";
+import { fieldRules } from "../html/ui.ts";
+import { describeStructured, type ModelStatus, modelStatus, type TestOutcome } from "../integrations/model/settings.ts";
+import { updateAgentOp } from "../operations/agent-runs.ts";
+import { ModelSettingsInput, saveModelIntegration, testModelIntegration } from "../operations/model.ts";
+import { getInstructionOverride } from "../store/model.ts";
 import { modelEvalCard } from "./eval-page.ts";
-import { ownersOnly } from "./owner.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
+import { runOperation } from "./run-operation.ts";
 
 const PATH = "/settings/model";
+const rule = (name: string) => fieldRules(ModelSettingsInput, name);
 type Field = "provider" | "baseUrl" | "model" | "apiKey" | "dailyTokens";
 
 /** Who may change the model and the instructions: the organization's owners (SPEC §12). */
@@ -102,25 +96,25 @@ function settingsForm(account: PageAccount, view: View, s: ModelStatus, saved: b
       <div class="field">
         <label for="m-provider">Provider</label>
         <select id="m-provider" name="provider"${aria("provider")}>
-          ${["openai-compatible", "openai", "anthropic"].map((p) => html`<option value="${p}"${p === provider ? " selected" : ""}>${p}</option>`)}
+          ${(rule("provider").options ?? []).map((p) => html`<option value="${p}"${p === provider ? " selected" : ""}>${p}</option>`)}
         </select>
         ${err("provider")}
         <p class="muted small">openai-compatible: any <code>/v1/chat/completions</code> endpoint — Ollama, llama.cpp server, vLLM, LM Studio, OpenRouter, OpenAI.</p>
       </div>
       <div class="field">
         <label for="m-baseUrl">Base URL</label>
-        <input id="m-baseUrl" name="baseUrl" maxlength="2000" spellcheck="false" inputmode="url" placeholder="http://localhost:11434/v1" value="${value("baseUrl", s.source === "settings" ? s.baseUrl : "")}"${aria("baseUrl")}>
+        <input id="m-baseUrl" name="baseUrl" maxlength="${rule("baseUrl").maxlength}" spellcheck="false" inputmode="url" placeholder="http://localhost:11434/v1" value="${value("baseUrl", s.source === "settings" ? s.baseUrl : "")}"${aria("baseUrl")}>
         ${err("baseUrl")}
         <p class="muted small">A model on this machine or your own network (such as Ollama on localhost) is refused here unless the server runs with <code>ALLOW_PRIVATE_TARGETS=true</code>; or set <code>CREW_MODEL_PROVIDER</code>, <code>CREW_MODEL_BASE_URL</code> and <code>CREW_MODEL</code> in the server's environment, which is trusted.</p>
       </div>
       <div class="field">
         <label for="m-model">Model</label>
-        <input id="m-model" name="model" required maxlength="200" spellcheck="false" placeholder="llama3.2" value="${value("model", s.source === "settings" ? s.model : "")}"${aria("model")}>
+        <input id="m-model" name="model" required maxlength="${rule("model").maxlength}" spellcheck="false" placeholder="llama3.2" value="${value("model", s.source === "settings" ? s.model : "")}"${aria("model")}>
         ${err("model")}
       </div>
       <div class="field">
         <label for="m-apiKey">API key</label>
-        <input id="m-apiKey" name="apiKey" type="password" maxlength="1000" autocomplete="off"${aria("apiKey")}>
+        <input id="m-apiKey" name="apiKey" type="password" maxlength="${rule("apiKey").maxlength}" autocomplete="off"${aria("apiKey")}>
         ${err("apiKey")}
         <p class="muted small">${saved && s.hasApiKey ? "A key is saved; leave this empty to keep it. " : ""}Stored encrypted, never shown again. Local models need none.</p>
       </div>
@@ -211,73 +205,65 @@ const lastTests = new Map<string, TestOutcome>();
 export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get(PATH, async (c) => {
-    const found = await requirePageSession(deps, c);
-    if (found instanceof Response) return found;
+  router.get(PATH, session(deps), async (c) => {
+    const found = c.var.session;
     const done = c.req.query("done") ?? "";
     const test = done === "tested" ? lastTests.get(found.user.orgId) : undefined;
     return modelPage(deps, c, found, { notice: NOTICES[done], test });
   });
 
-  router.post(PATH, async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    const { found, form } = signed;
-    if (!canManage(found)) return modelPage(deps, c, found, {}, 403);
-    const text = (name: string) => form.get(name) ?? "";
-    const typed = { provider: text("provider"), baseUrl: text("baseUrl"), model: text("model"), dailyTokens: text("dailyTokens") };
-    const budget = typed.dailyTokens.trim();
-    const raw = {
-      provider: typed.provider,
-      baseUrl: typed.baseUrl,
-      model: typed.model,
-      ...(text("apiKey") ? { apiKey: text("apiKey") } : {}),
-      dailyTokens: budget === "" ? null : /^\d+$/.test(budget) ? Number(budget) : budget,
-    };
-    const parsed = v.safeParse(ModelSettingsInput, raw, { abortEarly: false });
-    if (!parsed.success) {
-      const fieldErrors: View["fieldErrors"] = {};
-      for (const issue of toFieldIssues(parsed.issues)) fieldErrors[issue.path as Field] ??= issue.message;
-      return modelPage(deps, c, found, { error: "The settings were not saved: correct the form below.", fieldErrors, typed }, 400);
-    }
-    await saveModel(
-      deps,
-      found.user.orgId,
-      { kind: "user", userId: found.user.id },
-      { ...parsed.output, baseUrl: parsed.output.baseUrl || undefined },
+  const rejected: PageRenderer = (deps, c, found, state, status) => {
+    const errors = state?.errors ?? {};
+    const fieldErrors: View["fieldErrors"] = {};
+    for (const [path, message] of Object.entries(errors)) if (path !== "(body)") fieldErrors[path as Field] ??= message;
+    const typed = { provider: "", baseUrl: "", model: "", dailyTokens: "", ...state?.values };
+    const { provider, baseUrl, model, dailyTokens } = typed;
+    const error = errors["(body)"] ?? "The settings were not saved: correct the form below.";
+    return modelPage(deps, c, found, { error, fieldErrors, typed: { provider, baseUrl, model, dailyTokens } }, status);
+  };
+
+  router.post(PATH, (c) =>
+    handleForm(deps, c, rejected, async (found, form) => {
+      const text = (name: string) => form.get(name) ?? "";
+      const budget = text("dailyTokens").trim();
+      await runOperation(deps, c, found, saveModelIntegration, {
+        provider: text("provider"),
+        baseUrl: text("baseUrl"),
+        model: text("model"),
+        ...(text("apiKey") ? { apiKey: text("apiKey") } : {}),
+        dailyTokens: budget === "" ? null : /^\d+$/.test(budget) ? Number(budget) : budget,
+      });
+      return `${PATH}?done=saved`;
+    }),
+  );
+
+  router.post(`${PATH}/test`, (c) =>
+    handleForm(deps, c, rejected, async (found) => {
+      lastTests.set(found.user.orgId, await runOperation(deps, c, found, testModelIntegration, {}));
+      return `${PATH}?done=tested#test-h`;
+    }),
+  );
+
+  // The instructions form has no field to show an error beside: the refusal is a page of its own.
+  const instructionsRefused: PageRenderer = async (_deps, c, found) =>
+    messagePage(
+      c,
+      400,
+      "Instructions not saved",
+      "Instructions must be 1 to 20000 characters; use “Back to the default” to clear them.",
+      { href: `/agents/${c.req.param("id")}`, label: "Back to the agent" },
+      accountOf(found),
     );
-    return seeOther(c, `${PATH}?done=saved`);
-  });
 
-  router.post(`${PATH}/test`, async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    if (!canManage(signed.found)) return modelPage(deps, c, signed.found, {}, 403);
-    lastTests.set(signed.found.user.orgId, await testModel(await resolveModel(deps, signed.found.user.orgId), deps.log));
-    return seeOther(c, `${PATH}?done=tested#test-h`);
-  });
-
-  router.post("/agents/:id/instructions", async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    const id = c.req.param("id");
-    if (!isAgentId(id)) return c.notFound();
-    if (!canManage(signed.found)) return ownersOnly(c, signed.found);
-    const reset = signed.form.get("reset") === "1";
-    const text = (signed.form.get("instructions") ?? "").trim();
-    if (!reset && (text === "" || text.length > 20_000)) {
-      return messagePage(
-        c,
-        400,
-        "Instructions not saved",
-        "Instructions must be 1 to 20000 characters; use “Back to the default” to clear them.",
-        { href: `/agents/${id}`, label: "Back to the agent" },
-        accountOf(signed.found),
-      );
-    }
-    await setInstructionOverride(deps.db, signed.found.user.orgId, id, reset ? null : text, deps.clock.now());
-    return seeOther(c, `/agents/${id}?done=${reset ? "reset" : "instructions"}`);
-  });
+  router.post("/agents/:id/instructions", (c) =>
+    handleForm(deps, c, instructionsRefused, async (found, form) => {
+      const id = c.req.param("id");
+      if (!isAgentId(id)) return c.notFound();
+      const reset = form.get("reset") === "1";
+      await runOperation(deps, c, found, updateAgentOp, { id, instructions: reset ? null : (form.get("instructions") ?? "") });
+      return `/agents/${id}?done=${reset ? "reset" : "instructions"}`;
+    }),
+  );
 
   return router;
 }

@@ -7,17 +7,16 @@
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import { isOwner } from "../auth/roles.ts";
-import { sessionPrincipalOf, type ValidSession } from "../auth/sessions.ts";
+import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, type Html, renderPage } from "../html/layout.ts";
-import { accountOf, withSession } from "../html/page-frame.ts";
-import { connectTeams, disconnectFor, slackStatus, teamsStatus } from "../operations/channels.ts";
+import { accountOf, session } from "../html/page-frame.ts";
+import { connectTeams, disconnectTeams, slackStatus, teamsStatus } from "../operations/channels.ts";
 import { updateMyNotifications } from "../operations/notifications.ts";
 import { listMessages, type MessageRecord } from "../store/messages.ts";
 import { getPrefs } from "../store/notify.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
-import { ownersOnly } from "./owner.ts";
-import { runOperation } from "./run-operation.ts";
+import { runOperation, runOptional } from "./run-operation.ts";
 
 const PATH = "/settings/notifications";
 const NOTICES: Record<string, string> = {
@@ -96,10 +95,7 @@ ${
 
 export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    PATH,
-    withSession(deps, (c, found) => render(deps, c, found, null)),
-  );
+  router.get(PATH, session(deps), (c) => render(deps, c, c.var.session, null));
   router.post(PATH, (c) =>
     handleForm(deps, c, render, async (found, form) => {
       await runOperation(deps, c, found, updateMyNotifications, {
@@ -111,15 +107,13 @@ export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post(`${PATH}/teams`, (c) =>
     handleForm(deps, c, render, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       await runOperation(deps, c, found, connectTeams, { webhookUrl: form.get("webhookUrl") ?? "" });
       return withDone(PATH, "teams");
     }),
   );
   router.post(`${PATH}/teams/delete`, (c) =>
     handleForm(deps, c, render, async (found) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
-      await disconnectFor(deps, sessionPrincipalOf(found), "teams").catch(() => ({ ok: true }));
+      await runOptional(deps, c, found, disconnectTeams, {}); // none connected: nothing to remove
       return withDone(PATH, "teams-removed");
     }),
   );

@@ -1,10 +1,11 @@
 /** Owner pages (SPEC §12): members get a 403 page that says who can help, with a way back. */
 import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
-import type { AppDeps, AppEnv } from "../deps.ts";
+import type { AppEnv } from "../deps.ts";
 import { messagePage } from "../html/layout.ts";
-import { accountOf, requirePageSession } from "../html/page-frame.ts";
+import { accountOf } from "../html/page-frame.ts";
 
 export const ownersOnly = (c: Context<AppEnv>, found: ValidSession) =>
   messagePage(
@@ -16,9 +17,14 @@ export const ownersOnly = (c: Context<AppEnv>, found: ValidSession) =>
     accountOf(found),
   );
 
-/** The signed-in owner, or the response to send instead (sign-in redirect, 403 page). */
-export async function requireOwner(deps: AppDeps, c: Context<AppEnv>): Promise<ValidSession | Response> {
-  const found = await requirePageSession(deps, c);
-  if (found instanceof Response) return found;
-  return isOwner(found.user) ? found : ownersOnly(c, found);
+/**
+ * Hono middleware after `session` for pages that show owner-only settings: members get the 403
+ * page. Writes need no guard of their own: the operation's `role: "owner"` refuses a member.
+ */
+export function owner() {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const found = c.var.session;
+    if (!isOwner(found.user)) return ownersOnly(c, found);
+    await next();
+  });
 }

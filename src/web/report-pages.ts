@@ -9,12 +9,16 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { PIPELINE_STAGES } from "../domain.ts";
 import { ago, alertBox, type Html, renderPage } from "../html/layout.ts";
-import { accountOf, withSession } from "../html/page-frame.ts";
+import { accountOf, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
 import { listActionQueue } from "../operations/actions.ts";
-import { getBriefing, getCompanyProfile, getStandup } from "../operations/reports.ts";
+import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "../operations/reports.ts";
 import { ACTION_CHANGED, actionList } from "./action-list.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
+import { SUGGESTION_CHANGED, suggestionItem } from "./suggestions-page.ts";
+
+/** Recommendations shown in the briefing: as many as the briefing agent recommends (src/agents/compose-briefing.ts). */
+const RECOMMENDED = 10;
 
 /** Briefing and standup texts are plain text with line breaks: paragraphs, no markup from the text. */
 function prose(text: string): Html {
@@ -30,12 +34,16 @@ const money = (n: number) => `$${Math.round(n).toLocaleString("en-US")}`;
 async function briefingPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession): Promise<Response> {
   const account = accountOf(found);
   const now = deps.clock.now();
-  const [b, pending] = await Promise.all([
+  const [b, pending, open] = await Promise.all([
     runOperation(deps, c, found, getBriefing, {}),
     runOperation(deps, c, found, listActionQueue, { status: "pending", limit: 50 }),
+    runOperation(deps, c, found, getSuggestions, {}),
   ]);
+  // The recommendations are the open suggestions, as the briefing composes them (its first 10), live:
+  // each with the same controls as on /suggestions, so one dismissed here leaves at once.
+  const recommendations = open.suggestions.slice(0, RECOMMENDED);
   const body = html`<h1>Your briefing</h1>
-${alertBox("success", doneNotice(ACTION_CHANGED, c.req.query("done")))}
+${alertBox("success", doneNotice({ ...ACTION_CHANGED, ...SUGGESTION_CHANGED }, c.req.query("done")))}
 <p class="lead">Made ${ago(b.generatedAt, now)} for ${found.user.name}.</p>
 <section class="card" aria-labelledby="text-h">
   <h2 id="text-h">Briefing</h2>
@@ -45,8 +53,9 @@ ${alertBox("success", doneNotice(ACTION_CHANGED, c.req.query("done")))}
   <section class="card" aria-labelledby="rec-h">
     <h2 id="rec-h">Recommendations</h2>
     ${
-      b.recommendations.length
-        ? html`<ol class="plain-list numbered">${b.recommendations.map((r) => html`<li>${r}</li>`)}</ol>`
+      recommendations.length
+        ? html`<ol class="action-list numbered">${recommendations.map((r, i) => suggestionItem(account, r, i, "/briefing", now))}</ol>
+    ${open.suggestions.length > RECOMMENDED ? html`<p><a href="/suggestions">All suggestions</a></p>` : ""}`
         : emptyState("No open suggestions.", html`See what the agents found on <a href="/suggestions">Suggestions</a>.`)
     }
   </section>
@@ -167,17 +176,8 @@ ${
 
 export function reportPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/briefing",
-    withSession(deps, (c, found) => briefingPage(deps, c, found)),
-  );
-  router.get(
-    "/standup",
-    withSession(deps, (c, found) => standupPage(deps, c, found)),
-  );
-  router.get(
-    "/profile",
-    withSession(deps, (c, found) => profilePage(deps, c, found)),
-  );
+  router.get("/briefing", session(deps), (c) => briefingPage(deps, c, c.var.session));
+  router.get("/standup", session(deps), (c) => standupPage(deps, c, c.var.session));
+  router.get("/profile", session(deps), (c) => profilePage(deps, c, c.var.session));
   return router;
 }

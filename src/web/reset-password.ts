@@ -6,14 +6,16 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
+import { MIN_PASSWORD, Password } from "../auth/passwords.ts";
 import { startSession } from "../auth/sessions.ts";
 import { signInLinkHolder, useSignInLink } from "../auth/sign-in-links.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { alertBox, messagePage, renderPage, seeOther } from "../html/layout.ts";
+import { messagePage, renderPage, seeOther } from "../html/layout.ts";
 import { readForm } from "../html/page-frame.ts";
+import { rulesOf, textField } from "../html/ui.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { recordAudit } from "../store/audit.ts";
-import { MIN_PASSWORD } from "./setup.ts";
+import { judgeForm } from "./run-operation.ts";
 
 const unusable = (c: Context<AppEnv>) =>
   messagePage(c, 410, "Reset link not valid", "This password reset link is unknown, used or expired. Ask an owner for a new one.", {
@@ -24,13 +26,15 @@ const unusable = (c: Context<AppEnv>) =>
 function resetPage(c: Context<AppEnv>, token: string, error: string | null = null, status = 200) {
   const body = html`<section class="card">
   <h1>Choose a new password</h1>
-  ${alertBox("error", error)}
   <form method="post" action="/reset-password" class="stack" novalidate>
     <input type="hidden" name="token" value="${token}">
-    <div class="field">
-      <label for="password">New password (at least ${MIN_PASSWORD} characters)</label>
-      <input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD}"${error ? html` aria-invalid="true"` : ""}>
-    </div>
+    ${textField("password", "password", {
+      label: `New password (at least ${MIN_PASSWORD} characters)`,
+      type: "password",
+      autocomplete: "new-password",
+      error: error ?? undefined,
+      ...rulesOf(Password),
+    })}
     <button type="submit" class="btn btn-primary btn-block">Set password and sign in</button>
   </form>
 </section>`;
@@ -54,11 +58,9 @@ export function resetPasswordRoutes(deps: AppDeps): Hono<AppEnv> {
     const form = await readForm(c);
     const token = form.get("token") ?? "";
     if (!(await signInLinkHolder(db, token, "reset", clock.now()))) return unusable(c);
-    const password = form.get("password") ?? "";
-    if (password.length < MIN_PASSWORD || password.length > 1024) {
-      return resetPage(c, token, `Use ${MIN_PASSWORD} to 1024 characters.`, 400);
-    }
-    const used = await useSignInLink(db, token, "reset", password, clock);
+    const judged = judgeForm(Password, form.get("password") ?? "");
+    if ("errors" in judged) return resetPage(c, token, Object.values(judged.errors)[0] ?? null, 400);
+    const used = await useSignInLink(db, token, "reset", judged.output, clock);
     if (!used) return unusable(c);
     await recordAudit(db, used.orgId, "user.password_reset", { kind: "user", userId: used.id }, clock.now(), used.email, {
       via: "link",

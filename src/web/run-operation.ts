@@ -9,6 +9,7 @@ import type * as v from "valibot";
 import { sessionPrincipalOf, type ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../errors.ts";
+import { parseOrThrow } from "../http/validate.ts";
 import { invoke } from "../operations/invoke.ts";
 import type { AnySchema, Operation } from "../operations/registry.ts";
 
@@ -46,6 +47,21 @@ export function formErrors(error: unknown): Record<string, string> | null {
   for (const issue of error.extra.issues ?? [{ path: "(body)", message: error.message }]) errors[issue.path] ??= issue.message;
   if (Object.keys(errors).length === 0) errors["(body)"] = error.message;
   return errors;
+}
+
+/**
+ * A form sent before anyone is signed in (setup, a welcome or reset link), so with no principal to
+ * invoke an operation for: judged by its schema the way `invoke` judges an operation's input, its
+ * issues mapped to field errors the one way (formErrors).
+ */
+export function judgeForm<S extends AnySchema>(schema: S, raw: unknown): { output: v.InferOutput<S> } | { errors: Record<string, string> } {
+  try {
+    return { output: parseOrThrow(schema, raw, "form") };
+  } catch (error) {
+    const errors = formErrors(error);
+    if (!errors) throw error;
+    return { errors };
+  }
 }
 
 /**

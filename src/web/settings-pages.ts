@@ -7,11 +7,11 @@ import { Hono } from "hono";
 import { html } from "hono/html";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, renderPage } from "../html/layout.ts";
-import { accountOf } from "../html/page-frame.ts";
+import { accountOf, session } from "../html/page-frame.ts";
 import { cronWords } from "../lib/cron-words.ts";
 import { type AuditEntry, listAudit, listBackupEvents } from "../store/audit.ts";
 import { listOrgUsers } from "../store/users.ts";
-import { requireOwner } from "./owner.ts";
+import { owner } from "./owner.ts";
 
 const PAGE_SIZE = 200;
 
@@ -24,9 +24,8 @@ async function actorNames(deps: AppDeps, orgId: string): Promise<(e: AuditEntry)
 export function settingsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/settings/audit", async (c) => {
-    const found = await requireOwner(deps, c);
-    if (found instanceof Response) return found;
+  router.get("/settings/audit", session(deps), owner(), async (c) => {
+    const found = c.var.session;
     const { db, clock } = deps;
     const entries = await listAudit(db, found.user.orgId, PAGE_SIZE);
     const actorOf = await actorNames(deps, found.user.orgId);
@@ -46,9 +45,8 @@ ${
     return renderPage(c, { title: "Audit log", body, account: accountOf(found), active: "/settings/audit" });
   });
 
-  router.get("/settings/backups", async (c) => {
-    const found = await requireOwner(deps, c);
-    if (found instanceof Response) return found;
+  router.get("/settings/backups", session(deps), owner(), async (c) => {
+    const found = c.var.session;
     const { db, clock, config } = deps;
     const events = await listBackupEvents(db, found.user.orgId, 100);
     const actorOf = await actorNames(deps, found.user.orgId);

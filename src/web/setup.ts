@@ -7,27 +7,24 @@
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
+import { MIN_PASSWORD, Password } from "../auth/passwords.ts";
 import { startSession } from "../auth/sessions.ts";
 import { createOwner, isSetupLinkUsable } from "../auth/setup.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { alertBox, messagePage, renderPage, seeOther } from "../html/layout.ts";
+import { messagePage, renderPage, seeOther } from "../html/layout.ts";
 import { readForm } from "../html/page-frame.ts";
+import { fieldRules, formAlert, textField } from "../html/ui.ts";
 import { crossSiteReason } from "../http/csrf.ts";
-import { toFieldIssues } from "../http/validate.ts";
 import { Email } from "../operations/schemas.ts";
 import { recordAudit } from "../store/audit.ts";
-
-export const MIN_PASSWORD = 8;
+import { judgeForm } from "./run-operation.ts";
 
 const OwnerForm = v.object({
   name: v.pipe(v.string(), v.trim(), v.minLength(1, "Enter your name."), v.maxLength(200, "At most 200 characters.")),
   email: v.pipe(v.string(), v.minLength(1, "Enter your email."), Email),
-  password: v.pipe(
-    v.string(),
-    v.minLength(MIN_PASSWORD, `Use at least ${MIN_PASSWORD} characters.`),
-    v.maxLength(1024, "At most 1024 characters."),
-  ),
+  password: Password,
 });
+const rules = (name: string) => fieldRules(OwnerForm, name);
 
 const usedLink = (c: Context<AppEnv>) =>
   messagePage(c, 410, "Setup link not valid", "This setup link is unknown or has been used already. Sign in instead.", {
@@ -38,25 +35,19 @@ const usedLink = (c: Context<AppEnv>) =>
 function setupPage(
   c: Context<AppEnv>,
   token: string,
-  values: { name?: string; email?: string } = {},
+  values: Record<string, string> = {},
   errors: Record<string, string> = {},
   status = 200,
 ) {
-  const field = (id: "name" | "email" | "password", label: string, input: ReturnType<typeof html>) => html`<div class="field">
-      <label for="${id}">${label}</label>
-      ${input}
-      ${errors[id] ? html`<p class="field-error" id="${id}-error">${errors[id]}</p>` : ""}
-    </div>`;
-  const invalid = (id: string) => (errors[id] ? html` aria-invalid="true" aria-describedby="${id}-error"` : "");
   const body = html`<section class="card">
   <h1>Set up Crew</h1>
   <p>Create the owner account. It gets the <strong>operator</strong> plan: every endpoint, read and write.</p>
-  ${alertBox("error", Object.keys(errors).length ? "Please correct the fields below." : null)}
+  ${formAlert(Object.keys(errors).length ? { errors, values } : null, ["name", "email", "password"], "Please correct the fields below.")}
   <form method="post" action="/setup" class="stack" novalidate>
     <input type="hidden" name="token" value="${token}">
-    ${field("name", "Your name", html`<input id="name" name="name" autocomplete="name" required maxlength="200" value="${values.name ?? ""}"${invalid("name")}>`)}
-    ${field("email", "Email", html`<input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${values.email ?? ""}"${invalid("email")}>`)}
-    ${field("password", `Password (at least ${MIN_PASSWORD} characters)`, html`<input id="password" name="password" type="password" autocomplete="new-password" required minlength="${MIN_PASSWORD}"${invalid("password")}>`)}
+    ${textField("name", "name", { label: "Your name", autocomplete: "name", value: values.name, error: errors.name, ...rules("name") })}
+    ${textField("email", "email", { label: "Email", type: "email", autocomplete: "username", value: values.email, error: errors.email, ...rules("email") })}
+    ${textField("password", "password", { label: `Password (at least ${MIN_PASSWORD} characters)`, type: "password", autocomplete: "new-password", error: errors.password, ...rules("password") })}
     <button type="submit" class="btn btn-primary btn-block">Create owner account</button>
   </form>
 </section>`;
@@ -81,13 +72,9 @@ export function setupRoutes(deps: AppDeps): Hono<AppEnv> {
     if (!(await isSetupLinkUsable(db, token))) return usedLink(c);
 
     const values = { name: form.get("name") ?? "", email: form.get("email") ?? "", password: form.get("password") ?? "" };
-    const parsed = v.safeParse(OwnerForm, values, { abortEarly: false });
-    if (!parsed.success) {
-      const errors: Record<string, string> = {};
-      for (const issue of toFieldIssues(parsed.issues)) errors[issue.path] ??= issue.message;
-      return setupPage(c, token, values, errors, 400);
-    }
-    const user = await createOwner(db, token, parsed.output, clock);
+    const judged = judgeForm(OwnerForm, values);
+    if ("errors" in judged) return setupPage(c, token, { name: values.name, email: values.email }, judged.errors, 400);
+    const user = await createOwner(db, token, judged.output, clock);
     if (!user) return usedLink(c);
     await recordAudit(db, user.orgId, "user.created", { kind: "user", userId: user.id }, clock.now(), user.email, { via: "setup" });
     await startSession(deps, c, user.id);

@@ -9,12 +9,12 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
-import { accountOf } from "../html/page-frame.ts";
+import { accountOf, session } from "../html/page-frame.ts";
 import { connectSlack, disconnectSlack, slackStatus } from "../operations/channels.ts";
 import { listMessages } from "../store/messages.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
-import { requireOwner } from "./owner.ts";
-import { runOperation } from "./run-operation.ts";
+import { owner } from "./owner.ts";
+import { runOperation, runOptional } from "./run-operation.ts";
 
 const PATH = "/settings/slack";
 const NOTICES: Record<string, string> = { connected: "Slack connected.", removed: "Slack disconnected." };
@@ -65,14 +65,9 @@ ${alertBox("success", NOTICES[c.req.query("done") ?? ""])}${alertBox("error", er
 
 export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(PATH, async (c) => {
-    const found = await requireOwner(deps, c);
-    return found instanceof Response ? found : render(deps, c, found, null);
-  });
-  router.post(PATH, async (c) => {
-    const owner = await requireOwner(deps, c);
-    if (owner instanceof Response) return owner;
-    return handleForm(deps, c, render, async (found, form) => {
+  router.get(PATH, session(deps), owner(), (c) => render(deps, c, c.var.session, null));
+  router.post(PATH, (c) =>
+    handleForm(deps, c, render, async (found, form) => {
       const readChannels = (form.get("readChannels") ?? "")
         .split(/[\s,]+/)
         .map((s) => s.trim())
@@ -83,15 +78,13 @@ export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
         readChannels,
       });
       return withDone(PATH, "connected");
-    });
-  });
-  router.post(`${PATH}/delete`, async (c) => {
-    const owner = await requireOwner(deps, c);
-    if (owner instanceof Response) return owner;
-    return handleForm(deps, c, render, async (found) => {
-      await runOperation(deps, c, found, disconnectSlack, {}).catch(() => null);
+    }),
+  );
+  router.post(`${PATH}/delete`, (c) =>
+    handleForm(deps, c, render, async (found) => {
+      await runOptional(deps, c, found, disconnectSlack, {}); // none connected: nothing to remove
       return withDone(PATH, "removed");
-    });
-  });
+    }),
+  );
   return router;
 }

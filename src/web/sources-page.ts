@@ -8,18 +8,16 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import * as v from "valibot";
-import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { ApiError, type FieldIssue } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { type ItemRow, itemTable } from "../html/item-table.ts";
-import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
-import { accountOf, readSignedInForm } from "../html/page-frame.ts";
-import { toFieldIssues } from "../http/validate.ts";
+import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
+import { accountOf, session } from "../html/page-frame.ts";
 import { FEED_AGENTS, MAILBOX_AGENT } from "../integrations/sources.ts";
-import { addSourceOp, addSourceSchemaFor, deleteSourceOp, listSourcesOp, type SourceView } from "../operations/sources.ts";
-import { ownersOnly, requireOwner } from "./owner.ts";
+import { addSourceOp, deleteSourceOp, listSourcesOp, type SourceView } from "../operations/sources.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
+import { owner } from "./owner.ts";
 import { runOperation } from "./run-operation.ts";
 
 const PATH = "/settings/sources";
@@ -140,13 +138,23 @@ function sourceList(account: PageAccount, sources: SourceView[], now: number): H
 }
 
 /** Field errors keyed by input name ("agents[0]" counts for "agents"), the first per field. */
-function fieldErrorsOf(issues: FieldIssue[]): Record<string, string> {
-  const errors: Record<string, string> = {};
-  for (const issue of issues) {
-    const name = issue.path.replace(/\[.*$/, "") || "kind";
-    errors[name] ??= name === "agents" && issue.path === "agents" ? "Tick at least one agent." : issue.message;
+function fieldErrorsOf(errors: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [path, message] of Object.entries(errors)) {
+    if (path === "(body)") continue;
+    const name = path.replace(/\[.*$/, "") || "kind";
+    out[name] ??= name === "agents" && path === "agents" ? "Tick at least one agent." : message;
   }
-  return errors;
+  return out;
+}
+
+/** What was typed, to show again (never a password), and which form it was. */
+function typedOf(form: URLSearchParams): Pick<SourcesView, "form" | "typed"> {
+  const typed: Record<string, string | string[]> = {};
+  for (const key of ["host", "port", "username", "folder", "url"]) typed[key] = form.get(key) ?? "";
+  typed.tls = form.get("tls") ?? "";
+  typed.agents = form.getAll("agents");
+  return { form: form.get("kind") === "feed" ? "feed" : "imap", typed };
 }
 
 async function sourcesPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, view: SourcesView, status = 200): Promise<Response> {
@@ -203,9 +211,8 @@ function inputOf(form: URLSearchParams): Record<string, unknown> {
 export function sourcesPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get(PATH, async (c) => {
-    const found = await requireOwner(deps, c);
-    if (found instanceof Response) return found;
+  router.get(PATH, session(deps), owner(), async (c) => {
+    const found = c.var.session;
     const notice =
       c.req.query("deleted") === "1"
         ? "Source deleted."
@@ -215,47 +222,36 @@ export function sourcesPageRoutes(deps: AppDeps): Hono<AppEnv> {
     return sourcesPage(deps, c, found, { notice });
   });
 
-  router.post(PATH, async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    const { found, form } = signed;
-    if (!isOwner(found.user)) return ownersOnly(c, found);
-    const raw = inputOf(form);
-    const kind = raw.kind === "feed" ? "feed" : "imap";
-    const typed: Record<string, string | string[]> = {};
-    for (const key of ["host", "port", "username", "folder", "url"]) typed[key] = form.get(key) ?? "";
-    typed.tls = form.get("tls") ?? "";
-    typed.agents = form.getAll("agents");
-    const parsed = v.safeParse(addSourceSchemaFor(raw), raw, { abortEarly: false });
-    if (!parsed.success)
-      return sourcesPage(deps, c, found, { form: kind, typed, fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues)) }, 400);
-    try {
-      await runOperation(deps, c, found, addSourceOp, raw);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return sourcesPage(
-        deps,
-        c,
-        found,
-        { form: kind, typed, fieldErrors: fieldErrorsOf(error.extra.issues ?? []), error: error.extra.issues ? undefined : error.message },
-        error.status,
-      );
-    }
-    return seeOther(c, `${PATH}?saved=1`);
-  });
+  const rejected: PageRenderer = (deps, c, found, state, status) => {
+    const errors = state?.errors ?? {};
+    const view = { ...typedOf(state?.sent ?? new URLSearchParams()), fieldErrors: fieldErrorsOf(errors), error: errors["(body)"] };
+    return sourcesPage(deps, c, found, view, status);
+  };
 
-  router.post(`${PATH}/delete`, async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
-    try {
-      await runOperation(deps, c, signed.found, deleteSourceOp, { id: signed.form.get("id") ?? "" });
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return sourcesPage(deps, c, signed.found, { error: "That source was not found: it may have been deleted already." }, 404);
-    }
-    return seeOther(c, `${PATH}?deleted=1`);
-  });
+  router.post(PATH, (c) =>
+    handleForm(deps, c, rejected, async (found, form) => {
+      try {
+        await runOperation(deps, c, found, addSourceOp, inputOf(form));
+      } catch (error) {
+        // A refusal that is not about the input (e.g. the address unreachable) is said in the page.
+        if (!(error instanceof ApiError) || error.status === 400 || error.code === "forbidden") throw error;
+        return sourcesPage(deps, c, found, { ...typedOf(form), error: error.message }, error.status);
+      }
+      return `${PATH}?saved=1`;
+    }),
+  );
+
+  router.post(`${PATH}/delete`, (c) =>
+    handleForm(deps, c, rejected, async (found, form) => {
+      try {
+        await runOperation(deps, c, found, deleteSourceOp, { id: form.get("id") ?? "" });
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code === "forbidden") throw error;
+        return sourcesPage(deps, c, found, { error: "That source was not found: it may have been deleted already." }, 404);
+      }
+      return `${PATH}?deleted=1`;
+    }),
+  );
 
   return router;
 }

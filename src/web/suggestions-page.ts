@@ -6,14 +6,15 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
+import type * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS, type Evidence, SUGGESTION_AGENTS } from "../domain.ts";
-import { ago, alertBox, csrfField, type Html, renderPage } from "../html/layout.ts";
-import { accountOf, withSession } from "../html/page-frame.ts";
+import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
+import { accountOf, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
 import { getSuggestions } from "../operations/reports.ts";
-import { updateSuggestionOp } from "../operations/suggestions.ts";
+import { type Suggestion, updateSuggestionOp } from "../operations/suggestions.ts";
 import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
 import { queryInput, runOperation } from "./run-operation.ts";
 
@@ -28,6 +29,37 @@ export function basedOn(evidence: readonly Evidence[]): Html | string {
     return html`${i > 0 ? ", " : ""}<span class="evidence" title="${e.excerpt ?? ""}">${linked}</span>`;
   });
   return html`<p class="small muted based-on">Based on: ${items}</p>`;
+}
+
+/** The notices of the suggestion form, on whichever page it returns to (codes apart from the action queue's). */
+export const SUGGESTION_CHANGED: Record<string, string> = {
+  acted: "Added to the action queue.",
+  suggestion_dismissed: "Dismissed: the agents will not suggest it again for 30 days.",
+};
+
+/**
+ * One open suggestion with what it is based on and its two controls, "Make it an action" and
+ * "Dismiss" (an optional reason): one form, posted to /suggestions/act from every page that shows
+ * suggestions (here and the briefing), which returns to `back`.
+ */
+export function suggestionItem(account: PageAccount, s: v.InferOutput<typeof Suggestion>, i: number, back: string, now: number): Html {
+  return html`<li class="suggestion" id="${s.id}">
+      <div class="action-head">${priorityBadge(s.priority)} <span class="action-title">${s.title}</span></div>
+      <p class="action-desc">${s.detail}</p>
+      ${basedOn(s.evidence)}
+      <p class="small muted"><a href="/agents/${s.agent}">${agentName(s.agent)}</a>${
+        s.alsoRaisedBy.length ? html` (also ${s.alsoRaisedBy.map(agentName).join(", ")})` : ""
+      } · ${ago(Date.parse(s.createdAt), now)}</p>
+      <form method="post" action="/suggestions/act" class="inline-form">
+        ${csrfField(account)}
+        <input type="hidden" name="back" value="${back}">
+        <input type="hidden" name="id" value="${s.id}">
+        <button type="submit" class="btn btn-small" name="status" value="accepted" id="make-${i}">Make it an action<span class="sr-only">: “${s.title}”</span></button>
+        <label class="sr-only" for="reason-${i}">Why dismiss “${s.title}” (optional)</label>
+        <input type="text" name="reason" id="reason-${i}" maxlength="500" placeholder="Reason (optional)">
+        <button type="submit" class="btn btn-small btn-quiet" name="status" value="dismissed" id="dismiss-${i}">Dismiss<span class="sr-only">: “${s.title}”</span></button>
+      </form>
+    </li>`;
 }
 
 async function renderSuggestions(
@@ -46,27 +78,9 @@ async function renderSuggestions(
     { href: "/suggestions", text: "All", current: !input.agent },
     ...SUGGESTION_AGENTS.map((a) => ({ href: `/suggestions?agent=${a}`, text: agentName(a), current: input.agent === a })),
   ]);
-  const items = suggestions.map(
-    (s, i) => html`<li class="suggestion" id="${s.id}">
-      <div class="action-head">${priorityBadge(s.priority)} <span class="action-title">${s.title}</span></div>
-      <p class="action-desc">${s.detail}</p>
-      ${basedOn(s.evidence)}
-      <p class="small muted"><a href="/agents/${s.agent}">${agentName(s.agent)}</a>${
-        s.alsoRaisedBy.length ? html` (also ${s.alsoRaisedBy.map(agentName).join(", ")})` : ""
-      } · ${ago(Date.parse(s.createdAt), now)}</p>
-      <form method="post" action="/suggestions/act" class="inline-form">
-        ${csrfField(account)}
-        <input type="hidden" name="back" value="${here}">
-        <input type="hidden" name="id" value="${s.id}">
-        <button type="submit" class="btn btn-small" name="status" value="accepted" id="make-${i}">Make it an action<span class="sr-only">: “${s.title}”</span></button>
-        <label class="sr-only" for="reason-${i}">Why dismiss “${s.title}” (optional)</label>
-        <input type="text" name="reason" id="reason-${i}" maxlength="500" placeholder="Reason (optional)">
-        <button type="submit" class="btn btn-small btn-quiet" name="status" value="dismissed" id="dismiss-${i}">Dismiss<span class="sr-only">: “${s.title}”</span></button>
-      </form>
-    </li>`,
-  );
+  const items = suggestions.map((s, i) => suggestionItem(account, s, i, here, now));
   const body = html`<h1>Suggestions</h1>
-${alertBox("success", doneNotice({ acted: "Added to the action queue.", dismissed: "Dismissed: the agents will not suggest it again for 30 days." }, c.req.query("done")))}
+${alertBox("success", doneNotice(SUGGESTION_CHANGED, c.req.query("done")))}
 ${alertBox("error", state ? Object.values(state.errors).join(" ") : null)}
 ${filters}
 ${
@@ -82,17 +96,14 @@ ${
 
 export function suggestionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get(
-    "/suggestions",
-    withSession(deps, (c, found) => renderSuggestions(deps, c, found, null)),
-  );
+  router.get("/suggestions", session(deps), (c) => renderSuggestions(deps, c, c.var.session, null));
   router.post("/suggestions/act", (c) =>
     handleForm(deps, c, renderSuggestions, async (found, form) => {
       const status = form.get("status") === "dismissed" ? "dismissed" : "accepted";
       const reason = form.get("reason")?.trim();
       const input = { id: form.get("id") ?? "", status, ...(status === "dismissed" && reason ? { reason } : {}) };
       await runOperation(deps, c, found, updateSuggestionOp, input);
-      return withDone(backTo(form, "/suggestions"), status === "dismissed" ? "dismissed" : "acted");
+      return withDone(backTo(form, "/suggestions"), status === "dismissed" ? "suggestion_dismissed" : "acted");
     }),
   );
   return router;

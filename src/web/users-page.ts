@@ -5,22 +5,22 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import * as v from "valibot";
-import { isOwner } from "../auth/roles.ts";
+import { MIN_PASSWORD, Password } from "../auth/passwords.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import { startSession } from "../auth/sessions.ts";
 import { signInLinkHolder, useSignInLink } from "../auth/sign-in-links.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { PLANS, ROLES } from "../domain.ts";
 import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "../html/layout.ts";
-import { accountOf, readForm } from "../html/page-frame.ts";
-import { doneNotice, selectField, textField } from "../html/ui.ts";
+import { accountOf, readForm, session } from "../html/page-frame.ts";
+import { doneNotice, fieldRules, formAlert, formPart, rulesOf, selectField, textField } from "../html/ui.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { createUserOp, deactivateUserOp, listUsersOp, updateUserOp } from "../operations/users.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
-import { ownersOnly, requireOwner } from "./owner.ts";
-import { formInput, runOperation } from "./run-operation.ts";
-import { MIN_PASSWORD } from "./setup.ts";
+import { owner } from "./owner.ts";
+import { formInput, judgeForm, runOperation } from "./run-operation.ts";
+
+const USER_FIELDS = ["name", "email", "role", "plan"] as const;
 
 function createdCard(link: string, email: string): Html {
   return html`<section class="card card-success" aria-labelledby="link-h">
@@ -41,12 +41,11 @@ async function renderUsers(
   const account = accountOf(found);
   const { users } = await runOperation(deps, c, found, listUsersOp, {});
   const now = deps.clock.now();
-  // One message in one place: the add form's errors sit beside its fields under a summary; a row
-  // form (role, plan, deactivate) has no field to sit beside, so its error is the alert itself.
-  const fromAddForm = state !== null && "email" in state.values;
-  const errors = fromAddForm ? state.errors : {};
-  const values = fromAddForm ? state.values : {};
-  const rowError = state && !fromAddForm ? (Object.values(state.errors)[0] ?? null) : null;
+  // One message in one place (src/web/ui.ts formAlert): the add form's errors sit beside its
+  // fields; a row's form (role, plan, deactivate) has no field of its own, so its error is the alert.
+  const add = formPart(state, "email");
+  const errors = add?.errors ?? {};
+  const values = add?.values ?? {};
   const option = (value: string, current: string) =>
     html`<option value="${value}"${value === current ? html` selected` : ""}>${value}</option>`;
   const rows = users.map(
@@ -82,7 +81,7 @@ async function renderUsers(
   );
   const body = html`<h1>Users</h1>
 ${alertBox("success", doneNotice({ updated: "User updated.", deactivated: "User deactivated." }, c.req.query("done")))}
-${alertBox("error", fromAddForm ? (errors["(body)"] ?? "The user was not created: correct the form below.") : rowError)}
+${formAlert(state, add ? USER_FIELDS : [], "The user was not created: correct the form below.")}
 ${created}
 <div class="grid-side">
   <section aria-labelledby="people-h">
@@ -97,22 +96,16 @@ ${created}
     <h2 id="add-h">Add a user</h2>
     <form method="post" action="/settings/users" class="stack">
       ${csrfField(account)}
-      ${textField("user-name", "name", { label: "Name", value: values.name, error: errors.name, required: true, maxlength: 200 })}
-      ${textField("user-email", "email", { label: "Email", value: values.email, error: errors.email, required: true, type: "email", maxlength: 254 })}
-      ${selectField("user-role", "role", ROLES, { label: "Role", value: values.role ?? "member", error: errors.role })}
-      ${selectField("user-plan", "plan", PLANS, { label: "Plan", value: values.plan ?? "lite", error: errors.plan })}
+      ${textField("user-name", "name", { label: "Name", value: values.name, error: errors.name, ...fieldRules(createUserOp.input, "name") })}
+      ${textField("user-email", "email", { label: "Email", value: values.email, error: errors.email, type: "email", ...fieldRules(createUserOp.input, "email") })}
+      ${selectField("user-role", "role", fieldRules(createUserOp.input, "role").options ?? [], { label: "Role", value: values.role ?? "member", error: errors.role })}
+      ${selectField("user-plan", "plan", fieldRules(createUserOp.input, "plan").options ?? [], { label: "Plan", value: values.plan ?? "lite", error: errors.plan })}
       <button type="submit" class="btn btn-primary">Create user and sign-in link</button>
     </form>
   </section>
 </div>`;
   return renderPage(c, { title: "Users", body, account, active: "/settings/users" }, status);
 }
-
-const PasswordForm = v.pipe(
-  v.string(),
-  v.minLength(MIN_PASSWORD, `Use at least ${MIN_PASSWORD} characters.`),
-  v.maxLength(1024, "At most 1024 characters."),
-);
 
 const unusableLink = (c: Context<AppEnv>) =>
   messagePage(c, 410, "Sign-in link not valid", "This link is unknown, expired or used already. Ask an owner for a new one, or sign in.", {
@@ -127,7 +120,13 @@ function welcomePage(c: Context<AppEnv>, token: string, email: string, error?: s
   <form method="post" action="/welcome" class="stack" novalidate>
     <input type="hidden" name="token" value="${token}">
     <input type="text" name="username" value="${email}" autocomplete="username" aria-label="Email" hidden>
-    ${textField("password", "password", { label: `Password (at least ${MIN_PASSWORD} characters)`, type: "password", error, required: true })}
+    ${textField("password", "password", {
+      label: `Password (at least ${MIN_PASSWORD} characters)`,
+      type: "password",
+      autocomplete: "new-password",
+      error,
+      ...rulesOf(Password),
+    })}
     <button type="submit" class="btn btn-primary btn-block">Set password and sign in</button>
   </form>
 </section>`;
@@ -136,21 +135,16 @@ function welcomePage(c: Context<AppEnv>, token: string, email: string, error?: s
 
 export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
-  router.get("/settings/users", async (c) => {
-    const found = await requireOwner(deps, c);
-    return found instanceof Response ? found : renderUsers(deps, c, found, null);
-  });
+  router.get("/settings/users", session(deps), owner(), (c) => renderUsers(deps, c, c.var.session, null));
   router.post("/settings/users", (c) =>
     handleForm(deps, c, renderUsers, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
-      const input = formInput(form, ["name", "email", "role", "plan"]);
+      const input = formInput(form, USER_FIELDS);
       const result = await runOperation(deps, c, found, createUserOp, input);
       return renderUsers(deps, c, found, null, 201, createdCard(result.link, input.email ?? ""));
     }),
   );
   router.post("/settings/users/:id", (c) =>
     handleForm(deps, c, renderUsers, async (found, form) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       await runOperation(deps, c, found, updateUserOp, { ...formInput(form, ["role", "plan"]), id: c.req.param("id") });
       return "/settings/users?done=updated";
     }),
@@ -158,7 +152,6 @@ export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.post("/settings/users/:id/deactivate", (c) =>
     handleForm(deps, c, renderUsers, async (found) => {
-      if (!isOwner(found.user)) return ownersOnly(c, found);
       await runOperation(deps, c, found, deactivateUserOp, { id: c.req.param("id") });
       return "/settings/users?done=deactivated";
     }),
@@ -176,9 +169,9 @@ export function usersPageRoutes(deps: AppDeps): Hono<AppEnv> {
     const token = form.get("token") ?? "";
     const holder = await signInLinkHolder(deps.db, token, "welcome", deps.clock.now());
     if (!holder) return unusableLink(c);
-    const parsed = v.safeParse(PasswordForm, form.get("password") ?? "");
-    if (!parsed.success) return welcomePage(c, token, holder.email, parsed.issues[0]?.message);
-    const user = await useSignInLink(deps.db, token, "welcome", parsed.output, deps.clock);
+    const judged = judgeForm(Password, form.get("password") ?? "");
+    if ("errors" in judged) return welcomePage(c, token, holder.email, Object.values(judged.errors)[0]);
+    const user = await useSignInLink(deps.db, token, "welcome", judged.output, deps.clock);
     if (!user) return unusableLink(c);
     await startSession(deps, c, user.id);
     return seeOther(c, "/dashboard");

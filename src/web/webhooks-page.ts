@@ -9,19 +9,18 @@
 
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import * as v from "valibot";
-import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import { sessionPrincipalOf } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { WEBHOOK_EVENTS } from "../domain.ts";
-import { ApiError, type FieldIssue } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import { type ItemRow, itemTable } from "../html/item-table.ts";
-import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage, seeOther } from "../html/layout.ts";
-import { accountOf, readSignedInForm } from "../html/page-frame.ts";
-import { toFieldIssues } from "../http/validate.ts";
-import { type CreatedWebhook, CreateWebhookInput, createWebhookFor, deleteWebhookFor, listWebhooksFor } from "../operations/webhooks.ts";
-import { ownersOnly, requireOwner } from "./owner.ts";
+import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
+import { accountOf, session } from "../html/page-frame.ts";
+import { type CreatedWebhook, createWebhook, deleteWebhookOp, listWebhooksFor } from "../operations/webhooks.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
+import { owner } from "./owner.ts";
+import { runOperation } from "./run-operation.ts";
 
 const EVENT_HELP: Record<string, string> = {
   "action.created": "A task was added to the action queue (API, MCP or an agent).",
@@ -132,14 +131,16 @@ function hookList(account: PageAccount, hooks: WebhookRow[], now: number): Html 
   });
 }
 
-function fieldErrorsOf(issues: FieldIssue[], url: string): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const issue of issues) {
-    if (issue.path.startsWith("events")) errors.events ??= issue.path === "events" ? "Choose at least one event." : issue.message;
-    else if (issue.path === "description") errors.description ??= issue.message;
-    else errors.url ??= url.trim() === "" ? "Give the URL that receives the events." : issue.message;
+/** The operation's findings in the page's words: one message per field, saying what to do. */
+function fieldErrorsOf(errors: Record<string, string>, url: string): FieldErrors {
+  const out: FieldErrors = {};
+  for (const [path, message] of Object.entries(errors)) {
+    if (path === "(body)") continue;
+    if (path.startsWith("events")) out.events ??= path === "events" ? "Choose at least one event." : message;
+    else if (path === "description") out.description ??= message;
+    else out.url ??= url.trim() === "" ? "Give the URL that receives the events." : message;
   }
-  return errors;
+  return out;
 }
 
 async function webhooksPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, view: WebhooksView, status = 200): Promise<Response> {
@@ -168,50 +169,42 @@ ${view.created ? createdPanel(view.created) : ""}
 export function webhooksPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get("/settings/webhooks", async (c) => {
-    const found = await requireOwner(deps, c);
-    if (found instanceof Response) return found;
+  router.get("/settings/webhooks", session(deps), owner(), async (c) => {
+    const found = c.var.session;
     return webhooksPage(deps, c, found, { notice: c.req.query("deleted") === "1" ? "Webhook deleted." : undefined });
   });
 
-  router.post("/settings/webhooks", async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    const { found, form } = signed;
-    if (!isOwner(found.user)) return ownersOnly(c, found);
-    const description = (form.get("description") ?? "").trim();
-    const raw = { url: form.get("url") ?? "", events: form.getAll("events"), ...(description ? { description } : {}) };
-    const view = { url: raw.url, events: raw.events, description };
-    const parsed = v.safeParse(CreateWebhookInput, raw, { abortEarly: false });
-    if (!parsed.success)
-      return webhooksPage(deps, c, found, { ...view, fieldErrors: fieldErrorsOf(toFieldIssues(parsed.issues), raw.url) }, 400);
-    try {
-      const created = await createWebhookFor(deps, { orgId: found.user.orgId, createdBy: found.user.id }, parsed.output);
-      return webhooksPage(deps, c, found, { created });
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return webhooksPage(
-        deps,
-        c,
-        found,
-        { ...view, fieldErrors: fieldErrorsOf(error.extra.issues ?? [], raw.url), error: error.extra.issues ? undefined : error.message },
-        error.status,
-      );
-    }
-  });
+  const rejected: PageRenderer = (deps, c, found, state, status) => {
+    const view = { url: state?.values.url ?? "", events: state?.sent.getAll("events") ?? [], description: state?.values.description ?? "" };
+    const errors = state?.errors ?? {};
+    return webhooksPage(deps, c, found, { ...view, fieldErrors: fieldErrorsOf(errors, view.url), error: errors["(body)"] }, status);
+  };
 
-  router.post("/settings/webhooks/delete", async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
-    try {
-      await deleteWebhookFor(deps, sessionPrincipalOf(signed.found), signed.form.get("id") ?? "");
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return webhooksPage(deps, c, signed.found, { error: "That webhook was not found: it may have been deleted already." }, 404);
-    }
-    return seeOther(c, "/settings/webhooks?deleted=1");
-  });
+  router.post("/settings/webhooks", (c) =>
+    handleForm(deps, c, rejected, async (found, form) => {
+      const description = (form.get("description") ?? "").trim();
+      const raw = { url: form.get("url") ?? "", events: form.getAll("events"), ...(description ? { description } : {}) };
+      try {
+        return await webhooksPage(deps, c, found, { created: await runOperation(deps, c, found, createWebhook, raw) });
+      } catch (error) {
+        // A refusal that is not about a field (e.g. too many webhooks) is said in the page.
+        if (!(error instanceof ApiError) || error.status === 400 || error.code === "forbidden") throw error;
+        return webhooksPage(deps, c, found, { url: raw.url, events: raw.events, description, error: error.message }, error.status);
+      }
+    }),
+  );
+
+  router.post("/settings/webhooks/delete", (c) =>
+    handleForm(deps, c, rejected, async (found, form) => {
+      try {
+        await runOperation(deps, c, found, deleteWebhookOp, { id: form.get("id") ?? "" });
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code === "forbidden") throw error;
+        return webhooksPage(deps, c, found, { error: "That webhook was not found: it may have been deleted already." }, 404);
+      }
+      return "/settings/webhooks?deleted=1";
+    }),
+  );
 
   return router;
 }

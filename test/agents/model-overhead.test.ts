@@ -5,6 +5,7 @@
  * measured time is Crew's work plus one loopback HTTP exchange (an upper bound of the overhead).
  * The figure is printed; the assertion is loose (the machine is shared), the target is ≤ 20 ms.
  */
+import { loadavg } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts";
 import { actionInsertStatement, newActionRow } from "../../src/store/actions.ts";
@@ -12,6 +13,9 @@ import { insightInsertStatement } from "../../src/store/feed.ts";
 import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
 import { fakeSources, handlesIn, modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+
+/** Timed runs (after one warm-up): enough for a p95. */
+const RUNS = Number(process.env.OVERHEAD_RUNS ?? 20);
 
 let model: ScriptedModel | undefined;
 let s: TestServer | undefined;
@@ -76,18 +80,28 @@ describe("a model-backed run's own overhead (scripted model server)", () => {
     const deps: ModelRunDeps = { ...s.deps, sources: fakeSources() };
     await runModelAgent(deps, s.org, "sales"); // warm-up: prepared statements, module caches
     const times: number[] = [];
-    for (let i = 0; i < 7; i++) {
+    // CPU time of this process (Crew and the scripted server's side of the exchange): steady when others share the machine.
+    const cpuTimes: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
       // Changed data (outside the timing), so no run is skipped for unchanged inputs.
-      await s.db.execute({ sql: "UPDATE contacts SET notes = ? WHERE org_id = ?", args: [`${"z".repeat(299)}${i}`, s.org.id] });
+      await s.db.execute({ sql: "UPDATE contacts SET notes = ? WHERE org_id = ?", args: [`${i} ${"z".repeat(290)}`, s.org.id] });
       const started = performance.now();
+      const cpu = process.cpuUsage();
       const run = await runModelAgent(deps, s.org, "sales");
       times.push(performance.now() - started);
+      const used = process.cpuUsage(cpu);
+      cpuTimes.push((used.user + used.system) / 1000);
       expect(run.status).toBe("ok");
     }
     times.sort((a, b) => a - b);
-    const median = times[3] ?? 0;
+    cpuTimes.sort((a, b) => a - b);
+    const quantile = (list: number[], q: number) => list[Math.min(list.length - 1, Math.ceil(q * list.length) - 1)] ?? 0;
+    const at = (q: number) => quantile(times, q);
+    const median = at(0.5);
     console.log(
-      `model-backed run overhead (incl. one loopback HTTP exchange): median ${median.toFixed(1)} ms, min ${times[0]?.toFixed(1)} ms`,
+      `model-backed run overhead (incl. one loopback HTTP exchange), ${RUNS} runs: median ${median.toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms, min ${times[0]?.toFixed(1)} ms; CPU median ${quantile(cpuTimes, 0.5).toFixed(1)} ms, p95 ${quantile(cpuTimes, 0.95).toFixed(1)} ms; load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
     );
     expect(median).toBeLessThan(250);
   });

@@ -150,7 +150,7 @@ describe("a run of each model-backed agent (scripted model server)", () => {
     ]);
     expect((await call("/api/mcp/dna")).json.pipeline).toEqual([{ company: "Engines Ltd", stage: "proposal", value: 5000 }]);
     // Sources are marked seen only after the run completed.
-    expect(seen.sort()).toEqual(["compliance", "content", "corpdev", "inbox", "research", "slack"]);
+    expect(seen.sort()).toEqual(["calendar", "compliance", "content", "corpdev", "inbox", "research", "slack"]);
   });
 
   it("passes mail and feed text only inside a delimited, untrusted data field", () => {

@@ -1,6 +1,6 @@
 /**
  * The scheduler (SPEC §8) driven pass by pass with a ManualClock: due times in the organization's
- * time zone, a missed stretch runs once, one leader across two app instances on one database file,
+ * time zone, a missed stretch runs once (only a slot missed within the last hour), one leader across two app instances on one database file,
  * runs left open over an hour closed as errors, health from real runs.
  */
 import { join } from "node:path";
@@ -60,19 +60,24 @@ describe("due times in the organization's time zone", () => {
     });
   });
 
-  it("runs a missed stretch of slots once, and follows an edited schedule", async () => {
+  it("runs a missed stretch of slots once, only for a slot missed within the last hour, and follows an edited schedule", async () => {
     await ranAt("2026-11-22T12:00:00Z");
-    // Three days down: every agent has missed many slots; each runs once.
-    expect(await ranAt("2026-11-25T20:10:00Z")).toEqual(["briefing:ok", "dna:ok", "pulse:ok", "standup:ok"]);
+    // Three days down, back at 15:10 EST: pulse and dna missed their 15:00 slot 10 minutes ago and
+    // run once (not once per missed hour); standup (08:00) and briefing (07:30) missed theirs hours
+    // ago and are not caught up.
+    expect(await ranAt("2026-11-25T20:10:00Z")).toEqual(["dna:ok", "pulse:ok"]);
     expect(await ranAt("2026-11-25T20:20:00Z")).toEqual([]);
-    expect((await runsOf(f.s.db, "standup")).length).toBe(2);
-    // Now 15:20 EST: the latest standup slot was 08:00 EST, so the catch-up standup is a morning one.
-    expect((await f.call("/api/mcp/standup")).json.mode).toBe("morning");
+    expect(await runsOf(f.s.db, "standup")).toHaveLength(1);
+    expect(await runsOf(f.s.db, "briefing")).toHaveLength(1);
 
     expect((await f.call("/api/agents/pulse", { method: "PATCH", body: { schedule: "*/15 * * * *" } })).status).toBe(200);
     expect((await f.call("/api/agents/dna", { method: "PATCH", body: { schedule: null } })).status).toBe(200);
     expect(await ranAt("2026-11-25T20:30:00Z")).toEqual(["pulse:ok"]);
     expect(await ranAt("2026-11-25T21:00:00Z")).toEqual(["pulse:ok"]);
+    // The next standup slot (18:00 EST) runs as usual; so does a slot missed by 40 minutes.
+    expect(await ranAt("2026-11-25T23:40:00Z")).toEqual(["pulse:ok", "standup:ok"]);
+    expect(await runsOf(f.s.db, "standup")).toHaveLength(2);
+    expect((await f.call("/api/mcp/standup")).json).toMatchObject({ mode: "evening", generatedAt: "2026-11-25T23:40:00.000Z" });
   });
 
   it("lets a run made for another reason cover the slot", async () => {

@@ -175,6 +175,8 @@ describe("plan_my_day and the calendar", () => {
     expect(limitedText).not.toContain("Free 30-minute slots");
     expect(limitedText).toContain("Free slots are left out:");
     expect(limitedText).toContain("admin");
+    // Issue 19: the prompt reads the queue through crew_list_actions' operation, which this key may not call.
+    expect(limitedText).toContain("Open actions are left out:");
   });
 });
 

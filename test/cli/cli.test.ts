@@ -117,24 +117,25 @@ describe.concurrent("usage errors (exit 2)", () => {
       [["user", "create", "--password", "12345678", "--email"], "crew user create: --email needs a value (see crew user create --help)"],
       [
         ["user", "create", "--email", "not-an-email", "--password", "12345678"],
-        'crew user create: --email "not-an-email" is not a valid email address (see crew user create --help)',
+        // The operation's own rules (src/cli/principal.ts): the first issue, named by its flag.
+        "crew user create: --email: Must be a valid email address. (see crew user create --help)",
       ],
       [
         ["user", "create", "--email", "short@example.com", "--password", "1234567"],
-        "crew user create: --password must be at least 8 characters (see crew user create --help)",
+        "crew user create: --password: Use at least 8 characters. (see crew user create --help)",
       ],
       [
         ["user", "create", "--email", "gold@example.com", "--password", "12345678", "--plan", "gold"],
-        'crew user create: unknown plan "gold"; plans are lite, pro, operator, team_starter, team_growth, team_enterprise (see crew user create --help)',
+        "crew user create: --plan: Must be one of lite, pro, operator, team_starter, team_growth, team_enterprise. (see crew user create --help)",
       ],
       [["user", "set-plan", "--email", "pro@example.com"], "crew user set-plan: missing --plan (see crew user set-plan --help)"],
       [
         ["key", "create", "--email", "operator@example.com", "--name", "k", "--scopes", "read,write"],
-        'crew key create: unknown scope "write"; scopes are admin, read, briefing, agents (see crew key create --help)',
+        'crew key create: --scopes ("write"): Must be one of admin, read, briefing, agents. (see crew key create --help)',
       ],
       [
         ["key", "create", "--email", "operator@example.com", "--name", "k", "--scopes", " , "],
-        "crew key create: --scopes needs at least one scope (see crew key create --help)",
+        "crew key create: --scopes: Give at least one scope. (see crew key create --help)",
       ],
       [
         ["key", "create", "--email", "operator@example.com", "--scopes", "read"],
@@ -160,19 +161,15 @@ describe.concurrent("failures (exit 1)", () => {
       crew("key", "create", "--email", "pro@example.com", "--name", "k", "--scopes", "read,admin"),
       local("key", "create", "--email", "lite@example.com", "--name", "k", "--scopes", "read"),
     ]);
-    expectError(duplicate!, 1, "crew user create: a user with email taken@example.com already exists");
+    expectError(duplicate!, 1, "crew user create: --email is refused: A user with this email exists already.");
     expectError(unknownPlan!, 1, "crew user set-plan: no user with email nobody@example.com");
     expectError(unknownKey!, 1, "crew key create: no user with email nobody@example.com");
     expectError(
       adminOnPro!,
       1,
-      "crew key create: scope admin is outside plan pro (allowed key scopes: read, briefing, agents); it needs plan operator",
+      "crew key create: The plan of pro@example.com (pro) does not allow the scope admin on a key; the operator plan does.",
     );
-    expectError(
-      lite!,
-      1,
-      "crew key create: plan lite includes no API access, so lite@example.com cannot have keys; upgrade to pro or operator (crew user set-plan)",
-    );
+    expectError(lite!, 1, "crew key create: The plan of lite@example.com (lite) does not include API keys; the pro plan does.");
   });
 
   it("crew mcp refuses to start without CREW_API_KEY", async () => {

@@ -5,8 +5,8 @@
  * The content is checked in-process against a ManualClock; one real CLI run checks the command.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { latestLocalTime, seedDemo } from "../../src/agents/demo.ts";
 import { tick } from "../../src/agents/scheduler.ts";
+import { latestLocalTime, seedDemo } from "../../src/demo/seed.ts";
 import { DAY, HOUR } from "../../src/lib/clock.ts";
 import { databaseFileWithKey, runCrew, serveDatabase } from "../helpers/cli.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";

@@ -741,7 +741,7 @@ export interface paths {
         };
         /**
          * Recent deliveries of a webhook
-         * @description The latest deliveries to one subscription, newest event first: the event and its body, status (pending, delivering, delivered, failed), attempts, the last HTTP status or error, and when the next attempt is due; finished deliveries are kept 30 days. Use it to see why a receiver is not getting events.
+         * @description The latest deliveries to one subscription, newest event first: the event and its body, status (pending, delivering, delivered, failed), attempts, the last HTTP status or error, and when the next attempt is due; finished deliveries are kept 90 days. Use it to see why a receiver is not getting events.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *

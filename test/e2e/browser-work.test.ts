@@ -11,8 +11,8 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedDemo } from "../../src/agents/demo.ts";
 import { createRegenerator } from "../../src/agents/regenerate.ts";
+import { seedDemo } from "../../src/demo/seed.ts";
 import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
 import { ARTIFACTS_DIR, CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { auditInPage, focusIsVisible, WIDTHS, watchedContext } from "../helpers/page-audit.ts";
@@ -82,7 +82,7 @@ describe("a lite member reads every page", () => {
     // Briefing: the member's own (stored by the demo seed), recommendations as REST composes them.
     await page.goto(`${s.url}/briefing`);
     const briefing = (await rest("/api/mcp/briefing")).json;
-    expect((await texts(page, "ol.numbered li")).map((t) => t.trim())).toEqual(briefing.recommendations);
+    expect((await texts(page, "ol.numbered li .action-title")).map((t) => t.trim())).toEqual(briefing.recommendations);
     await auditAndShoot(page, "briefing");
 
     // Standup: interventions and metrics of GET /api/mcp/standup; the tabs are links.
@@ -282,7 +282,7 @@ describe("acting in the browser", () => {
     expect(await based.getByRole("link", { name: "Acme cuts prices by 20%" }).getAttribute("href")).toBe("https://news.example.com/acme");
     await based.getByLabel(/^Why dismiss/).fill("We compete on service.");
     await based.getByRole("button", { name: /^Dismiss/ }).click();
-    await page.waitForURL(`${s.url}/suggestions?agent=sales&done=dismissed`);
+    await page.waitForURL(`${s.url}/suggestions?agent=sales&done=suggestion_dismissed`);
     expect(await page.locator("#sug_e2e_based_on").count()).toBe(0);
     expect((await rest("/api/mcp/suggestions?status=dismissed")).json.suggestions).toEqual([
       expect.objectContaining({ id: "sug_e2e_based_on", reason: "We compete on service." }),

@@ -177,12 +177,22 @@ const FEED_ITEM: SourceItem = {
   source: "https://news.example.com/feed.xml",
 };
 
+const CALENDAR_EVENT: SourceItem = {
+  kind: "calendar_event",
+  id: "board-1",
+  title: "Board meeting",
+  date: "2026-11-24T09:00:00.000Z",
+  text: "Quarterly numbers.",
+  source: "Ada's calendar",
+  event: { start: "2026-11-24T09:00:00.000Z", end: "2026-11-24T11:00:00.000Z", allDay: false, free: false, location: null, attendees: [] },
+};
+
 /** Sources handed in prepared (the real mailbox and feeds are tested with 12-SOURCES' harness). */
 export function fakeSources(seen: string[] = []): SourceAccess {
   return {
     missing: async () => null,
     read: async (_org, agentId) => ({
-      items: agentId === "inbox" ? [MAIL] : [FEED_ITEM],
+      items: agentId === "inbox" ? [MAIL] : agentId === "calendar" ? [CALENDAR_EVENT] : [FEED_ITEM],
       missing: null,
       markSeen: async () => {
         seen.push(agentId);

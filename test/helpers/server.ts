@@ -59,7 +59,15 @@ export interface TestServer {
 
 let emailCounter = 0;
 
-export async function startServer(options: { env?: Record<string, string>; clock?: ManualClock; log?: Logger } = {}): Promise<TestServer> {
+export interface ServerOptions {
+  env?: Record<string, string>;
+  clock?: ManualClock;
+  log?: Logger;
+  /** What the app's requests see of the store (e.g. test/helpers/store.ts: each statement after a turn of the event loop, as over a network). */
+  store?: (db: Db) => Db;
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const { dir, cleanup } = tempDir();
   const clock = options.clock ?? new ManualClock();
   const dbUrl = `file:${join(dir, "crew.db")}`;
@@ -87,7 +95,7 @@ export async function startServer(options: { env?: Record<string, string>; clock
   // The server's own outbound policy (node:dns, pinned connector), as boot() gives it.
   const deps = resolveDeps({
     stopping: stopping.signal,
-    db,
+    db: options.store ? options.store(db) : db,
     config,
     clock,
     log: options.log ?? silentLogger,

@@ -110,7 +110,7 @@ describe("crew key list and crew key revoke", () => {
     expect(revoked).toMatchObject({ code: 0, stderr: "" });
     expect((await bearer(key)).status).toBe(401);
     expect((await crew("key", "revoke", "--hash", listed[0]?.hash ?? "")).stderr).toBe(
-      "crew key revoke: no active API key has this hash\n",
+      "crew key revoke: No active API key has this hash.\n",
     );
     expect((await crew("key", "revoke", "--hash", "nothex")).code).toBe(2);
   });

@@ -8,8 +8,8 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedDemo } from "../../src/agents/demo.ts";
 import { createApp } from "../../src/app.ts";
+import { seedDemo } from "../../src/demo/seed.ts";
 import { buildOpenApi } from "../../src/docs/openapi.ts";
 import { exampleOf, type Resolver } from "../../src/docs/schema-view.ts";
 import { operations } from "../../src/operations/index.ts";

@@ -6,7 +6,7 @@
 import { chmodSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runBackupPass } from "../../src/agents/backups.ts";
+import { runBackupPass } from "../../src/background/backups.ts";
 import { backupFiles } from "../../src/boot.ts";
 import { checkBackup } from "../../src/store/backup.ts";
 import type { User } from "../../src/store/users.ts";

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegenerator, type Regenerator } from "../../src/agents/regenerate.ts";
 import { SIGN_IN_WINDOW } from "../../src/auth/sign-in.ts";
+import { RETENTION_LEASE, retentionTask } from "../../src/background/retention.ts";
 import { DAY, HOUR, MINUTE } from "../../src/lib/clock.ts";
-import { RETENTION_LEASE, retentionTask } from "../../src/operations/retention-task.ts";
 import { runRetention } from "../../src/store/retention.ts";
 import { countRows, rows } from "../helpers/agents.ts";
 import { type Call, client, fastUser } from "../helpers/rest.ts";

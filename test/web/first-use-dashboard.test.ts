@@ -4,8 +4,8 @@
  * `crew seed --demo`, the dashboard's agent summaries are the demo's (not the start-up runs').
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { seedDemo } from "../../src/agents/demo.ts";
 import { tick } from "../../src/agents/scheduler.ts";
+import { seedDemo } from "../../src/demo/seed.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 import { signedIn } from "./client.ts";
 

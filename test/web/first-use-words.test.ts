@@ -78,4 +78,29 @@ describe("form errors", () => {
     expect(row.text.split(alert as string).length - 1).toBe(1);
     expect(row.text).not.toContain('id="user-role-error"');
   });
+
+  it("says an error of a field the page does not show once, in the alert, with its advice and not a pointer to fields below", async () => {
+    const { tab } = await signedIn(s, "pro", "owner");
+    const csrf = await tab.csrfToken("/actions");
+    await tab.request("/actions", { form: { csrf, title: "Call the bank", priority: "high" } });
+    const id = (await tab.request("/actions")).text.match(/action="\/actions\/(act_[^"]+)"/)?.[1];
+    expect(id).toBeTruthy();
+    const row = await tab.request(`/actions/${id}`, { form: { csrf, status: "finished" } });
+    expect(row.status).toBe(400);
+    const alert = row.text.match(/<div class="alert alert-error" role="alert">([^<]+)<\/div>/)?.[1] ?? "";
+    // The advice: what the field accepts.
+    expect(alert).toMatch(/^Status: Must be one of .*done/);
+    expect(row.text.split(alert).length - 1).toBe(1);
+    expect(row.text).not.toContain("correct the fields marked below");
+    // The add form is not the form sent: no error beside its fields, nothing of the row typed into it.
+    expect(row.text).not.toContain('aria-invalid="true"');
+
+    const add = await tab.request("/actions", { form: { csrf, title: "", priority: "urgent" } });
+    expect(add.status).toBe(400);
+    expect(add.text).toContain('role="alert">The action was not added: correct the fields marked below.</div>');
+    const priority = add.text.match(/<p class="field-error" id="new-priority-error">([^<]+)<\/p>/)?.[1] ?? "";
+    expect(priority).toMatch(/critical, high, medium, low/);
+    expect(add.text.split(priority).length - 1).toBe(1);
+    expect(add.text).toMatch(/<select id="new-priority" name="priority" aria-invalid="true" aria-describedby="new-priority-error">/);
+  });
 });

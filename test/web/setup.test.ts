@@ -38,6 +38,11 @@ describe("first-run setup link", () => {
     expect(bad.text).toContain("Enter your name.");
     expect(bad.text).toContain("Must be a valid email address.");
     expect(bad.text).toContain("Use at least 8 characters.");
+    // The limits a browser checks are the server's own rule (auth/passwords.ts Password), said beside the field.
+    expect(bad.text).toMatch(
+      /<input id="password" name="password" type="password" value="" required minlength="8" maxlength="1024" autocomplete="new-password" aria-invalid="true" aria-describedby="password-error">/,
+    );
+    expect(bad.text).toMatch(/<input id="name" name="name" type="text" value="" required minlength="1" maxlength="200"/);
 
     const done = await tab.request("/setup", {
       form: { token: tokenOf(link!), name: "Olivia Owner", email: "Owner@Example.com", password: "a long enough password" },

@@ -116,7 +116,7 @@ describe("roles", () => {
       env,
     );
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain('unknown role "admin"');
+    expect(bad.stderr).toContain("--role: Must be owner or member.");
   });
 
   it("shows members a 403 page on owner pages and refuses their owner forms, with the data unchanged", async () => {
@@ -139,6 +139,31 @@ describe("roles", () => {
     const schedule = await s.db.execute("SELECT schedule FROM agents WHERE id = 'sales'");
     expect(schedule.rows[0]?.schedule).toBe("30 8 * * 1-5"); // the catalog's default, unchanged
     expect((await s.db.execute("SELECT count(*) AS n FROM users")).rows[0]?.n).toBe(before.rows[0]?.n);
+  });
+
+  it("refuses a member's owner forms by the operation's own role rule, with the owners' page and nothing removed", async () => {
+    const { tab } = await signedIn(s, "operator");
+    const csrf = await tab.csrfToken("/dashboard");
+    const owner = await s.createUser("pro", undefined, "owner");
+    const ownerTab = new Browserish(s.url);
+    await ownerTab.signIn(owner.email);
+    const ownerCsrf = await ownerTab.csrfToken("/settings/notifications");
+    await ownerTab.request("/settings/notifications/teams", { form: { csrf: ownerCsrf, webhookUrl: "https://example.com/teams-hook" } });
+    const teams = () => s.db.execute("SELECT count(*) AS n FROM org_channels WHERE kind = 'teams'");
+    expect((await teams()).rows[0]?.n).toBe(1);
+    for (const [path, form] of [
+      ["/settings/notifications/teams/delete", {}],
+      ["/settings/slack/delete", {}],
+      ["/settings/webhooks", { url: "https://example.com/hook", events: "action.created" }],
+      ["/settings/model", { provider: "openai", model: "x" }],
+      ["/agents/sales/cap", { dailyTokens: "5" }],
+    ] as const) {
+      const reply = await tab.request(path, { form: { csrf, ...form } });
+      expect(reply.status, path).toBe(403);
+      expect(reply.text, path).toContain("<h1>Owners only</h1>");
+    }
+    expect((await teams()).rows[0]?.n).toBe(1);
+    expect((await s.db.execute("SELECT count(*) AS n FROM webhooks")).rows[0]?.n).toBe(0);
   });
 
   it("lets an owner create a user with a one-time link where they choose a password; the link then stops working", async () => {

@@ -58,6 +58,18 @@ function describedSchema(schema: v.GenericSchema): string {
   return text;
 }
 
+/** The AI SDK's schema of each answer schema, converted once (the agents' schemas are built once; converting costs a run ~1 ms). */
+const sdkSchemas = new WeakMap<v.GenericSchema, unknown>();
+function sdkSchema<T extends v.GenericSchema>(schema: T): Schema<v.InferOutput<T>> {
+  let converted = sdkSchemas.get(schema);
+  if (converted === undefined) {
+    converted = valibotSchema(schema);
+    sdkSchemas.set(schema, converted);
+  }
+  // @ai-sdk/valibot builds on its own copy of the SDK's schema type; the runtime marker is shared (Symbol.for).
+  return converted as Schema<v.InferOutput<T>>;
+}
+
 /** Connections whose server refused `json_schema`: asked in JSON mode from then on (this process). */
 const jsonModeOnly = new Set<string>();
 const connectionKey = (c: ModelConnection) => `${c.provider} ${c.baseUrl ?? ""} ${c.model}`;
@@ -180,8 +192,7 @@ export async function callForObject<T extends v.GenericSchema>(
   const attempt = (mode: "json_schema" | "json") =>
     generateObject({
       model: languageModel(c, mode),
-      // @ai-sdk/valibot builds on its own copy of the SDK's schema type; the runtime marker is shared (Symbol.for).
-      schema: valibotSchema(request.schema) as unknown as Schema<v.InferOutput<T>>,
+      schema: sdkSchema(request.schema),
       system,
       messages: request.messages,
       maxRetries: 0,

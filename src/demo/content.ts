@@ -1,7 +1,7 @@
 /**
  * What `crew seed --demo` tells: a small B2B software company a few months after launch. Pure
  * data, every time relative to `now` ("ago" in milliseconds), so the same content reads as fresh
- * whenever it is loaded. src/agents/demo.ts turns it into rows.
+ * whenever it is loaded. src/demo/seed.ts turns it into rows.
  */
 
 import type { ActionLane, ActionStatus, ActionType, Priority } from "../domain.ts";

@@ -1,11 +1,12 @@
 /**
- * The agents runtime as a background task of server processes (src/background.ts): the scheduler
+ * The agents runtime as a background task of server processes (src/background/runtime.ts): the scheduler
  * (one leader across processes, by lease) and the regenerator (in every process, for the writes
  * that process takes).
  */
+
+import { createRegenerator } from "../agents/regenerate.ts";
+import { createScheduler } from "../agents/scheduler.ts";
 import type { BackgroundTask } from "../deps.ts";
-import { createRegenerator } from "./regenerate.ts";
-import { createScheduler } from "./scheduler.ts";
 
 export const agentsRuntime: BackgroundTask = {
   name: "agents",

@@ -1,5 +1,5 @@
 /**
- * The retention pass as a background task (SPEC §14), named in src/background.ts: every RETENTION_INTERVAL_MS one process,
+ * The retention pass as a background task (SPEC §14), named in src/background/runtime.ts: every RETENTION_INTERVAL_MS one process,
  * the holder of the `retention` lease, deletes what has expired (src/store/retention.ts), in
  * bounded batches with a macrotask between them so requests keep being answered.
  */
@@ -7,8 +7,8 @@ import type { BackgroundTask } from "../deps.ts";
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { startLoop } from "../lib/loop.ts";
 import { randomSecret } from "../lib/random.ts";
+import { releaseLease, takeLease } from "../store/leases.ts";
 import { runRetention } from "../store/retention.ts";
-import { releaseLease, takeLease } from "../store/runs.ts";
 
 export const RETENTION_LEASE = "retention";
 export const RETENTION_INTERVAL_MS = 10 * MINUTE;

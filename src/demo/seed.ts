@@ -1,5 +1,5 @@
 /**
- * `crew seed --demo` (SPEC §1): loads the content of demo-content.ts into an organization so every
+ * `crew seed --demo` (SPEC §1): loads the content of content.ts into an organization so every
  * read endpoint shows real-looking data, all relative to `now`. The standups are composed from the
  * demo runs, actions and alerts as they stood at each standup's time; the briefings are composed
  * by the briefing agent's own code once everything else is stored.
@@ -8,6 +8,9 @@
  * ones relative to the new `now`; rows anyone else wrote are left alone.
  */
 
+import { generateBriefing } from "../agents/compose-briefing.ts";
+import { composeStandupBody, countHealth } from "../agents/compose-standup.ts";
+import type { Health } from "../agents/health.ts";
 import { AGENTS } from "../domain.ts";
 import { HOUR, MINUTE } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
@@ -28,8 +31,6 @@ import type { Organization } from "../store/orgs.ts";
 import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
 import { suggestionInsertStatement } from "../store/suggestions.ts";
 import { getUserById, listOrgUserIds } from "../store/users.ts";
-import { generateBriefing } from "./compose-briefing.ts";
-import { composeStandupBody, countHealth } from "./compose-standup.ts";
 import {
   DEMO_ACTIONS,
   DEMO_ALERTS,
@@ -41,8 +42,7 @@ import {
   DEMO_SUGGESTIONS,
   type DemoRun,
   pulseRuns,
-} from "./demo-content.ts";
-import type { Health } from "./health.ts";
+} from "./content.ts";
 
 export interface DemoSummary {
   health: Record<Health, number>;

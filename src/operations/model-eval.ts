@@ -1,0 +1,48 @@
+/**
+ * Settings → Model → "Run evaluation" (src/docs/notes/eval.md): starts `crew eval` for the
+ * organization in the background of this process, one at a time per organization. An operation
+ * of the web app only (no REST route, no MCP tool: the CLI runs `crew eval` in the foreground),
+ * defined here so the owner rule is the registry's like every other write.
+ */
+import * as v from "valibot";
+import { EvalRefused, runEval } from "../agents/eval/run.ts";
+import { getOrg } from "../store/orgs.ts";
+import { defineOperation, type OperationContext } from "./registry.ts";
+
+export type EvalState = { running: true; since: number } | { running: false; error: string };
+
+/** Evaluations started from the page, by organization: running, or the reason the last one could not run. */
+const background = new Map<string, EvalState>();
+
+export const evalStateOf = (orgId: string): EvalState | undefined => background.get(orgId);
+
+/** Whether an evaluation started from the page is still running (tests wait on it). */
+export const evalRunning = (orgId: string) => background.get(orgId)?.running === true;
+
+function startInBackground(ctx: OperationContext, orgId: string): boolean {
+  if (background.get(orgId)?.running) return false;
+  background.set(orgId, { running: true, since: ctx.clock.now() });
+  void (async () => {
+    try {
+      const org = await getOrg(ctx.db, orgId);
+      if (!org) throw new EvalRefused("the organization is gone");
+      await runEval(ctx, org);
+      background.delete(orgId);
+    } catch (error) {
+      const message = error instanceof EvalRefused ? error.message : "it failed unexpectedly; the server log says why.";
+      if (!(error instanceof EvalRefused)) ctx.log.error("background evaluation failed", { org_id: orgId, error: String(error) });
+      background.set(orgId, { running: false, error: message });
+    }
+  })();
+  return true;
+}
+
+export const startModelEvaluation = defineOperation({
+  id: "startModelEvaluation",
+  role: "owner",
+  summary: "Start an evaluation of the connected model",
+  description: "Starts the evaluation in the background unless one runs already for the organization; the model page shows its scorecard.",
+  input: v.strictObject({}),
+  output: v.object({ started: v.boolean() }),
+  handler: async (ctx) => ({ started: startInBackground(ctx, ctx.principal.orgId) }),
+});
