@@ -145,18 +145,23 @@ describe("roles", () => {
   });
 
   it("lets an owner load demo data and Run now through their operations; a model agent without a model cannot run yet", async () => {
-    const owner = await s.createUser("pro", undefined, "owner");
-    const tab = new Browserish(s.url);
-    await tab.signIn(owner.email);
-    const csrf = await tab.csrfToken("/dashboard");
-    const demo = await tab.request("/dashboard/demo", { form: { csrf } });
-    expect(demo.status).toBe(303);
-    expect(demo.headers.get("location")).toBe("/dashboard?done=demo");
-    const loaded = await s.db.execute({ sql: "SELECT count(*) AS n FROM suggestions WHERE org_id = ?", args: [owner.orgId] });
-    expect(Number(loaded.rows[0]?.n)).toBeGreaterThan(0);
-    const refused = await tab.request("/agents/sales/run", { form: { csrf } });
-    expect(refused.status).toBe(409);
-    expect(refused.text).toContain("<h1>Cannot run yet</h1>");
+    const own = await startServer(); // its own organization: the demo data must not reach the other tests' lists
+    try {
+      const owner = await own.createUser("pro", undefined, "owner");
+      const tab = new Browserish(own.url);
+      await tab.signIn(owner.email);
+      const csrf = await tab.csrfToken("/dashboard");
+      const demo = await tab.request("/dashboard/demo", { form: { csrf } });
+      expect(demo.status).toBe(303);
+      expect(demo.headers.get("location")).toBe("/dashboard?done=demo");
+      const loaded = await own.db.execute({ sql: "SELECT count(*) AS n FROM suggestions WHERE org_id = ?", args: [owner.orgId] });
+      expect(Number(loaded.rows[0]?.n)).toBeGreaterThan(0);
+      const refused = await tab.request("/agents/sales/run", { form: { csrf } });
+      expect(refused.status).toBe(409);
+      expect(refused.text).toContain("<h1>Cannot run yet</h1>");
+    } finally {
+      await own.close();
+    }
   });
 
   it("refuses a member's owner forms by the operation's own role rule, with the owners' page and nothing removed", async () => {
