@@ -14,19 +14,7 @@ import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
 import { alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, session } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
-import {
-  doneNotice,
-  emptyState,
-  fieldRules,
-  filterLinks,
-  formAlert,
-  formPart,
-  pager,
-  selectField,
-  textArea,
-  textField,
-  withQuery,
-} from "./ui.ts";
+import { boundFields, doneNotice, emptyState, filterLinks, formAlert, formPart, pager, withQuery } from "./ui.ts";
 
 const FILTERS = ["show", "status", "source", "type", "lane"] as const;
 const DONE = { added: "Action added.", ...ACTION_CHANGED };
@@ -68,8 +56,7 @@ async function renderActions(
     ]);
   const filtered = FILTERS.some((f) => f !== "show" && current[f]);
   const add = formPart(state, "title");
-  const errors = add?.errors ?? {};
-  const values = add?.values ?? {};
+  const fields = boundFields(NewAction, add, "new");
   const body = html`<h1>Actions</h1>
 ${alertBox("success", doneNotice(DONE, c.req.query("done")))}
 ${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the fields marked below.", { snoozedUntil: "Snooze" })}
@@ -107,15 +94,11 @@ ${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the
     <h2 id="add-h">Add an action</h2>
     <form method="post" action="/actions" class="stack">
       ${csrfField(account)}
-      ${textField("new-title", "title", { label: "Title", value: values.title, error: errors.title, ...fieldRules(NewAction, "title") })}
-      ${textArea("new-description", "description", { label: "Description (optional)", value: values.description, error: errors.description, ...fieldRules(NewAction, "description") })}
-      ${selectField("new-priority", "priority", PRIORITIES, { label: "Priority", value: values.priority ?? "medium", error: errors.priority })}
-      ${selectField("new-lane", "lane", [["", "By priority"], ...ACTION_LANES.map((l) => [l, laneText(l)] as [string, string])], {
-        label: "Lane",
-        value: values.lane ?? "",
-        error: errors.lane,
-      })}
-      ${textField("new-category", "category", { label: "Category (optional)", value: values.category, error: errors.category, hint: "e.g. sales, product, ops, fundraising", ...fieldRules(NewAction, "category") })}
+      ${fields.text("title", "Title")}
+      ${fields.area("description", "Description (optional)")}
+      ${fields.select("priority", "Priority", "medium", PRIORITIES)}
+      ${fields.select("lane", "Lane", "", [["", "By priority"], ...ACTION_LANES.map((l) => [l, laneText(l)] as [string, string])])}
+      ${fields.text("category", "Category (optional)", { hint: "e.g. sales, product, ops, fundraising" })}
       <button type="submit" class="btn btn-primary">Add action</button>
     </form>
   </section>

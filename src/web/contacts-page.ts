@@ -12,7 +12,7 @@ import { type FormState, handleForm } from "./form-flow.ts";
 import { alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, session } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
-import { doneNotice, emptyState, fieldRules, formAlert, pager, selectField, textArea, textField, withQuery } from "./ui.ts";
+import { boundFields, doneNotice, emptyState, formAlert, pager, withQuery } from "./ui.ts";
 
 const DONE = { created: "Contact added.", updated: "Contact updated: it matched an existing one." };
 const FIELDS = ["name", "email", "company", "role", "relationship", "notes"] as const;
@@ -29,8 +29,7 @@ async function renderContacts(
   const page = await runOperation(deps, c, found, listContactsOp, input);
   const q = typeof input.q === "string" ? input.q : "";
   const base = { q: q || undefined, limit: input.limit ? String(input.limit) : undefined };
-  const errors = state?.errors ?? {};
-  const values = state?.values ?? {};
+  const fields = boundFields(addContact.input, state, "ct");
   const rows = page.contacts.map(
     (ct) => html`<tr>
       <th scope="row" data-label="Name">${ct.name}</th>
@@ -71,16 +70,12 @@ ${formAlert(state, FIELDS, "The contact was not saved: correct the fields marked
     <p class="small muted">A contact with the same email (or, without email, the same name) is updated instead: only the fields you fill in change.</p>
     <form method="post" action="/contacts" class="stack">
       ${csrfField(account)}
-      ${textField("ct-name", "name", { label: "Name", value: values.name, error: errors.name, ...fieldRules(addContact.input, "name") })}
-      ${textField("ct-email", "email", { label: "Email (optional)", value: values.email, error: errors.email, type: "email", ...fieldRules(addContact.input, "email") })}
-      ${textField("ct-company", "company", { label: "Company (optional)", value: values.company, error: errors.company, ...fieldRules(addContact.input, "company") })}
-      ${textField("ct-role", "role", { label: "Role (optional)", value: values.role, error: errors.role, ...fieldRules(addContact.input, "role") })}
-      ${selectField("ct-relationship", "relationship", [["", "Keep / contact"], ...RELATIONSHIPS.map((r) => [r, r] as [string, string])], {
-        label: "Relationship",
-        value: values.relationship ?? "",
-        error: errors.relationship,
-      })}
-      ${textArea("ct-notes", "notes", { label: "Notes (optional)", value: values.notes, error: errors.notes, ...fieldRules(addContact.input, "notes") })}
+      ${fields.text("name", "Name")}
+      ${fields.text("email", "Email (optional)", { type: "email" })}
+      ${fields.text("company", "Company (optional)")}
+      ${fields.text("role", "Role (optional)")}
+      ${fields.select("relationship", "Relationship", "", [["", "Keep / contact"], ...RELATIONSHIPS.map((r) => [r, r] as [string, string])])}
+      ${fields.area("notes", "Notes (optional)")}
       <button type="submit" class="btn btn-primary">Save contact</button>
     </form>
   </section>
