@@ -5,6 +5,41 @@ import type { Db } from "./db.ts";
 
 export type HandoffStatus = "queued" | "claimed" | "done" | "failed";
 
+/** A handoff as agents and pages read it; the listing adds its status, and a claim hands over just this. */
+export interface Handoff {
+  id: string;
+  from: string;
+  to: string;
+  title: string;
+  context: string | null;
+  priority: Priority;
+  type: string | null;
+  createdAt: number;
+}
+
+/** The handoffs columns a read selects (`id, from_agent, to_agent, title, context, priority, type, created_at`). */
+export interface HandoffRow {
+  id: string;
+  from_agent: string;
+  to_agent: string;
+  title: string;
+  context: string | null;
+  priority: Priority;
+  type: string | null;
+  created_at: number;
+}
+
+export const handoffOf = (r: HandoffRow): Handoff => ({
+  id: r.id,
+  from: r.from_agent,
+  to: r.to_agent,
+  title: r.title,
+  context: r.context,
+  priority: r.priority,
+  type: r.type,
+  createdAt: r.created_at,
+});
+
 export interface HandoffInsert {
   id: string;
   orgId: string;

@@ -4,7 +4,7 @@
  */
 import type { Evidence } from "../domain.ts";
 import type { Db } from "./db.ts";
-import type { HandoffStatus, InsightRecord } from "./feed.ts";
+import { type Handoff, type HandoffRow, type HandoffStatus, handoffOf, type InsightRecord } from "./feed.ts";
 
 export interface ContactRecord {
   id: string;
@@ -110,14 +110,7 @@ export async function listRecentInsights(
   };
 }
 
-export interface HandoffRecord {
-  id: string;
-  from: string;
-  to: string;
-  title: string;
-  context: string | null;
-  priority: string;
-  type: string | null;
+export interface HandoffRecord extends Handoff {
   status: HandoffStatus;
   createdAt: number;
   updatedAt: number;
@@ -146,33 +139,14 @@ export async function listHandoffs(
     where.push("to_agent = ?");
     args.push(filter.to);
   }
-  const rows = await db.all<{
-    id: string;
-    from_agent: string;
-    to_agent: string;
-    title: string;
-    context: string | null;
-    priority: string;
-    type: string | null;
-    status: HandoffStatus;
-    created_at: number;
-    updated_at: number;
-    evidence: string | null;
-  }>(
+  const rows = await db.all<HandoffRow & { status: HandoffStatus; updated_at: number; evidence: string | null }>(
     `SELECT id, from_agent, to_agent, title, context, priority, type, status, created_at, updated_at, evidence FROM handoffs
       WHERE ${where.join(" AND ")} ORDER BY priority_rank, id DESC LIMIT ?`,
     [...args, limit],
   );
   return rows.map((r) => ({
-    id: r.id,
-    from: r.from_agent,
-    to: r.to_agent,
-    title: r.title,
-    context: r.context,
-    priority: r.priority,
-    type: r.type,
+    ...handoffOf(r),
     status: r.status,
-    createdAt: r.created_at,
     updatedAt: r.updated_at,
     evidence: evidenceOf(r.evidence),
   }));
