@@ -3,14 +3,13 @@
  * controls of each action, and one form to add an action. Reads and writes go through the
  * registry's operations (listActions, addActions, updateAction) with source "web".
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { html } from "hono/html";
-import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, PRIORITIES } from "../domain.ts";
 import { addActions, listActionQueue, NewAction, updateActionOp } from "../operations/actions.ts";
 import { ACTION_CHANGED, actionChangeCode, actionList, laneText, SNOOZE_DAYS, statusText } from "./action-list.ts";
-import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
+import { backTo, handleForm, type PageRenderer, withDone } from "./form-flow.ts";
 import { alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, session } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
@@ -31,13 +30,7 @@ function viewOf(show: string | undefined, status: string | undefined): "open" | 
   return show === "all" || status ? undefined : "open";
 }
 
-async function renderActions(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+const renderActions: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const { show, ...query } = queryInput(c, [...FILTERS, "limit", "cursor"]);
   const view = viewOf(typeof show === "string" ? show : undefined, c.req.query("status"));
@@ -104,7 +97,7 @@ ${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the
   </section>
 </div>`;
   return renderPage(c, { title: "Actions", body, account, active: "/actions" }, status);
-}
+};
 
 export function actionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();

@@ -3,13 +3,12 @@
  * open suggestions, the handoffs queued for it, and its schedule; owners edit the schedule through
  * the same updateAgent operation as PATCH /api/agents/{id}.
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { html } from "hono/html";
 import { jobOf } from "../agents/jobs.ts";
 import { missingByAgent } from "../agents/model-run.ts";
 import { hasRunner } from "../agents/runners.ts";
 import { isOwner } from "../auth/roles.ts";
-import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS } from "../domain.ts";
 import { ApiError } from "../http/errors.ts";
@@ -23,7 +22,7 @@ import { getSuggestions } from "../operations/reports.ts";
 import { listAgentsWithRuns } from "../store/agents.ts";
 import { agentDailyTokens } from "../store/budgets.ts";
 import { agentEvalCard } from "./eval-page.ts";
-import { type FormState, handleForm } from "./form-flow.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { ago, alertBox, csrfField, messagePage, NAV, renderPage } from "./layout.ts";
 import { instructionsSection } from "./model-page.ts";
 import { accountOf, session } from "./pages.ts";
@@ -54,13 +53,7 @@ function runRefusal(error: unknown, id: string): { status: 404 | 409; title: str
   return null;
 }
 
-async function renderAgent(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+const renderAgent: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const id = c.req.param("id") ?? "";
   const agent = AGENTS.find((a) => a.id === id);
@@ -176,7 +169,7 @@ ${
     : ""
 }`;
   return renderPage(c, { title: agent.name, body, account, active: "/dashboard" }, status);
-}
+};
 
 export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();

@@ -2,13 +2,12 @@
  * /contacts (SPEC §12): search by name, email or company, paginated by links, and the same
  * upsert as POST /api/mcp/contacts (matched by email, or by name among contacts without one).
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { html } from "hono/html";
-import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { listContactsOp } from "../operations/listings.ts";
 import { addContact, RELATIONSHIPS } from "../operations/writes.ts";
-import { type FormState, handleForm } from "./form-flow.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, session } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
@@ -17,13 +16,7 @@ import { boundFields, doneNotice, emptyState, formAlert, pager, withQuery } from
 const DONE = { created: "Contact added.", updated: "Contact updated: it matched an existing one." };
 const FIELDS = ["name", "email", "company", "role", "relationship", "notes"] as const;
 
-async function renderContacts(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+const renderContacts: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const input = queryInput(c, ["q", "limit", "cursor"]);
   const page = await runOperation(deps, c, found, listContactsOp, input);
@@ -81,7 +74,7 @@ ${formAlert(state, FIELDS, "The contact was not saved: correct the fields marked
   </section>
 </div>`;
   return renderPage(c, { title: "Contacts", body, account, active: "/contacts" }, status);
-}
+};
 
 export function contactsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();

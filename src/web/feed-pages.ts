@@ -3,14 +3,13 @@
  * to post one, and handoffs by status (queued, done, failed) with a form to create one. Writes go
  * through postInsight and createHandoff, so they raise the same events as over REST.
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { html } from "hono/html";
-import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS, PRIORITIES } from "../domain.ts";
 import { HANDOFF_VIEWS, listFeedOp, listHandoffsOp } from "../operations/listings.ts";
 import { createHandoff, INSIGHT_TYPES, postInsight } from "../operations/writes.ts";
-import { type FormState, handleForm } from "./form-flow.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { ago, alertBox, csrfField, renderPage } from "./layout.ts";
 import { accountOf, session } from "./pages.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
@@ -21,13 +20,7 @@ const agentChoices = AGENTS.map((a) => [a.id, a.name] as [string, string]);
 const INSIGHT_FIELDS = ["title", "detail", "type", "impact"] as const;
 const HANDOFF_FIELDS = ["title", "to", "from", "priority", "type", "context"] as const;
 
-async function renderFeed(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+const renderFeed: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const input = queryInput(c, ["cursor"]);
   const page = await runOperation(deps, c, found, listFeedOp, input);
@@ -65,15 +58,9 @@ ${formAlert(state, INSIGHT_FIELDS, "The insight was not posted: correct the fiel
   </section>
 </div>`;
   return renderPage(c, { title: "Feed", body, account, active: "/feed" }, status);
-}
+};
 
-async function renderHandoffs(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+const renderHandoffs: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const input = queryInput(c, ["status"]);
   const { handoffs } = await runOperation(deps, c, found, listHandoffsOp, input);
@@ -128,7 +115,7 @@ ${formAlert(state, HANDOFF_FIELDS, "The handoff was not queued: correct the fiel
   </section>
 </div>`;
   return renderPage(c, { title: "Handoffs", body, account, active: "/handoffs" }, status);
-}
+};
 
 export function feedPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
