@@ -119,28 +119,25 @@ export async function insertInsight(db: Db, i: InsightInsert): Promise<void> {
   await db.execute(insightInsertStatement(i));
 }
 
+/** The insights columns a read selects (`id, agent, title, detail, type, impact, created_at`). */
+export interface InsightRow {
+  id: string;
+  agent: string;
+  title: string;
+  detail: string | null;
+  type: string;
+  impact: InsightRecord["impact"];
+  created_at: number;
+}
+
+export const insightOf = ({ created_at, ...r }: InsightRow): InsightRecord => ({ ...r, createdAt: created_at });
+
 /** Insights posted since a time, high impact first, then newest. */
 export async function listInsightsSince(db: Db, orgId: string, since: number, limit = 50): Promise<InsightRecord[]> {
-  const rows = await db.all<{
-    id: string;
-    agent: string;
-    title: string;
-    detail: string | null;
-    type: string;
-    impact: InsightRecord["impact"];
-    created_at: number;
-  }>(
+  const rows = await db.all<InsightRow>(
     `SELECT id, agent, title, detail, type, impact, created_at FROM insights WHERE org_id = ? AND created_at > ?
       ORDER BY CASE impact WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, created_at DESC, id DESC LIMIT ?`,
     [orgId, since, limit],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    agent: r.agent,
-    title: r.title,
-    detail: r.detail,
-    type: r.type,
-    impact: r.impact,
-    createdAt: r.created_at,
-  }));
+  return rows.map(insightOf);
 }

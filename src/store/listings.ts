@@ -4,7 +4,7 @@
  */
 import type { Evidence } from "../domain.ts";
 import type { Db } from "./db.ts";
-import { type Handoff, type HandoffRow, type HandoffStatus, handoffOf, type InsightRecord } from "./feed.ts";
+import { type Handoff, type HandoffRow, type HandoffStatus, handoffOf, type InsightRecord, type InsightRow, insightOf } from "./feed.ts";
 
 export interface ContactRecord {
   id: string;
@@ -89,23 +89,14 @@ export async function listRecentInsights(
   limit: number,
   before: string | null,
 ): Promise<{ insights: (InsightRecord & { evidence: Evidence[] })[]; next: string | null }> {
-  const rows = await db.all<{
-    id: string;
-    agent: string;
-    title: string;
-    detail: string | null;
-    type: string;
-    impact: InsightRecord["impact"];
-    created_at: number;
-    evidence: string | null;
-  }>(
+  const rows = await db.all<InsightRow & { evidence: string | null }>(
     `SELECT id, agent, title, detail, type, impact, created_at, evidence FROM insights WHERE org_id = ?${before ? " AND id < ?" : ""}
       ORDER BY id DESC LIMIT ?`,
     before ? [orgId, before, limit + 1] : [orgId, limit + 1],
   );
   const page = rows.slice(0, limit);
   return {
-    insights: page.map(({ created_at, evidence, ...r }) => ({ ...r, createdAt: created_at, evidence: evidenceOf(evidence) })),
+    insights: page.map(({ evidence, ...r }) => ({ ...insightOf(r), evidence: evidenceOf(evidence) })),
     next: rows.length > limit ? (page[page.length - 1]?.id ?? null) : null,
   };
 }
