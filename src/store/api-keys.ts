@@ -1,6 +1,6 @@
-import type { KeyScope, Plan, Role } from "../domain.ts";
+import type { KeyScope } from "../domain.ts";
 import { type Db, parseJson } from "./db.ts";
-import { type CredentialUserRow, credentialUserOf } from "./users.ts";
+import { type CredentialUser, type CredentialUserRow, credentialUserOf } from "./users.ts";
 
 export interface ApiKeyRecord {
   hash: string;
@@ -84,13 +84,7 @@ export async function oldestKeyCreatedSince(db: Db, userId: string, since: numbe
   return row?.t ?? null;
 }
 
-export interface KeyOwner {
-  userId: string;
-  orgId: string;
-  email: string;
-  name: string;
-  plan: Plan;
-  role: Role;
+export interface KeyOwner extends CredentialUser {
   scopes: KeyScope[];
   lastUsedAt: number | null;
 }

@@ -1,16 +1,10 @@
-import type { OAuthScope, Plan, Role } from "../domain.ts";
+import type { OAuthScope } from "../domain.ts";
 import { scopeString, scopesFromString } from "../domain.ts";
 import { DAY } from "../lib/clock.ts";
 import type { Db } from "./db.ts";
-import { type CredentialUserRow, credentialUserOf } from "./users.ts";
+import { type CredentialUser, type CredentialUserRow, credentialUserOf } from "./users.ts";
 
-export interface AccessTokenOwner {
-  userId: string;
-  orgId: string;
-  email: string;
-  name: string;
-  plan: Plan;
-  role: Role;
+export interface AccessTokenOwner extends CredentialUser {
   grantId: string;
   clientId: string;
   scopes: OAuthScope[];

@@ -171,8 +171,18 @@ export interface CredentialUserRow {
   role: string;
 }
 
+/** The person a key or a token acts for. */
+export interface CredentialUser {
+  userId: string;
+  orgId: string;
+  email: string;
+  name: string;
+  plan: Plan;
+  role: Role;
+}
+
 /** The person a key or a token acts for, read fresh with it (so plan and role changes are immediate). */
-export const credentialUserOf = (row: CredentialUserRow) => ({
+export const credentialUserOf = (row: CredentialUserRow): CredentialUser => ({
   userId: row.user_id,
   orgId: row.org_id,
   email: row.email,
