@@ -169,3 +169,35 @@ export function fieldRules(input: unknown, name: string): FieldRules {
   if (!field) throw new Error(`The schema has no field ${name}.`);
   return rulesOf(field);
 }
+
+/**
+ * A form's fields bound to its operation's schema and to the form as sent: each one gets its
+ * typed value, its error and the schema's rules (required, lengths, choices) the one way. Ids are
+ * `${prefix}-${name}`.
+ */
+export function boundFields(
+  schema: unknown,
+  state: { errors: Record<string, string>; values: Record<string, string> } | null,
+  prefix: string,
+) {
+  const values = state?.values ?? {};
+  const errors = state?.errors ?? {};
+  const options = (name: string, label: string, extra: Partial<FieldOptions> = {}): FieldOptions => ({
+    label,
+    value: values[name],
+    error: errors[name],
+    ...extra,
+    ...fieldRules(schema, name),
+  });
+  return {
+    text: (name: string, label: string, extra?: Partial<FieldOptions>) => textField(`${prefix}-${name}`, name, options(name, label, extra)),
+    area: (name: string, label: string, extra?: Partial<FieldOptions>) => textArea(`${prefix}-${name}`, name, options(name, label, extra)),
+    /** A choice; `choices` defaults to the schema's picklist. */
+    select: (name: string, label: string, fallback: string, choices?: readonly (string | [string, string])[]) =>
+      selectField(`${prefix}-${name}`, name, choices ?? fieldRules(schema, name).options ?? [], {
+        label,
+        value: values[name] ?? fallback,
+        error: errors[name],
+      }),
+  };
+}

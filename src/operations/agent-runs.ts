@@ -20,6 +20,7 @@ import { getOrg } from "../store/orgs.ts";
 import { listRuns } from "../store/runs.ts";
 import { NewAction } from "./actions.ts";
 import { EvidenceInput } from "./evidence-schema.ts";
+import { Insight } from "./listings.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics } from "./reports.ts";
 import { DateTime, LongText, maxChars, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
@@ -45,15 +46,8 @@ const HandoffView = v.object({
   createdAt: DateTime,
 });
 
-const InsightView = v.object({
-  id: v.string(),
-  agent: v.string(),
-  title: v.string(),
-  detail: v.nullable(v.string()),
-  type: v.string(),
-  impact: v.picklist(["low", "medium", "high"]),
-  createdAt: DateTime,
-});
+/** An insight as a run's context carries it: without its evidence. */
+const InsightView = v.omit(Insight, ["evidence"]);
 
 export const startAgentRunOp = defineOperation({
   id: "startAgentRun",

@@ -1,5 +1,6 @@
-import type { KeyScope, Plan, Role } from "../domain.ts";
+import type { KeyScope } from "../domain.ts";
 import { type Db, parseJson } from "./db.ts";
+import { type CredentialUser, type CredentialUserRow, credentialUserOf } from "./users.ts";
 
 export interface ApiKeyRecord {
   hash: string;
@@ -83,29 +84,19 @@ export async function oldestKeyCreatedSince(db: Db, userId: string, since: numbe
   return row?.t ?? null;
 }
 
-export interface KeyOwner {
-  userId: string;
-  orgId: string;
-  email: string;
-  name: string;
-  plan: Plan;
-  role: Role;
+export interface KeyOwner extends CredentialUser {
   scopes: KeyScope[];
   lastUsedAt: number | null;
 }
 
 /** The owner of an active key, read fresh on every request (revocation and plan changes are immediate). */
 export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner | null> {
-  const [row] = await db.all<{
-    user_id: string;
-    org_id: string;
-    email: string;
-    name: string;
-    plan: string;
-    role: string;
-    scopes: string;
-    last_used_at: number | null;
-  }>(
+  const [row] = await db.all<
+    CredentialUserRow & {
+      scopes: string;
+      last_used_at: number | null;
+    }
+  >(
     `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role, k.scopes, k.last_used_at
        FROM api_keys k JOIN users u ON u.id = k.user_id
       WHERE k.hash = ? AND k.revoked_at IS NULL`,
@@ -113,12 +104,7 @@ export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner
   );
   if (!row) return null;
   return {
-    userId: row.user_id,
-    orgId: row.org_id,
-    email: row.email,
-    name: row.name,
-    plan: row.plan as Plan,
-    role: row.role as Role,
+    ...credentialUserOf(row),
     scopes: parseJson<KeyScope[]>(row.scopes, []),
     lastUsedAt: row.last_used_at,
   };

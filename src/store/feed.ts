@@ -5,6 +5,41 @@ import type { Db } from "./db.ts";
 
 export type HandoffStatus = "queued" | "claimed" | "done" | "failed";
 
+/** A handoff as agents and pages read it; the listing adds its status, and a claim hands over just this. */
+export interface Handoff {
+  id: string;
+  from: string;
+  to: string;
+  title: string;
+  context: string | null;
+  priority: Priority;
+  type: string | null;
+  createdAt: number;
+}
+
+/** The handoffs columns a read selects (`id, from_agent, to_agent, title, context, priority, type, created_at`). */
+export interface HandoffRow {
+  id: string;
+  from_agent: string;
+  to_agent: string;
+  title: string;
+  context: string | null;
+  priority: Priority;
+  type: string | null;
+  created_at: number;
+}
+
+export const handoffOf = (r: HandoffRow): Handoff => ({
+  id: r.id,
+  from: r.from_agent,
+  to: r.to_agent,
+  title: r.title,
+  context: r.context,
+  priority: r.priority,
+  type: r.type,
+  createdAt: r.created_at,
+});
+
 export interface HandoffInsert {
   id: string;
   orgId: string;
@@ -84,28 +119,25 @@ export async function insertInsight(db: Db, i: InsightInsert): Promise<void> {
   await db.execute(insightInsertStatement(i));
 }
 
+/** The insights columns a read selects (`id, agent, title, detail, type, impact, created_at`). */
+export interface InsightRow {
+  id: string;
+  agent: string;
+  title: string;
+  detail: string | null;
+  type: string;
+  impact: InsightRecord["impact"];
+  created_at: number;
+}
+
+export const insightOf = ({ created_at, ...r }: InsightRow): InsightRecord => ({ ...r, createdAt: created_at });
+
 /** Insights posted since a time, high impact first, then newest. */
 export async function listInsightsSince(db: Db, orgId: string, since: number, limit = 50): Promise<InsightRecord[]> {
-  const rows = await db.all<{
-    id: string;
-    agent: string;
-    title: string;
-    detail: string | null;
-    type: string;
-    impact: InsightRecord["impact"];
-    created_at: number;
-  }>(
+  const rows = await db.all<InsightRow>(
     `SELECT id, agent, title, detail, type, impact, created_at FROM insights WHERE org_id = ? AND created_at > ?
       ORDER BY CASE impact WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, created_at DESC, id DESC LIMIT ?`,
     [orgId, since, limit],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    agent: r.agent,
-    title: r.title,
-    detail: r.detail,
-    type: r.type,
-    impact: r.impact,
-    createdAt: r.created_at,
-  }));
+  return rows.map(insightOf);
 }

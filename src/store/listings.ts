@@ -4,7 +4,7 @@
  */
 import type { Evidence } from "../domain.ts";
 import type { Db } from "./db.ts";
-import type { HandoffStatus, InsightRecord } from "./feed.ts";
+import { type Handoff, type HandoffRow, type HandoffStatus, handoffOf, type InsightRecord, type InsightRow, insightOf } from "./feed.ts";
 
 export interface ContactRecord {
   id: string;
@@ -89,35 +89,19 @@ export async function listRecentInsights(
   limit: number,
   before: string | null,
 ): Promise<{ insights: (InsightRecord & { evidence: Evidence[] })[]; next: string | null }> {
-  const rows = await db.all<{
-    id: string;
-    agent: string;
-    title: string;
-    detail: string | null;
-    type: string;
-    impact: InsightRecord["impact"];
-    created_at: number;
-    evidence: string | null;
-  }>(
+  const rows = await db.all<InsightRow & { evidence: string | null }>(
     `SELECT id, agent, title, detail, type, impact, created_at, evidence FROM insights WHERE org_id = ?${before ? " AND id < ?" : ""}
       ORDER BY id DESC LIMIT ?`,
     before ? [orgId, before, limit + 1] : [orgId, limit + 1],
   );
   const page = rows.slice(0, limit);
   return {
-    insights: page.map(({ created_at, evidence, ...r }) => ({ ...r, createdAt: created_at, evidence: evidenceOf(evidence) })),
+    insights: page.map(({ evidence, ...r }) => ({ ...insightOf(r), evidence: evidenceOf(evidence) })),
     next: rows.length > limit ? (page[page.length - 1]?.id ?? null) : null,
   };
 }
 
-export interface HandoffRecord {
-  id: string;
-  from: string;
-  to: string;
-  title: string;
-  context: string | null;
-  priority: string;
-  type: string | null;
+export interface HandoffRecord extends Handoff {
   status: HandoffStatus;
   createdAt: number;
   updatedAt: number;
@@ -146,33 +130,14 @@ export async function listHandoffs(
     where.push("to_agent = ?");
     args.push(filter.to);
   }
-  const rows = await db.all<{
-    id: string;
-    from_agent: string;
-    to_agent: string;
-    title: string;
-    context: string | null;
-    priority: string;
-    type: string | null;
-    status: HandoffStatus;
-    created_at: number;
-    updated_at: number;
-    evidence: string | null;
-  }>(
+  const rows = await db.all<HandoffRow & { status: HandoffStatus; updated_at: number; evidence: string | null }>(
     `SELECT id, from_agent, to_agent, title, context, priority, type, status, created_at, updated_at, evidence FROM handoffs
       WHERE ${where.join(" AND ")} ORDER BY priority_rank, id DESC LIMIT ?`,
     [...args, limit],
   );
   return rows.map((r) => ({
-    id: r.id,
-    from: r.from_agent,
-    to: r.to_agent,
-    title: r.title,
-    context: r.context,
-    priority: r.priority,
-    type: r.type,
+    ...handoffOf(r),
     status: r.status,
-    createdAt: r.created_at,
     updatedAt: r.updated_at,
     evidence: evidenceOf(r.evidence),
   }));

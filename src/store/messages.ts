@@ -10,6 +10,7 @@
 import type { InStatement } from "@libsql/client";
 import { newId } from "../lib/random.ts";
 import { type Db, parseJson } from "./db.ts";
+import { claimDueRows } from "./outbox-claim.ts";
 
 export const MESSAGE_CHANNELS = ["email", "slack", "teams"] as const;
 export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
@@ -55,18 +56,14 @@ interface ClaimRow {
   attempts: number;
 }
 
-const DUE = "((status = 'pending' AND next_attempt_at <= ?) OR (status = 'delivering' AND locked_until < ?))";
-
-/** Claims up to `limit` due messages until `lockedUntil` (the outer WHERE repeats the due test: a row another process took first is skipped). */
+/** Claims up to `limit` due messages until `lockedUntil` (a row another process took first is skipped). */
 export async function claimDueMessages(db: Db, now: number, lockedUntil: number, limit: number): Promise<ClaimedMessage[]> {
-  // A read first: an idle poll never takes the write lock other processes' requests wait on.
-  if (!(await db.one(`SELECT 1 AS x FROM messages WHERE ${DUE} LIMIT 1`, [now, now]))) return [];
-  const rows = await db.all<ClaimRow>(
-    `UPDATE messages SET status = 'delivering', locked_until = ?, attempts = attempts + 1, last_attempt_at = ?, updated_at = ?
-      WHERE id IN (SELECT id FROM messages WHERE ${DUE} ORDER BY next_attempt_at LIMIT ?)
-        AND ${DUE}
-      RETURNING id, org_id, user_id, channel, kind, payload, attempts`,
-    [lockedUntil, now, now, now, now, limit, now, now],
+  const rows = await claimDueRows<ClaimRow>(
+    db,
+    { table: "messages", key: "id", returning: "id, org_id, user_id, channel, kind, payload, attempts" },
+    now,
+    lockedUntil,
+    limit,
   );
   return rows.map((r) => ({
     id: r.id,

@@ -1,15 +1,10 @@
-import type { OAuthScope, Plan, Role } from "../domain.ts";
+import type { OAuthScope } from "../domain.ts";
 import { scopeString, scopesFromString } from "../domain.ts";
 import { DAY } from "../lib/clock.ts";
 import type { Db } from "./db.ts";
+import { type CredentialUser, type CredentialUserRow, credentialUserOf } from "./users.ts";
 
-export interface AccessTokenOwner {
-  userId: string;
-  orgId: string;
-  email: string;
-  name: string;
-  plan: Plan;
-  role: Role;
+export interface AccessTokenOwner extends CredentialUser {
   grantId: string;
   clientId: string;
   scopes: OAuthScope[];
@@ -23,19 +18,15 @@ export interface AccessTokenOwner {
  * so revoking a grant or a token is immediate.
  */
 export async function findActiveAccessToken(db: Db, tokenHash: string, now: number): Promise<AccessTokenOwner | null> {
-  const row = await db.one<{
-    user_id: string;
-    org_id: string;
-    email: string;
-    name: string;
-    plan: string;
-    role: string;
-    grant_id: string;
-    client_id: string;
-    scopes: string;
-    resource: string;
-    last_used_at: number | null;
-  }>(
+  const row = await db.one<
+    CredentialUserRow & {
+      grant_id: string;
+      client_id: string;
+      scopes: string;
+      resource: string;
+      last_used_at: number | null;
+    }
+  >(
     `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role, g.id AS grant_id, g.client_id, t.scopes, t.resource, g.last_used_at
        FROM oauth_tokens t
        JOIN oauth_grants g ON g.id = t.grant_id
@@ -45,12 +36,7 @@ export async function findActiveAccessToken(db: Db, tokenHash: string, now: numb
   );
   if (!row) return null;
   return {
-    userId: row.user_id,
-    orgId: row.org_id,
-    email: row.email,
-    name: row.name,
-    plan: row.plan as Plan,
-    role: row.role as Role,
+    ...credentialUserOf(row),
     grantId: row.grant_id,
     clientId: row.client_id,
     scopes: row.scopes.split(" ").filter(Boolean) as OAuthScope[],

@@ -4,31 +4,11 @@
  * (the leader lease, the claimed schedule slots). Every check-and-set is one atomic statement.
  */
 import type { InStatement } from "@libsql/client";
-import type { Priority } from "../domain.ts";
 import { type Db, parseJson } from "./db.ts";
+import { type Handoff, type HandoffRow, handoffOf } from "./feed.ts";
 
-export interface ClaimedHandoff {
-  id: string;
-  from: string;
-  to: string;
-  title: string;
-  context: string | null;
-  priority: Priority;
-  type: string | null;
-  createdAt: number;
-}
-
-interface HandoffRow {
-  id: string;
-  from_agent: string;
-  to_agent: string;
-  title: string;
-  context: string | null;
-  priority: Priority;
-  priority_rank: number;
-  type: string | null;
-  created_at: number;
-}
+/** A handoff a run claimed (its status is `claimed`). */
+export type ClaimedHandoff = Handoff;
 
 /** At most this many handoffs are handed to one run (critical first); the rest wait for the next. */
 export const MAX_CLAIMED_HANDOFFS = 100;
@@ -65,19 +45,8 @@ export async function startRun(db: Db, run: { id: string; orgId: string; agentId
     ],
     "write",
   );
-  const rows = (claimed?.rows ?? []) as unknown as HandoffRow[];
-  return rows
-    .sort((a, b) => a.priority_rank - b.priority_rank || a.created_at - b.created_at || a.id.localeCompare(b.id))
-    .map((r) => ({
-      id: r.id,
-      from: r.from_agent,
-      to: r.to_agent,
-      title: r.title,
-      context: r.context,
-      priority: r.priority,
-      type: r.type,
-      createdAt: r.created_at,
-    }));
+  const rows = (claimed?.rows ?? []) as unknown as (HandoffRow & { priority_rank: number })[];
+  return rows.sort((a, b) => a.priority_rank - b.priority_rank || a.created_at - b.created_at || a.id.localeCompare(b.id)).map(handoffOf);
 }
 
 export interface RunRecord {

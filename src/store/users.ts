@@ -160,3 +160,33 @@ export async function deactivateUser(db: Db, orgId: string, userId: string, acto
   );
   return (updated?.rowsAffected ?? 0) === 1;
 }
+
+/** The person columns a credential lookup joins from users (`u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role`). */
+export interface CredentialUserRow {
+  user_id: string;
+  org_id: string;
+  email: string;
+  name: string;
+  plan: string;
+  role: string;
+}
+
+/** The person a key or a token acts for. */
+export interface CredentialUser {
+  userId: string;
+  orgId: string;
+  email: string;
+  name: string;
+  plan: Plan;
+  role: Role;
+}
+
+/** The person a key or a token acts for, read fresh with it (so plan and role changes are immediate). */
+export const credentialUserOf = (row: CredentialUserRow): CredentialUser => ({
+  userId: row.user_id,
+  orgId: row.org_id,
+  email: row.email,
+  name: row.name,
+  plan: row.plan as Plan,
+  role: row.role as Role,
+});

@@ -9,6 +9,7 @@ import type { InStatement } from "@libsql/client";
 import type { WebhookEvent } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import { type Condition, type Db, parseJson } from "./db.ts";
+import { claimDueRows } from "./outbox-claim.ts";
 
 export interface WebhookRecord {
   id: string;
@@ -139,21 +140,14 @@ interface ClaimRow {
   attempts: number;
 }
 
-const DUE = "((status = 'pending' AND next_attempt_at <= ?) OR (status = 'delivering' AND locked_until < ?))";
-
-/**
- * Claims up to `limit` due deliveries for this process until `lockedUntil`. One statement: the
- * outer WHERE repeats the due test, so a row another process claimed first is not taken again.
- */
+/** Claims up to `limit` due deliveries for this process until `lockedUntil` (a row another process took first is skipped). */
 export async function claimDueDeliveries(db: Db, now: number, lockedUntil: number, limit: number): Promise<ClaimedDelivery[]> {
-  // A read first: an idle poll then never takes the database's write lock, which other processes' requests wait on.
-  if (!(await db.one(`SELECT 1 AS x FROM webhook_deliveries WHERE ${DUE} LIMIT 1`, [now, now]))) return [];
-  const rows = await db.all<ClaimRow>(
-    `UPDATE webhook_deliveries SET status = 'delivering', locked_until = ?, attempts = attempts + 1, last_attempt_at = ?, updated_at = ?
-      WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE ${DUE} ORDER BY next_attempt_at LIMIT ?)
-        AND ${DUE}
-      RETURNING webhook_id, event_id, event, payload, attempts`,
-    [lockedUntil, now, now, now, now, limit, now, now],
+  const rows = await claimDueRows<ClaimRow>(
+    db,
+    { table: "webhook_deliveries", key: "rowid", returning: "webhook_id, event_id, event, payload, attempts" },
+    now,
+    lockedUntil,
+    limit,
   );
   return rows.map((r) => ({ webhookId: r.webhook_id, eventId: r.event_id, event: r.event, payload: r.payload, attempt: r.attempts }));
 }

@@ -3,29 +3,16 @@
  * controls of each action, and one form to add an action. Reads and writes go through the
  * registry's operations (listActions, addActions, updateAction) with source "web".
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { html } from "hono/html";
-import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, PRIORITIES } from "../domain.ts";
 import { alertBox, csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import {
-  doneNotice,
-  emptyState,
-  fieldRules,
-  filterLinks,
-  formAlert,
-  formPart,
-  pager,
-  selectField,
-  textArea,
-  textField,
-  withQuery,
-} from "../html/ui.ts";
+import { boundFields, doneNotice, emptyState, filterLinks, formAlert, formPart, pager, withQuery } from "../html/ui.ts";
 import { addActions, listActionQueue, NewAction, updateActionOp } from "../operations/actions.ts";
 import { ACTION_CHANGED, actionChangeCode, actionList, laneText, SNOOZE_DAYS, statusText } from "./action-list.ts";
-import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
+import { backTo, handleForm, type PageRenderer, withDone } from "./form-flow.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 
 const FILTERS = ["show", "status", "source", "type", "lane"] as const;
@@ -43,13 +30,7 @@ function viewOf(show: string | undefined, status: string | undefined): "open" | 
   return show === "all" || status ? undefined : "open";
 }
 
-async function renderActions(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+const renderActions: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const { show, ...query } = queryInput(c, [...FILTERS, "limit", "cursor"]);
   const view = viewOf(typeof show === "string" ? show : undefined, c.req.query("status"));
@@ -68,8 +49,7 @@ async function renderActions(
     ]);
   const filtered = FILTERS.some((f) => f !== "show" && current[f]);
   const add = formPart(state, "title");
-  const errors = add?.errors ?? {};
-  const values = add?.values ?? {};
+  const fields = boundFields(NewAction, add, "new");
   const body = html`<h1>Actions</h1>
 ${alertBox("success", doneNotice(DONE, c.req.query("done")))}
 ${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the fields marked below.", { snoozedUntil: "Snooze" })}
@@ -107,21 +87,17 @@ ${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the
     <h2 id="add-h">Add an action</h2>
     <form method="post" action="/actions" class="stack">
       ${csrfField(account)}
-      ${textField("new-title", "title", { label: "Title", value: values.title, error: errors.title, ...fieldRules(NewAction, "title") })}
-      ${textArea("new-description", "description", { label: "Description (optional)", value: values.description, error: errors.description, ...fieldRules(NewAction, "description") })}
-      ${selectField("new-priority", "priority", PRIORITIES, { label: "Priority", value: values.priority ?? "medium", error: errors.priority })}
-      ${selectField("new-lane", "lane", [["", "By priority"], ...ACTION_LANES.map((l) => [l, laneText(l)] as [string, string])], {
-        label: "Lane",
-        value: values.lane ?? "",
-        error: errors.lane,
-      })}
-      ${textField("new-category", "category", { label: "Category (optional)", value: values.category, error: errors.category, hint: "e.g. sales, product, ops, fundraising", ...fieldRules(NewAction, "category") })}
+      ${fields.text("title", "Title")}
+      ${fields.area("description", "Description (optional)")}
+      ${fields.select("priority", "Priority", "medium", PRIORITIES)}
+      ${fields.select("lane", "Lane", "", [["", "By priority"], ...ACTION_LANES.map((l) => [l, laneText(l)] as [string, string])])}
+      ${fields.text("category", "Category (optional)", { hint: "e.g. sales, product, ops, fundraising" })}
       <button type="submit" class="btn btn-primary">Add action</button>
     </form>
   </section>
 </div>`;
   return renderPage(c, { title: "Actions", body, account, active: "/actions" }, status);
-}
+};
 
 export function actionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();

@@ -3,31 +3,30 @@
  * open suggestions, the handoffs queued for it, and its schedule; owners edit the schedule through
  * the same updateAgent operation as PATCH /api/agents/{id}.
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { html } from "hono/html";
 import { jobOf } from "../agents/jobs.ts";
 import { missingByAgent } from "../agents/model-run.ts";
-import { runAgent } from "../agents/run-agent.ts";
 import { hasRunner } from "../agents/runners.ts";
 import { isOwner } from "../auth/roles.ts";
-import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS } from "../domain.ts";
-import { ago, alertBox, csrfField, messagePage, NAV, renderPage, seeOther } from "../html/layout.ts";
-import { accountOf, readSignedInForm, session } from "../html/page-frame.ts";
+import { ApiError } from "../errors.ts";
+import { ago, alertBox, csrfField, messagePage, NAV, renderPage } from "../html/layout.ts";
+import { accountOf, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, priorityBadge, textField } from "../html/ui.ts";
 import { cronWords } from "../lib/cron-words.ts";
 import { latestEvalScore } from "../operations/agent-eval.ts";
 import { resumeAgentOp } from "../operations/agent-pause.ts";
+import { runAgentNowOp } from "../operations/agent-run-now.ts";
 import { listAgentRunsOp, updateAgentOp } from "../operations/agent-runs.ts";
 import { listHandoffsOp } from "../operations/listings.ts";
 import { getSuggestions } from "../operations/reports.ts";
 import { listAgentsWithRuns } from "../store/agents.ts";
 import { agentDailyTokens } from "../store/budgets.ts";
 import { agentEvalCard } from "./eval-page.ts";
-import { type FormState, handleForm } from "./form-flow.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { instructionsSection } from "./model-page.ts";
-import { ownersOnly } from "./owner.ts";
 import { runOperation } from "./run-operation.ts";
 
 /** Tokens in / out of a model-backed run (SPEC §13), or null for runs without a model call. */
@@ -44,13 +43,17 @@ function needsNotice(missing: string | undefined) {
   }</p></div>`;
 }
 
-async function renderAgent(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+/** Why "Run now" did not start a run, as the page that says so; null for any other error. */
+function runRefusal(error: unknown, id: string): { status: 404 | 409; title: string; message: string } | null {
+  if (!(error instanceof ApiError)) return null;
+  if (error.code === "not_found" || error.code === "not_run_by_crew") {
+    return { status: 404, title: "No built-in runner", message: `The agent “${id}” runs through an external runner, not from this page.` };
+  }
+  if (error.code === "cannot_run_yet") return { status: 409, title: "Cannot run yet", message: error.message };
+  return null;
+}
+
+const renderAgent: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const id = c.req.param("id") ?? "";
   const agent = AGENTS.find((a) => a.id === id);
@@ -166,7 +169,7 @@ ${
     : ""
 }`;
   return renderPage(c, { title: agent.name, body, account, active: "/dashboard" }, status);
-}
+};
 
 export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
@@ -195,37 +198,20 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
       return `/agents/${id}?done=resumed`;
     }),
   );
-  // Owners start a built-in runner at once (SPEC §12); agents run by external runners are started through the run API.
-  router.post("/agents/:id/run", async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
-    const id = c.req.param("id");
-    const run = await runAgent(deps, signed.found.user.orgId, id, { kind: "now" });
-    if (run === null) {
-      return messagePage(
-        c,
-        404,
-        "No built-in runner",
-        `The agent “${id}” runs through an external runner, not from this page.`,
-        {
-          href: `/agents/${id}`,
-          label: "Back to the agent",
-        },
-        accountOf(signed.found),
-      );
-    }
-    if (run.runId === null) {
-      return messagePage(
-        c,
-        409,
-        "Cannot run yet",
-        run.summary,
-        { href: `/agents/${id}`, label: "Back to the agent" },
-        accountOf(signed.found),
-      );
-    }
-    return seeOther(c, `/agents/${id}?done=ran`);
-  });
+  // Owners start a built-in runner at once (SPEC §12), the same operation as MCP's crew_run_agent; agents run by external runners are started through the run API.
+  router.post("/agents/:id/run", (c) =>
+    handleForm(deps, c, renderAgent, async (found) => {
+      const id = c.req.param("id");
+      try {
+        await runOperation(deps, c, found, runAgentNowOp, { agent: id });
+      } catch (error) {
+        const refusal = runRefusal(error, id);
+        if (!refusal) throw error;
+        const back = { href: `/agents/${id}`, label: "Back to the agent" };
+        return messagePage(c, refusal.status, refusal.title, refusal.message, back, accountOf(found));
+      }
+      return `/agents/${id}?done=ran`;
+    }),
+  );
   return router;
 }

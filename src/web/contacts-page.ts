@@ -2,36 +2,28 @@
  * /contacts (SPEC §12): search by name, email or company, paginated by links, and the same
  * upsert as POST /api/mcp/contacts (matched by email, or by name among contacts without one).
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { html } from "hono/html";
-import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { RELATIONSHIPS } from "../domain.ts";
 import { alertBox, csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import { doneNotice, emptyState, fieldRules, formAlert, pager, selectField, textArea, textField, withQuery } from "../html/ui.ts";
+import { boundFields, doneNotice, emptyState, formAlert, pager, withQuery } from "../html/ui.ts";
 import { listContactsOp } from "../operations/listings.ts";
 import { addContact } from "../operations/writes.ts";
-import { type FormState, handleForm } from "./form-flow.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 
 const DONE = { created: "Contact added.", updated: "Contact updated: it matched an existing one." };
 const FIELDS = ["name", "email", "company", "role", "relationship", "notes"] as const;
 
-async function renderContacts(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+const renderContacts: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const input = queryInput(c, ["q", "limit", "cursor"]);
   const page = await runOperation(deps, c, found, listContactsOp, input);
   const q = typeof input.q === "string" ? input.q : "";
   const base = { q: q || undefined, limit: input.limit ? String(input.limit) : undefined };
-  const errors = state?.errors ?? {};
-  const values = state?.values ?? {};
+  const fields = boundFields(addContact.input, state, "ct");
   const rows = page.contacts.map(
     (ct) => html`<tr>
       <th scope="row" data-label="Name">${ct.name}</th>
@@ -72,22 +64,18 @@ ${formAlert(state, FIELDS, "The contact was not saved: correct the fields marked
     <p class="small muted">A contact with the same email (or, without email, the same name) is updated instead: only the fields you fill in change.</p>
     <form method="post" action="/contacts" class="stack">
       ${csrfField(account)}
-      ${textField("ct-name", "name", { label: "Name", value: values.name, error: errors.name, ...fieldRules(addContact.input, "name") })}
-      ${textField("ct-email", "email", { label: "Email (optional)", value: values.email, error: errors.email, type: "email", ...fieldRules(addContact.input, "email") })}
-      ${textField("ct-company", "company", { label: "Company (optional)", value: values.company, error: errors.company, ...fieldRules(addContact.input, "company") })}
-      ${textField("ct-role", "role", { label: "Role (optional)", value: values.role, error: errors.role, ...fieldRules(addContact.input, "role") })}
-      ${selectField("ct-relationship", "relationship", [["", "Keep / contact"], ...RELATIONSHIPS.map((r) => [r, r] as [string, string])], {
-        label: "Relationship",
-        value: values.relationship ?? "",
-        error: errors.relationship,
-      })}
-      ${textArea("ct-notes", "notes", { label: "Notes (optional)", value: values.notes, error: errors.notes, ...fieldRules(addContact.input, "notes") })}
+      ${fields.text("name", "Name")}
+      ${fields.text("email", "Email (optional)", { type: "email" })}
+      ${fields.text("company", "Company (optional)")}
+      ${fields.text("role", "Role (optional)")}
+      ${fields.select("relationship", "Relationship", "", [["", "Keep / contact"], ...RELATIONSHIPS.map((r) => [r, r] as [string, string])])}
+      ${fields.area("notes", "Notes (optional)")}
       <button type="submit" class="btn btn-primary">Save contact</button>
     </form>
   </section>
 </div>`;
   return renderPage(c, { title: "Contacts", body, account, active: "/contacts" }, status);
-}
+};
 
 export function contactsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();

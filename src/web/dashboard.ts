@@ -10,16 +10,16 @@ import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { allowedKeyScopes } from "../domain.ts";
-import { ago, alertBox, type Html, renderPage, seeOther } from "../html/layout.ts";
-import { accountOf, readSignedInForm, session } from "../html/page-frame.ts";
+import { ago, alertBox, type Html, renderPage } from "../html/layout.ts";
+import { accountOf, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, priorityBadge } from "../html/ui.ts";
 import { listActionQueue } from "../operations/actions.ts";
 import { type AgentDashboard, getAgents } from "../operations/agents.ts";
+import { loadDemoData } from "../operations/demo-data.ts";
 import { getBriefing, getStandup } from "../operations/reports.ts";
-import { getOrg } from "../store/orgs.ts";
 import { hasOwnContent } from "../store/own-content.ts";
+import { handleForm } from "./form-flow.ts";
 import { gettingStarted } from "./getting-started.ts";
-import { ownersOnly } from "./owner.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 
 const HEALTH_LABEL: Record<string, string> = { green: "Healthy", stale: "Stale", error: "Error", never_ran: "Never ran" };
@@ -153,18 +153,13 @@ export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.get("/dashboard", session(deps), (c) => renderDashboard(deps, c, c.var.session));
 
-  // Owners only: the same as `crew seed --demo` (SPEC §12), for the signed-in person's organization.
-  router.post("/dashboard/demo", async (c) => {
-    const signed = await readSignedInForm(deps, c);
-    if (signed instanceof Response) return signed;
-    if (!isOwner(signed.found.user)) return ownersOnly(c, signed.found);
-    const { db, clock } = deps;
-    const org = await getOrg(db, signed.found.user.orgId);
-    if (!org) throw new Error("organization missing");
-    const { seedDemo } = await import("../demo/seed.ts"); // the demo content is large: loaded when asked for
-    await seedDemo(db, org, clock.now());
-    return seeOther(c, "/dashboard?done=demo");
-  });
+  // Owners only (the operation's role): the same as `crew seed --demo` (SPEC §12), for the signed-in person's organization.
+  router.post("/dashboard/demo", (c) =>
+    handleForm(deps, c, renderDashboard, async (found) => {
+      await runOperation(deps, c, found, loadDemoData, {});
+      return "/dashboard?done=demo";
+    }),
+  );
 
   return router;
 }

@@ -3,28 +3,16 @@
  * to post one, and handoffs by status (queued, done, failed) with a form to create one. Writes go
  * through postInsight and createHandoff, so they raise the same events as over REST.
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { html } from "hono/html";
-import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS, INSIGHT_TYPES, PRIORITIES } from "../domain.ts";
 import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import {
-  doneNotice,
-  emptyState,
-  fieldRules,
-  filterLinks,
-  formAlert,
-  pager,
-  priorityBadge,
-  selectField,
-  textArea,
-  textField,
-} from "../html/ui.ts";
+import { boundFields, doneNotice, emptyState, filterLinks, formAlert, pager, priorityBadge } from "../html/ui.ts";
 import { HANDOFF_VIEWS, listFeedOp, listHandoffsOp } from "../operations/listings.ts";
 import { createHandoff, postInsight } from "../operations/writes.ts";
-import { type FormState, handleForm } from "./form-flow.ts";
+import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 import { basedOn } from "./suggestions-page.ts";
 
@@ -32,19 +20,12 @@ const agentChoices = AGENTS.map((a) => [a.id, a.name] as [string, string]);
 const INSIGHT_FIELDS = ["title", "detail", "type", "impact"] as const;
 const HANDOFF_FIELDS = ["title", "to", "from", "priority", "type", "context"] as const;
 
-async function renderFeed(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+const renderFeed: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const input = queryInput(c, ["cursor"]);
   const page = await runOperation(deps, c, found, listFeedOp, input);
   const now = deps.clock.now();
-  const errors = state?.errors ?? {};
-  const values = state?.values ?? {};
+  const fields = boundFields(postInsight.input, state, "in");
   const items = page.insights.map(
     (i) => html`<li class="insight${i.impact === "high" ? " insight-high" : ""}">
       <div class="action-head">${i.impact === "high" ? html`<span class="badge badge-p-high">high impact</span>` : html`<span class="badge">${i.impact}</span>`}
@@ -68,31 +49,24 @@ ${formAlert(state, INSIGHT_FIELDS, "The insight was not posted: correct the fiel
     <h2 id="post-h">Post an insight</h2>
     <form method="post" action="/feed" class="stack">
       ${csrfField(account)}
-      ${textField("in-title", "title", { label: "Title", value: values.title, error: errors.title, ...fieldRules(postInsight.input, "title") })}
-      ${textArea("in-detail", "detail", { label: "Detail (optional)", value: values.detail, error: errors.detail, ...fieldRules(postInsight.input, "detail") })}
-      ${selectField("in-type", "type", INSIGHT_TYPES, { label: "Type", value: values.type ?? "insight", error: errors.type })}
-      ${selectField("in-impact", "impact", fieldRules(postInsight.input, "impact").options ?? [], { label: "Impact", value: values.impact ?? "medium", error: errors.impact })}
+      ${fields.text("title", "Title")}
+      ${fields.area("detail", "Detail (optional)")}
+      ${fields.select("type", "Type", "insight", INSIGHT_TYPES)}
+      ${fields.select("impact", "Impact", "medium")}
       <button type="submit" class="btn btn-primary">Post insight</button>
     </form>
   </section>
 </div>`;
   return renderPage(c, { title: "Feed", body, account, active: "/feed" }, status);
-}
+};
 
-async function renderHandoffs(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+const renderHandoffs: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const input = queryInput(c, ["status"]);
   const { handoffs } = await runOperation(deps, c, found, listHandoffsOp, input);
   const current = String(input.status ?? "queued");
   const now = deps.clock.now();
-  const errors = state?.errors ?? {};
-  const values = state?.values ?? {};
+  const fields = boundFields(createHandoff.input, state, "hf");
   const tabs = filterLinks(
     "Status",
     HANDOFF_VIEWS.map((s) => ({
@@ -130,18 +104,18 @@ ${formAlert(state, HANDOFF_FIELDS, "The handoff was not queued: correct the fiel
     <h2 id="new-h">Create a handoff</h2>
     <form method="post" action="/handoffs" class="stack">
       ${csrfField(account)}
-      ${textField("hf-title", "title", { label: "Title", value: values.title, error: errors.title, ...fieldRules(createHandoff.input, "title") })}
-      ${selectField("hf-to", "to", agentChoices, { label: "To agent", value: values.to ?? "research", error: errors.to })}
-      ${selectField("hf-from", "from", [["manual", "Me (manual)"], ...agentChoices], { label: "From", value: values.from ?? "manual", error: errors.from })}
-      ${selectField("hf-priority", "priority", PRIORITIES, { label: "Priority", value: values.priority ?? "medium", error: errors.priority })}
-      ${textField("hf-type", "type", { label: "Type (optional)", value: values.type, error: errors.type, hint: "research, draft, review, action, …", ...fieldRules(createHandoff.input, "type") })}
-      ${textArea("hf-context", "context", { label: "Context (optional)", value: values.context, error: errors.context, ...fieldRules(createHandoff.input, "context") })}
+      ${fields.text("title", "Title")}
+      ${fields.select("to", "To agent", "research", agentChoices)}
+      ${fields.select("from", "From", "manual", [["manual", "Me (manual)"], ...agentChoices])}
+      ${fields.select("priority", "Priority", "medium", PRIORITIES)}
+      ${fields.text("type", "Type (optional)", { hint: "research, draft, review, action, …" })}
+      ${fields.area("context", "Context (optional)")}
       <button type="submit" class="btn btn-primary">Create handoff</button>
     </form>
   </section>
 </div>`;
   return renderPage(c, { title: "Handoffs", body, account, active: "/handoffs" }, status);
-}
+};
 
 export function feedPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();

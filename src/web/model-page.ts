@@ -24,6 +24,7 @@ import { ModelSettingsInput, saveModelIntegration, testModelIntegration } from "
 import { getInstructionOverride } from "../store/model.ts";
 import { modelEvalCard } from "./eval-page.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
+import { owner } from "./owner.ts";
 import { runOperation } from "./run-operation.ts";
 
 const PATH = "/settings/model";
@@ -39,12 +40,6 @@ interface View {
   test?: TestOutcome;
   fieldErrors?: Partial<Record<Field, string>>;
   typed?: Partial<Record<Exclude<Field, "apiKey">, string>>;
-}
-
-function refused(c: Context<AppEnv>, found: ValidSession, title: string, active: string) {
-  const body = html`<h1>${title}</h1>
-<p>Your plan (<strong>${found.user.plan}</strong>) does not include managing the crew's model; the <strong>operator</strong> and <strong>team_enterprise</strong> plans do.</p>`;
-  return renderPage(c, { title, body, account: accountOf(found), active }, 403);
 }
 
 function statusCard(s: ModelStatus): Html {
@@ -143,7 +138,6 @@ function spendingCard(t: Awaited<ReturnType<typeof spendingTotals>>): Html {
 }
 
 async function modelPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, view: View, status = 200) {
-  if (!canManage(found)) return refused(c, found, "Model", PATH);
   const account = accountOf(found);
   const s = await modelStatus(deps, found.user.orgId);
   const spending = await spendingTotals(deps.db, deps.config, found.user.orgId, deps.clock.now());
@@ -205,7 +199,7 @@ const lastTests = new Map<string, TestOutcome>();
 export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
-  router.get(PATH, session(deps), async (c) => {
+  router.get(PATH, session(deps), owner(), async (c) => {
     const found = c.var.session;
     const done = c.req.query("done") ?? "";
     const test = done === "tested" ? lastTests.get(found.user.orgId) : undefined;

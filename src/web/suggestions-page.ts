@@ -4,10 +4,9 @@
  * an action" and "Dismiss" (an optional reason) are the same updateSuggestion operation as
  * PATCH /api/mcp/suggestions/{id}, so accepting twice is still one action.
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { html } from "hono/html";
 import type * as v from "valibot";
-import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { AGENTS, type Evidence, SUGGESTION_AGENTS } from "../domain.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
@@ -15,7 +14,7 @@ import { accountOf, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
 import { getSuggestions } from "../operations/reports.ts";
 import { type Suggestion, updateSuggestionOp } from "../operations/suggestions.ts";
-import { backTo, type FormState, handleForm, withDone } from "./form-flow.ts";
+import { backTo, handleForm, type PageRenderer, withDone } from "./form-flow.ts";
 import { queryInput, runOperation } from "./run-operation.ts";
 
 const agentName = (id: string) => AGENTS.find((a) => a.id === id)?.name ?? id;
@@ -62,13 +61,7 @@ export function suggestionItem(account: PageAccount, s: v.InferOutput<typeof Sug
     </li>`;
 }
 
-async function renderSuggestions(
-  deps: AppDeps,
-  c: Context<AppEnv>,
-  found: ValidSession,
-  state: FormState | null,
-  status = 200,
-): Promise<Response> {
+const renderSuggestions: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const input = queryInput(c, ["agent"]);
   const { suggestions } = await runOperation(deps, c, found, getSuggestions, input);
@@ -92,7 +85,7 @@ ${
       )
 }`;
   return renderPage(c, { title: "Suggestions", body, account, active: "/suggestions" }, status);
-}
+};
 
 export function suggestionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();

@@ -13,7 +13,7 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { PLANS, ROLES } from "../domain.ts";
 import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "../html/layout.ts";
 import { accountOf, readForm, session } from "../html/page-frame.ts";
-import { doneNotice, fieldRules, formAlert, formPart, rulesOf, selectField, textField } from "../html/ui.ts";
+import { boundFields, doneNotice, formAlert, formPart, rulesOf, textField } from "../html/ui.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { createUserOp, deactivateUserOp, listUsersOp, updateUserOp } from "../operations/users.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
@@ -44,8 +44,7 @@ async function renderUsers(
   // One message in one place (src/web/ui.ts formAlert): the add form's errors sit beside its
   // fields; a row's form (role, plan, deactivate) has no field of its own, so its error is the alert.
   const add = formPart(state, "email");
-  const errors = add?.errors ?? {};
-  const values = add?.values ?? {};
+  const fields = boundFields(createUserOp.input, add, "user");
   const option = (value: string, current: string) =>
     html`<option value="${value}"${value === current ? html` selected` : ""}>${value}</option>`;
   const rows = users.map(
@@ -96,10 +95,10 @@ ${created}
     <h2 id="add-h">Add a user</h2>
     <form method="post" action="/settings/users" class="stack">
       ${csrfField(account)}
-      ${textField("user-name", "name", { label: "Name", value: values.name, error: errors.name, ...fieldRules(createUserOp.input, "name") })}
-      ${textField("user-email", "email", { label: "Email", value: values.email, error: errors.email, type: "email", ...fieldRules(createUserOp.input, "email") })}
-      ${selectField("user-role", "role", fieldRules(createUserOp.input, "role").options ?? [], { label: "Role", value: values.role ?? "member", error: errors.role })}
-      ${selectField("user-plan", "plan", fieldRules(createUserOp.input, "plan").options ?? [], { label: "Plan", value: values.plan ?? "lite", error: errors.plan })}
+      ${fields.text("name", "Name")}
+      ${fields.text("email", "Email", { type: "email" })}
+      ${fields.select("role", "Role", "member")}
+      ${fields.select("plan", "Plan", "lite")}
       <button type="submit" class="btn btn-primary">Create user and sign-in link</button>
     </form>
   </section>

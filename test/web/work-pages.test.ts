@@ -126,6 +126,9 @@ describe("roles", () => {
     expect(page.text).toContain("<h1>Owners only</h1>");
     expect(page.text).toContain('href="/dashboard"');
     expect(page.text).not.toContain('href="/settings/users"'); // not in a member's menu
+    const model = await tab.request("/settings/model");
+    expect(model.status).toBe(403);
+    expect(model.text).toContain("<h1>Owners only</h1>");
     const csrf = await tab.csrfToken("/dashboard");
     const before = await s.db.execute("SELECT count(*) AS n FROM users");
     const post = await tab.request("/settings/users", { form: { csrf, name: "Eve", email: "eve@example.com" } });
@@ -139,6 +142,26 @@ describe("roles", () => {
     const schedule = await s.db.execute("SELECT schedule FROM agents WHERE id = 'sales'");
     expect(schedule.rows[0]?.schedule).toBe("30 8 * * 1-5"); // the catalog's default, unchanged
     expect((await s.db.execute("SELECT count(*) AS n FROM users")).rows[0]?.n).toBe(before.rows[0]?.n);
+  });
+
+  it("lets an owner load demo data and Run now through their operations; a model agent without a model cannot run yet", async () => {
+    const own = await startServer(); // its own organization: the demo data must not reach the other tests' lists
+    try {
+      const owner = await own.createUser("pro", undefined, "owner");
+      const tab = new Browserish(own.url);
+      await tab.signIn(owner.email);
+      const csrf = await tab.csrfToken("/dashboard");
+      const demo = await tab.request("/dashboard/demo", { form: { csrf } });
+      expect(demo.status).toBe(303);
+      expect(demo.headers.get("location")).toBe("/dashboard?done=demo");
+      const loaded = await own.db.execute({ sql: "SELECT count(*) AS n FROM suggestions WHERE org_id = ?", args: [owner.orgId] });
+      expect(Number(loaded.rows[0]?.n)).toBeGreaterThan(0);
+      const refused = await tab.request("/agents/sales/run", { form: { csrf } });
+      expect(refused.status).toBe(409);
+      expect(refused.text).toContain("<h1>Cannot run yet</h1>");
+    } finally {
+      await own.close();
+    }
   });
 
   it("refuses a member's owner forms by the operation's own role rule, with the owners' page and nothing removed", async () => {
