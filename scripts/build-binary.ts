@@ -2,7 +2,7 @@
  * `npm run build:binary`: one executable (dist/crew) that runs every `crew` command on a machine
  * without Node or node_modules. Run by Bun (`bun scripts/build-binary.ts [--outfile F]`).
  *
- * Two things `bun build --compile` does not embed by itself (FIELD-NOTES):
+ * Two things `bun build --compile` does not embed by itself (src/docs/notes/operating.md#one-file-to-run):
  * - libSQL's native addon: `libsql` picks it at run time with a computed `require()`, which Bun
  *   resolves from the working directory. The plugin below rewrites that call to a static require
  *   of the addon for the build machine's target, so Bun embeds the `.node` file (extracted to

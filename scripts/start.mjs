@@ -1,7 +1,7 @@
 /**
  * `npm start`: serves from a bundle of src/ (dist/serve.mjs) on plain Node, so the first request
  * is answered well within a second (tsx compiles every module at each start: ≈ 1.3 s, 149 MiB;
- * the bundle ≈ 0.3 s, 95 MiB — FIELD-NOTES). The bundle is built here, with esbuild, when it is
+ * the bundle ≈ 0.3 s, 95 MiB — src/docs/notes/storage-and-speed.md#starting). The bundle is built here, with esbuild, when it is
  * missing or older than any file of src/ or package.json, so `npm install && npm start` works
  * without a build step and an edit (or an install) is never served stale. Each source module
  * keeps its own `import.meta.url`, so files read relative to it (schema.sql, docs) are found

@@ -30,7 +30,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", accessLog(deps));
   app.use("*", pageSecurityHeaders);
   app.use("/api/mcp/*", apiVersion);
-  // Browsers asking for a page get the error as HTML with a way back (SPEC §12); API clients the envelope.
+  // Browsers asking for a page get the error as HTML with a way back (src/docs/notes/web-app.md); API clients the envelope.
   const renderForClient = (error: unknown, c: Context<AppEnv>) => {
     const response = renderError(deps, error, c);
     return wantsHtmlPage(c) ? htmlErrorPage(response) : response;
@@ -55,7 +55,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const gate = protect(deps);
   const sessionOnly = sessionPaths(operations);
-  // Every Bearer-protected area (SPEC §3 scope table); session-only operations inside them are skipped.
+  // Every Bearer-protected area (src/docs/notes/access.md scope table); session-only operations inside them are skipped.
   for (const area of ["/api/mcp/*", "/api/agents/*", "/api/webhooks", "/api/webhooks/*", "/api/integrations/*"]) {
     app.use(area, async function bearerGate(c, next) {
       if (sessionOnly.has(c.req.path)) return next();

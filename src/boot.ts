@@ -93,7 +93,7 @@ const shownUrl = (url: string) => url.split("?")[0];
 /**
  * Opens the database and checks that it answers. A failure here is almost always the location
  * (a folder that cannot be made, a server that is down, a wrong token), so it is reported as a
- * ConfigError naming DATABASE_URL: one line, as SPEC §1 asks for a bad value.
+ * ConfigError naming DATABASE_URL: one line, as src/docs/notes/running.md#start asks for a bad value.
  */
 export async function connect(config: Config): Promise<Db> {
   let db: Db | null = null;
@@ -117,7 +117,7 @@ export const firstLine = (error: unknown) => (error instanceof Error ? error.mes
 
 /** The line every entry prints once listening (tests wait for it); IPv6 hosts in brackets. */
 /**
- * The one address people should open (SPEC §12: `{base}` only — a second URL printed beside it
+ * The one address people should open (src/docs/notes/web-app.md#one-public-address: `{base}` only — a second URL printed beside it
  * invites signing in at an address whose forms are then refused as cross-site). `port` is what
  * was actually bound, shown only when it differs from BASE_URL's (PORT=0).
  */

@@ -19,7 +19,7 @@ export interface Config {
   defaultTimeZone: string;
   /** Encrypts stored integration credentials; generated into the data folder when unset. */
   secret: string | undefined;
-  /** Lets outbound requests reach loopback/private addresses (SPEC §16): tests and local development. */
+  /** Lets outbound requests reach loopback/private addresses (src/docs/notes/outbound-requests.md): tests and local development. */
   allowPrivateTargets: boolean;
   /**
    * Addresses of reverse proxies in front of Crew (TRUSTED_PROXY, comma-separated IPs). A request
@@ -30,13 +30,13 @@ export interface Config {
   /** Extra origins allowed to call /mcp from a browser (DNS-rebinding protection). */
   allowedOrigins: string[];
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
-  /** SPEC §14: where the leader writes scheduled backups (none when unset), when, and how many it keeps. */
+  /** src/docs/notes/operating.md: where the leader writes scheduled backups (none when unset), when, and how many it keeps. */
   backupDir: string | null;
   backupSchedule: string;
   backupKeep: number;
   /** src/docs/notes/operating.md: how long audit rows are kept (AUDIT_RETENTION_DAYS, default 365). */
   auditRetentionDays: number;
-  /** The language model set by the operator (SPEC §13); wins over the owners' /settings/model. Null when unset. */
+  /** The language model set by the operator (src/docs/notes/model.md); wins over the owners' /settings/model. Null when unset. */
   model: ModelEnv | null;
   /** METRICS_TOKEN: GET /metrics answers only with it as a Bearer credential; off when null. */
   metricsToken: string | null;
@@ -275,7 +275,7 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
 
 /**
  * CREW_MODEL_PROVIDER, CREW_MODEL_BASE_URL, CREW_MODEL, CREW_MODEL_API_KEY, CREW_MODEL_DAILY_TOKENS.
- * The operator's base URL is trusted (SPEC §16: addresses set in the environment are not policed).
+ * The operator's base URL is trusted (src/docs/notes/outbound-requests.md: addresses set in the environment are not policed).
  */
 function modelEnv(env: Env): ModelEnv | null {
   const provider = (env.CREW_MODEL_PROVIDER ?? "").trim();

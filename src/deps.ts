@@ -22,7 +22,7 @@ export interface AppDeps {
   events: Events;
   /** The request quota counter (pending takes of this process live in it). */
   quota: QuotaStore;
-  /** Every request to a user-supplied address goes through it (SPEC §16); boot injects DNS and a pinned connector. */
+  /** Every request to a user-supplied address goes through it (src/docs/notes/outbound-requests.md); boot injects DNS and a pinned connector. */
   outbound: OutboundPolicy;
   /** This process's Prometheus metrics (GET /metrics). */
   metrics: Metrics;

@@ -1,11 +1,11 @@
 /**
- * The shared words of Crew: plans and what they include (SPEC §2), key and OAuth scopes (§3, §6),
- * priorities and their rank, the agent catalog (§5, §8), action enums and the default lane, and
+ * The shared words of Crew: plans and what they include (src/docs/notes/access.md#plans), key and OAuth scopes (access.md, oauth.md),
+ * priorities and their rank, the agent catalog (rest-api.md, agents-runtime.md), action enums and the default lane, and
  * the registered OAuth client's metadata. Pure data and functions at the bottom of the import
  * graph: every layer, the store included, may import this file; it imports nothing of Crew.
  */
 
-// --- Plans and key scopes (SPEC §2). A plan grants a tier: none, read, or write. The plan is read
+// --- Plans and key scopes (src/docs/notes/access.md#plans). A plan grants a tier: none, read, or write. The plan is read
 // on every request, so a downgrade caps existing keys and tokens at once.
 export const PLANS = ["lite", "pro", "operator", "team_starter", "team_growth", "team_enterprise"] as const;
 export type Plan = (typeof PLANS)[number];
@@ -39,7 +39,7 @@ export function cheapestPlanFor(needed: Exclude<Tier, "none">): Plan {
   return needed === "read" ? "pro" : "operator";
 }
 
-/** Key scopes a plan lets its user put on a key (SPEC §2 table). */
+/** Key scopes a plan lets its user put on a key (src/docs/notes/access.md#plans table). */
 export function allowedKeyScopes(plan: Plan): KeyScope[] {
   switch (tierOf[plan]) {
     case "none":
@@ -51,11 +51,11 @@ export function allowedKeyScopes(plan: Plan): KeyScope[] {
   }
 }
 
-// --- Roles in an organization (SPEC §12): owners manage it; members read everything and act on its work.
+// --- Roles in an organization (src/docs/notes/access.md#roles): owners manage it; members read everything and act on its work.
 export const ROLES = ["owner", "member"] as const;
 export type Role = (typeof ROLES)[number];
 
-// --- OAuth scopes (SPEC §6, RFC 6749 §3.3).
+// --- OAuth scopes (src/docs/notes/oauth.md, RFC 6749 §3.3).
 export const OAUTH_SCOPES = ["crew:read", "crew:write", "crew:admin"] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
@@ -73,12 +73,12 @@ export const scopeString = (scopes: readonly OAuthScope[]) => canonicalScopes(sc
 /** Scopes stored in the database: space-separated; unknown words dropped. */
 export const scopesFromString = (value: string): OAuthScope[] => canonicalScopes(value.split(/\s+/).filter(isOAuthScope));
 
-// --- Priorities (SPEC §5): the rank orders the action queue (critical first).
+// --- Priorities (src/docs/notes/rest-api.md): the rank orders the action queue (critical first).
 export const PRIORITIES = ["critical", "high", "medium", "low"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 export const priorityRank = (p: Priority): number => PRIORITIES.indexOf(p);
 
-// --- Actions (SPEC §5).
+// --- Actions (src/docs/notes/rest-api.md).
 export const ACTION_STATUSES = ["pending", "approved", "in_progress", "done", "dismissed"] as const;
 export const ACTION_TYPES = ["task", "approval", "follow_up"] as const;
 export const ACTION_LANES = ["today", "this_week", "later"] as const;
@@ -90,8 +90,8 @@ export type ActionLane = (typeof ACTION_LANES)[number];
 export const defaultLane = (p: Priority): ActionLane =>
   p === "critical" || p === "high" ? "today" : p === "medium" ? "this_week" : "later";
 
-// --- The agent catalog: the fixed crew of 17 agents (SPEC §5) and their default schedules (SPEC §8).
-/** Language model providers (SPEC §13). */
+// --- The agent catalog: the fixed crew of 17 agents (src/docs/notes/rest-api.md) and their default schedules (src/docs/notes/agents-runtime.md).
+/** Language model providers (src/docs/notes/model.md). */
 export const MODEL_PROVIDERS = ["openai-compatible", "openai", "anthropic"] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 
@@ -175,7 +175,7 @@ export type DomainEvent =
   | { type: "standup.ready"; orgId: string; standupId: string; at: number }
   | { type: "briefing.completed"; orgId: string; userId: string; briefingId: string; summary: string; at: number };
 
-// --- Webhook events (SPEC §9): what a subscription can ask for, and the payloads sent.
+// --- Webhook events (src/docs/notes/webhooks.md): what a subscription can ask for, and the payloads sent.
 export const WEBHOOK_EVENTS = ["action.created", "briefing.completed", "standup.ready", "budget.warning"] as const;
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 

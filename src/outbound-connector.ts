@@ -1,5 +1,5 @@
 /**
- * The runtime half of the outbound policy (SPEC §16), injected by boot: DNS through node:dns, and
+ * The runtime half of the outbound policy (src/docs/notes/outbound-requests.md), injected by boot: DNS through node:dns, and
  * an HTTP(S) client that dials the address the policy vetted instead of resolving the name again.
  * The URL's host still goes into the Host header and the TLS server name, so certificates are
  * verified against the name the user gave. node:http/https exist on Node, Deno and Bun.

@@ -62,7 +62,7 @@ export async function serveNode(env: Record<string, string | undefined> = proces
   }
 }
 
-/** SPEC §1 Shutdown: how long requests already received get to finish. */
+/** src/docs/notes/running.md#shutdown Shutdown: how long requests already received get to finish. */
 export const SHUTDOWN_GRACE_MS = 10_000;
 /** A connection accepted but with no request yet gets this long to send one (it is then answered). */
 export const FRESH_CONNECTION_GRACE_MS = 1_000;
@@ -75,7 +75,7 @@ interface ConnectionState {
 }
 
 /**
- * SPEC §1 Shutdown, for node:http: stop accepting; answer every request already received (each
+ * src/docs/notes/running.md#shutdown Shutdown, for node:http: stop accepting; answer every request already received (each
  * answer says `Connection: close`); close idle keep-alive connections at once; give a connection
  * accepted but not yet sent its request a moment to send it; after SHUTDOWN_GRACE_MS close whatever
  * is left. Then — in either case — stop the background tasks and close the database, and exit 0.

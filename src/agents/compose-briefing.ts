@@ -1,5 +1,5 @@
 /**
- * The briefing agent's composition (SPEC §5): from stored data only, no model. Critical pending
+ * The briefing agent's composition (src/docs/notes/agents-runtime.md): from stored data only, no model. Critical pending
  * actions first, high-impact insights since the previous briefing first, recommendations are the
  * open suggestions' titles, highest priority first.
  */

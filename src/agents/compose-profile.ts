@@ -1,5 +1,5 @@
 /**
- * The dna agent's composition (SPEC §5, §8), from stored data only, no model. What runners
+ * The dna agent's composition (src/docs/notes/agents-runtime.md), from stored data only, no model. What runners
  * reported through the agent-run API is kept (archetype, strengths, weaknesses, their patterns,
  * the pipeline: a profile field is replaced only by a later report of that field); the built-in
  * runner adds what it can derive itself — patterns named Network, Feed and Pipeline, recomputed on

@@ -1,5 +1,5 @@
 /**
- * The standup agent's composition (SPEC §5), from stored data only, no model: a briefing line per
+ * The standup agent's composition (src/docs/notes/agents-runtime.md), from stored data only, no model: a briefing line per
  * concern, every agent's health, the latest pulse metrics (0 when none) and the interventions
  * that need a person — open critical/high actions, agents in error, critical integration alerts,
  * sorted critical, high, medium, low, then newest. The pure part is shared with the demo seed,
@@ -141,7 +141,7 @@ export async function standupStatements(
   const id = newId("std", now);
   const statements: InStatement[] = standupReplaceStatements({ id, orgId: org.id, mode, generatedAt: now, body });
   if (worded) statements.push(worded.usage);
-  // SPEC §9: standup.ready is raised for morning standups only.
+  // src/docs/notes/webhooks.md: standup.ready is raised for morning standups only.
   const events: DomainEvent[] = mode === "morning" ? [{ type: "standup.ready", orgId: org.id, standupId: id, at: now }] : [];
   return { id, body, statements, events };
 }

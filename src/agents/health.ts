@@ -1,4 +1,4 @@
-/** Agent health from runs (SPEC §5): pure, so staleness is tested with any clock. */
+/** Agent health from runs (src/docs/notes/rest-api.md): pure, so staleness is tested with any clock. */
 import { DAY, HOUR } from "../lib/clock.ts";
 import type { AgentRunSummary } from "../store/agents.ts";
 

@@ -1,8 +1,8 @@
 /**
- * What each of the 17 agents does (SPEC §13): its job in a paragraph, its default instructions
+ * What each of the 17 agents does (src/docs/notes/model.md): its job in a paragraph, its default instructions
  * (the system prompt of a model-backed run; owners may replace them per organization), what it
  * reads (Crew data and sources, each bounded: newest first, at most `max` items, each truncated),
- * what it may write through the completion of the run API (SPEC §8), and how it runs.
+ * what it may write through the completion of the run API (src/docs/notes/agents-runtime.md), and how it runs.
  *
  * Runner: `built-in` composes from stored data without a model (a connected model only writes the
  * words of standup and briefing); `model` needs a connected model; `external` runs only through

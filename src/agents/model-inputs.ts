@@ -1,5 +1,5 @@
 /**
- * What a model-backed run hands the model (src/docs/notes/model.md, §17): the inputs its catalog entry names,
+ * What a model-backed run hands the model (src/docs/notes/model.md): the inputs its catalog entry names,
  * bounded and truncated, each under a handle of its own (src/agents/handles.ts), plus the
  * organization's open suggestions and actions (newest 50 each) and the last 30 days' dismissals,
  * so that it says each thing once. Every part is JSON inside a delimited <data> field.

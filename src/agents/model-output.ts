@@ -1,6 +1,6 @@
 /**
- * What a model-backed run may answer (SPEC §13): one valibot schema per agent, built from the
- * catalog's `writes`, with the same bounds as the run API's completion (SPEC §8), and its mapping
+ * What a model-backed run may answer (src/docs/notes/model.md): one valibot schema per agent, built from the
+ * catalog's `writes`, with the same bounds as the run API's completion (src/docs/notes/model.md#what-a-model-backed-run-does), and its mapping
  * onto that completion. Plain schemas (no transforms), so they convert to the JSON Schema the
  * model is shown.
  */
@@ -211,7 +211,7 @@ export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds:
 }
 
 /**
- * The inbox agent's correspondents become contacts whatever the model answered (SPEC §13: inbox
+ * The inbox agent's correspondents become contacts whatever the model answered (src/docs/notes/model.md: inbox
  * writes "contacts upserted from correspondents"): one per sender address of the mail it read,
  * unless the model already named that address (its entry, with company or notes, wins).
  */

@@ -1,5 +1,5 @@
 /**
- * A model-backed run (SPEC §13): a real run of the run API (SPEC §8) whose runner is the connected
+ * A model-backed run (src/docs/notes/model.md): a real run of the run API (src/docs/notes/agents-runtime.md) whose runner is the connected
  * model. Start (claims the agent's handoffs, hands over the feed) → gather the inputs the catalog
  * names, bounded → one structured-output call → validation (one retry with the issues) → the same
  * completion transaction as POST /api/agents/{id}/runs/{runId}/complete, which also stores the
@@ -43,7 +43,7 @@ export const NEEDS_MODEL = "Needs a model: connect one in Settings → Model";
 export interface ModelRunDeps extends RunDeps {
   config: Config;
   events: Events;
-  /** The outbound policy for sources (SPEC §16, AppDeps.outbound); without one, only literal public addresses pass. */
+  /** The outbound policy for sources (src/docs/notes/outbound-requests.md, AppDeps.outbound); without one, only literal public addresses pass. */
   outbound?: OutboundPolicy;
   /** How sources are read; default src/integrations/sources.ts (tests may hand in prepared items). */
   sources?: SourceAccess;
@@ -142,7 +142,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
   const now = deps.clock.now();
   const summary = await budgetSkipReason(deps.db, org.id, agentId, model.dailyTokens, now);
   if (summary) {
-    // Skipped, not failed (SPEC §13): a run row says so on the dashboard and in the history.
+    // Skipped, not failed (src/docs/notes/model.md): a run row says so on the dashboard and in the history.
     const runId = newId("run", now);
     await deps.db.execute(
       runInsertStatement({

@@ -1,12 +1,12 @@
 /**
- * Regeneration after writes that must surface (SPEC §5): a new action, a critical or high handoff,
+ * Regeneration after writes that must surface (src/docs/notes/agents-runtime.md): a new action, a critical or high handoff,
  * a high-impact insight makes the standup (mode by local time) and the briefings of every user of
  * the organization be composed again within seconds. It listens to the in-process domain events,
  * so it runs in the process that took the write (every server process runs one); a debounce turns
  * a burst of writes into one regeneration: the first event starts the wait, later ones join it.
  *
  * A critical handoff also starts the destination agent's run at once when that agent has a
- * built-in runner, or is model-backed and has its model and sources (SPEC §13). Otherwise it runs
+ * built-in runner, or is model-backed and has its model and sources (src/docs/notes/agents-runtime.md). Otherwise it runs
  * elsewhere (an external runner through the run API), and the handoff waits, queued
  * critical-first, for its next run.
  */

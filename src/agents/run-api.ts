@@ -1,5 +1,5 @@
 /**
- * The agent-run API's behaviour (SPEC §8), behind the operations of src/operations/agent-runs.ts:
+ * The agent-run API's behaviour (src/docs/notes/agents-runtime.md), behind the operations of src/operations/agent-runs.ts:
  * start a run (claiming the agent's queued handoffs, handing over the insights posted since its
  * previous run) and complete it, storing everything it reports in one transaction.
  *

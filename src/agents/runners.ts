@@ -1,5 +1,5 @@
 /**
- * Built-in runners (SPEC §8): standup, briefing, pulse and dna compose from stored data, no model.
+ * Built-in runners (src/docs/notes/agents-runtime.md): standup, briefing, pulse and dna compose from stored data, no model.
  * Each run is a real run row — started (claiming the agent's queued handoffs), then completed in
  * one batch together with everything it stores and the webhook events it raises — so health,
  * history and the one-hour sweep treat built-in and external runs alike.
@@ -30,7 +30,7 @@ export interface RunDeps {
   db: Db;
   clock: Clock;
   log: Logger;
-  /** With it, a run asked for `words` lets the connected model write standup and briefing text (SPEC §13). */
+  /** With it, a run asked for `words` lets the connected model write standup and briefing text (src/docs/notes/model.md). */
   config?: Config;
   /** Where the run's domain events go after it commits (a bare store has none). */
   events?: Pick<Events, "emit">;

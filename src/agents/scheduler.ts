@@ -1,5 +1,5 @@
 /**
- * The scheduler (SPEC §8). One leader across all processes sharing the database, by a lease row
+ * The scheduler (src/docs/notes/agents-runtime.md). One leader across all processes sharing the database, by a lease row
  * taken and renewed with one atomic upsert; only the leader runs due agents and closes abandoned
  * runs. On top of the lease, each schedule slot is claimed atomically (store/runs.ts claimSlot),
  * so even two leaders in a lease hand-over could not run one slot twice.
@@ -14,7 +14,7 @@
  *
  * A paused agent (src/agents/auto-pause.ts: three scheduled runs in a row failed) is not due.
  *
- * Model-backed agents (SPEC §13) are due the same way, but only while their organization has a
+ * Model-backed agents (src/docs/notes/model.md) are due the same way, but only while their organization has a
  * model and the sources they read: until then their slots are not even claimed. Their runs go
  * out together after the built-ins (the model client lets two calls through at a time).
  */
@@ -34,7 +34,7 @@ export const LEASE_NAME = "agents-scheduler";
 /** How long a leader holds the lease without renewing it: a crashed leader is replaced after this. */
 export const LEASE_TTL_MS = 60_000;
 export const TICK_INTERVAL_MS = 15_000;
-/** A run left open longer than this is closed as an error (SPEC §8). */
+/** A run left open longer than this is closed as an error (src/docs/notes/agents-runtime.md). */
 export const RUN_TIMEOUT_MS = HOUR;
 /** A missed slot older than this is not caught up (the agent has run before): the next slot runs normally. */
 export const CATCH_UP_WINDOW_MS = HOUR;
@@ -70,7 +70,7 @@ export async function tick(deps: SchedulerDeps, holder: string): Promise<Schedul
   const modelRuns: Promise<AgentRun | null>[] = [];
   for (const agent of await listScheduledAgents(deps.db)) {
     const runner = runnerOf(agent.agentId);
-    // External agents run only through the run API; model-backed ones only with a configuration (SPEC §8).
+    // External agents run only through the run API; model-backed ones only with a configuration (src/docs/notes/agents-runtime.md).
     if (runner === "external" || (runner === "model" && !modelDeps)) continue;
     const slot = latestSlot(agent.schedule, agent.timeZone, now);
     if (slot === null) continue;

@@ -1,5 +1,5 @@
 /**
- * What an operation needs, and whether a principal has it (SPEC §3): the effective permission of
+ * What an operation needs, and whether a principal has it (src/docs/notes/access.md#scopes): the effective permission of
  * a request is (credential scopes) ∩ (what the plan includes). Pure policy, no I/O.
  */
 import type { Credential, KeyScope, Principal } from "../domain.ts";

@@ -1,5 +1,5 @@
 /**
- * Admission of a Bearer request, in the order SPEC §4 gives: credential (401) → quota (429).
+ * Admission of a Bearer request, in the order src/docs/notes/access.md#order-of-checks gives: credential (401) → quota (429).
  * One function for the HTTP gate (protect.ts) and the stdio MCP server; plan and scope (403) and
  * input (400) follow in the operation (operations/invoke.ts).
  */

@@ -1,4 +1,4 @@
-/** API keys (SPEC §3): `crew_` + 32 random bytes in lower-case base32; only SHA-256 of the whole key is stored. */
+/** API keys (src/docs/notes/access.md#credentials): `crew_` + 32 random bytes in lower-case base32; only SHA-256 of the whole key is stored. */
 import { randomSecret, sha256Hex } from "../lib/random.ts";
 
 export const API_KEY_PREFIX = "crew_";

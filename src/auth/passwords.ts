@@ -1,6 +1,6 @@
 /**
  * Passwords: PBKDF2-HMAC-SHA256 through Web Crypto, 600,000 iterations, 16-byte random salt
- * (SPEC §2, OWASP's figure for PBKDF2-SHA256). Stored as `pbkdf2_sha256$<iterations>$<salt>$<hash>`
+ * (src/docs/notes/web-and-accounts.md#passwords, OWASP's figure for PBKDF2-SHA256). Stored as `pbkdf2_sha256$<iterations>$<salt>$<hash>`
  * (base64), so the iteration count can rise later without breaking old hashes.
  */
 

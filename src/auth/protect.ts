@@ -1,5 +1,5 @@
 /**
- * The gate in front of every protected endpoint, in the order SPEC §4 gives:
+ * The gate in front of every protected endpoint, in the order src/docs/notes/access.md#order-of-checks gives:
  * credential (401) → quota (429); plan and scope (403) and input (400) follow in the projection.
  * Every response after authentication, errors included, carries the X-RateLimit-* headers.
  */

@@ -1,5 +1,5 @@
 /**
- * The hourly request quota per principal (SPEC §4): fixed windows aligned to the hour, counted in
+ * The hourly request quota per principal (src/docs/notes/access.md#quota): fixed windows aligned to the hour, counted in
  * the database so several processes share one exact count. Every protected response carries the
  * X-RateLimit-* headers; a refused one also Retry-After.
  *

@@ -1,4 +1,4 @@
-/** Who may manage the organization (SPEC §12): owners; members read everything and act on its work. */
+/** Who may manage the organization (src/docs/notes/access.md#roles): owners; members read everything and act on its work. */
 import type { Role } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 

@@ -1,5 +1,5 @@
 /**
- * First-run setup (SPEC §1), the decisions behind the /setup page (web/setup.ts): while no user
+ * First-run setup (src/docs/notes/running.md#first-start), the decisions behind the /setup page (web/setup.ts): while no user
  * exists, a one-time link; its token (only the SHA-256 is stored) creates the owner, on the
  * operator plan, in the default organization, once.
  */

@@ -1,5 +1,5 @@
 /**
- * One-time sign-in links (SPEC §12, §14), the decisions behind /welcome (web/users-page.ts) and
+ * One-time sign-in links (src/docs/notes/web-app.md), the decisions behind /welcome (web/users-page.ts) and
  * /reset-password (web/reset-password.ts): the holder opens the link, chooses a password and is
  * signed in; the link works once, before it expires, and only for its purpose. Only the token's
  * SHA-256 is stored.

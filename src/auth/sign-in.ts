@@ -1,5 +1,5 @@
 /**
- * Checking an email and password (SPEC §2), shared by the sign-in page and POST /api/auth/sign-in:
+ * Checking an email and password (src/docs/notes/web-and-accounts.md), shared by the sign-in page and POST /api/auth/sign-in:
  * throttled per email (10 failures in 15 minutes, then refused until the oldest leaves the
  * window), and the same answer — in content and in work done — for an unknown email and a wrong
  * password: both verify against a hash (the dummy one for an unknown email) and record a failure.

@@ -1,5 +1,5 @@
 /**
- * Scheduled backups (SPEC §14): with BACKUP_DIR set, one server — whoever takes the `backups`
+ * Scheduled backups (src/docs/notes/operating.md): with BACKUP_DIR set, one server — whoever takes the `backups`
  * lease for the slot — writes `crew-<time>.db` on BACKUP_SCHEDULE (cron, in the default
  * organization's time zone) and deletes the oldest beyond BACKUP_KEEP. The files are written by
  * the store (VACUUM INTO); listing and deleting them is the runtime's, passed in by boot.

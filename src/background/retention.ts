@@ -1,5 +1,5 @@
 /**
- * The retention pass as a background task (SPEC §14), named in src/background/runtime.ts: every RETENTION_INTERVAL_MS one process,
+ * The retention pass as a background task (src/docs/notes/operating.md), named in src/background/runtime.ts: every RETENTION_INTERVAL_MS one process,
  * the holder of the `retention` lease, deletes what has expired (src/store/retention.ts), in
  * bounded batches with a macrotask between them so requests keep being answered.
  */

@@ -1,5 +1,5 @@
 /**
- * Administration commands (SPEC §14): organizations, user list / password reset / deactivation,
+ * Administration commands (src/docs/notes/operating.md): organizations, user list / password reset / deactivation,
  * key list / revoke, the audit log. Changes to an organization's users and keys run their
  * operations as the CLI principal (src/cli/principal.ts: audit actor "cli"); creating an
  * organization is the deployment operator's own (there is no organization, so no owner, to act as).

@@ -1,6 +1,6 @@
 /**
- * `crew agents run <agent>|--due` (SPEC §1): the agents runtime from the command line, on the
- * default organization. Model-backed agents (SPEC §13) run with the connected model.
+ * `crew agents run <agent>|--due` (src/docs/notes/cli.md): the agents runtime from the command line, on the
+ * default organization. Model-backed agents (src/docs/notes/model.md) run with the connected model.
  */
 
 import { jobOf } from "../agents/jobs.ts";

@@ -1,5 +1,5 @@
 /**
- * `crew backup` and `crew restore` (SPEC §14). The backup is written through the running
+ * `crew backup` and `crew restore` (src/docs/notes/operating.md#backups). The backup is written through the running
  * database (VACUUM INTO, src/store/backup.ts), so it is consistent while a server writes. The
  * restore checks the file first, refuses while a server leads the scheduler on this database
  * (unless --force), keeps the replaced database beside it and swaps the files. Neither migrates

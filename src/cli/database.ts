@@ -1,5 +1,5 @@
 /**
- * `crew migrate` and `crew seed [--demo]` (SPEC §1): preparing a database. Opening the store
+ * `crew migrate` and `crew seed [--demo]` (src/docs/notes/cli.md): preparing a database. Opening the store
  * already applies the schema and ensures the default organization with its 17 agents (src/boot.ts);
  * these commands report that, and `--demo` loads demo content on top (src/demo/seed.ts).
  */

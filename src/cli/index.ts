@@ -1,5 +1,5 @@
 /**
- * `crew <command>` (SPEC §1), run by bin/crew.js through tsx. Configuration comes from the
+ * `crew <command>` (src/docs/notes/cli.md), run by bin/crew.js through tsx. Configuration comes from the
  * environment exactly as for the server. Results go to stdout (`--json` for machine-readable
  * records); every error is one line on stderr, with exit code 2 for usage errors (unknown
  * command or option, missing or invalid flag value) and 1 for everything else.

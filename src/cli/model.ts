@@ -1,4 +1,4 @@
-/** `crew model test`: one tiny call to the connected model (SPEC §13), its answer or the exact error. */
+/** `crew model test`: one tiny call to the connected model (src/docs/notes/model.md), its answer or the exact error. */
 import { describeStructured, resolveModel, testModel } from "../integrations/model/settings.ts";
 import { systemClock } from "../lib/clock.ts";
 import { type CliIo, type Env, type Flags, printJson, withStore } from "./support.ts";

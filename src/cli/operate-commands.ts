@@ -1,5 +1,5 @@
 /**
- * The operating commands of SPEC §14, as entries of the dispatcher's table (src/cli/index.ts):
+ * The operating commands of src/docs/notes/operating.md, as entries of the dispatcher's table (src/cli/index.ts):
  * organizations, user and key administration, the audit log, backups and restore. Their
  * implementations load only when one runs (src/cli/admin.ts, src/cli/backups.ts).
  */

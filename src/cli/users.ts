@@ -1,5 +1,5 @@
 /**
- * `crew user create`, `crew user set-plan`, `crew user set-role` and `crew key create` (SPEC §1):
+ * `crew user create`, `crew user set-plan`, `crew user set-role` and `crew key create` (src/docs/notes/cli.md):
  * accounts and API keys, each through its operation as the CLI principal (src/cli/principal.ts),
  * so the password, plan, role and scope rules are the operations' own.
  */

@@ -1,5 +1,5 @@
 /**
- * `crew webhook add` (SPEC §1): the flags become the input of the createWebhook operation, run as
+ * `crew webhook add` (src/docs/notes/cli.md): the flags become the input of the createWebhook operation, run as
  * the CLI principal (src/cli/principal.ts) like POST /api/webhooks; the subscription is created by
  * "cli".
  */

@@ -1,5 +1,5 @@
 /**
- * `crew seed --demo` (SPEC §1): loads the content of content.ts into an organization so every
+ * `crew seed --demo` (src/docs/notes/running.md): loads the content of content.ts into an organization so every
  * read endpoint shows real-looking data, all relative to `now`. The standups are composed from the
  * demo runs, actions and alerts as they stood at each standup's time; the briefings are composed
  * by the briefing agent's own code once everything else is stored.
@@ -197,7 +197,7 @@ export async function seedDemo(db: Db, org: Organization, now: number): Promise<
     createdAt: now - a.ago,
   }));
 
-  // The demo's standups and profile must be the latest of their kind (SPEC §1), also when a server
+  // The demo's standups and profile must be the latest of their kind (src/docs/notes/running.md), also when a server
   // already ran on this database and stored its own (empty) ones after the demo's designed times:
   // each is then stored just after the newest existing one.
   const newest = await newestReportTimes(db, orgId);

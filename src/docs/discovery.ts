@@ -11,7 +11,7 @@ import { jsonSchemaOf } from "./json-schema.ts";
 import type { DocsSettings } from "./openapi.ts";
 import { overview } from "./overview.ts";
 
-/** The protocol versions the MCP endpoint speaks (SPEC §7). */
+/** The protocol versions the MCP endpoint speaks (src/docs/notes/mcp-clients.md). */
 export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
 const tools = (ops: Operation[]) => ops.flatMap((op) => (op.mcp ? [{ op, mcp: op.mcp }] : []));

@@ -1,5 +1,5 @@
 /**
- * Every `error` code of the REST envelope (SPEC §4), with what it means and how to fix it. The
+ * Every `error` code of the REST envelope (src/docs/notes/rest-api.md#errors), with what it means and how to fix it. The
  * OpenAPI error responses and /docs/errors (the target of each envelope's `docs_url`) use this list.
  */
 export interface ErrorCode {

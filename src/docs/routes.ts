@@ -1,5 +1,5 @@
 /**
- * Discovery and documentation (SPEC §11): /openapi.json, /docs, /docs/errors, the stylesheet,
+ * Discovery and documentation (src/docs/notes/discovery.md): /openapi.json, /docs, /docs/errors, the stylesheet,
  * /.well-known/mcp.json, /llms.txt, /llms-full.txt. Public, not quota-counted. Built once per app
  * from the registry (it does not change while the process runs).
  */

@@ -1,5 +1,5 @@
 /**
- * The access log (SPEC §14): one JSON line per request, written when the response is ready —
+ * The access log (src/docs/notes/operating.md#logs): one JSON line per request, written when the response is ready —
  * time, request id, method, route pattern (`/api/mcp/actions/:id`, never the raw path, whose
  * segments and query string may carry secrets), status, duration in ms, and the user id and
  * credential kind when the request was authenticated. Never headers, cookies, query strings or

@@ -1,4 +1,4 @@
-/** Reading a JSON request body: media type (415), size (413, SPEC §4: 256 KiB), syntax (400). */
+/** Reading a JSON request body: media type (415), size (413, src/docs/notes/rest-api.md#limits: 256 KiB), syntax (400). */
 import { ApiError } from "../errors.ts";
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -63,7 +63,7 @@ function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
-/** The body as a JSON object (SPEC §4: 415 for another media type, 400 for broken JSON or a non-object). */
+/** The body as a JSON object (src/docs/notes/rest-api.md#limits: 415 for another media type, 400 for broken JSON or a non-object). */
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
   if (!isJsonMediaType(request.headers.get("content-type"))) {
     throw new ApiError(415, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");

@@ -1,5 +1,5 @@
 /**
- * CSRF protection for cookie-authenticated state changes (SPEC §2), two layers:
+ * CSRF protection for cookie-authenticated state changes (src/docs/notes/web-and-accounts.md), two layers:
  * 1. Origin: a non-GET request must come from Crew's own origin (BASE_URL). Browsers send Origin
  *    on every cross-origin POST; when it is absent, Sec-Fetch-Site (if sent) must say same-origin.
  *    Requests with neither are not from a browser page (curl, scripts) and carry no ambient cookie risk.

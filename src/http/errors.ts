@@ -1,5 +1,5 @@
 /**
- * The REST error envelope (SPEC §4). Handlers throw `ApiError` (src/errors.ts); `renderApiError` is
+ * The REST error envelope (src/docs/notes/rest-api.md#errors). Handlers throw `ApiError` (src/errors.ts); `renderApiError` is
  * the one place that turns it into a response, with the RFC 6750 challenge on 401/403.
  */
 import type { ApiError, FieldIssue } from "../errors.ts";
@@ -25,7 +25,7 @@ export function resourceMetadataUrl(baseUrl: string, path: string): string {
 
 const isMcpPath = (path: string) => path === "/mcp" || path.startsWith("/mcp/");
 
-/** The scopes an MCP client should ask for (SPEC §7): write too, since the consent page caps them by plan. */
+/** The scopes an MCP client should ask for (src/docs/notes/mcp-clients.md#how-mcp-behaves-decisions): write too, since the consent page caps them by plan. */
 export const MCP_CHALLENGE_SCOPE = "crew:read crew:write";
 
 const quote = (s: string) => `"${s.replace(/["\\]/g, "")}"`;
@@ -42,7 +42,7 @@ export function bearerChallenge(error: ApiError, baseUrl: string, path: string):
     parts.push(metadata);
     return parts.join(", ");
   }
-  // SPEC §4 gives both 403s this challenge: a plan that lacks the tier is, in RFC 6750 §3.1 terms,
+  // src/docs/notes/rest-api.md#errors gives both 403s this challenge: a plan that lacks the tier is, in RFC 6750 §3.1 terms,
   // a request that "requires higher privileges"; `scope` names what the operation needs.
   if (error.status === 403 && (error.code === "insufficient_scope" || error.code === "plan_upgrade_required")) {
     const scope = error.extra.required_scope ?? error.extra.challenge_scope ?? "";

@@ -45,7 +45,7 @@ const byPath = (a: v.BaseIssue<unknown>, b: v.BaseIssue<unknown>) => issuePath(a
 /**
  * Every issue of `input`, unknown fields included. valibot's strictObject stops at the first
  * unknown key of an object, so the unknown keys found are taken out of a copy and it is judged
- * again until none is left (SPEC §4: `issues` names every offending field).
+ * again until none is left (src/docs/notes/rest-api.md#errors: `issues` names every offending field).
  */
 export function validationIssues(
   schema: v.GenericSchema,

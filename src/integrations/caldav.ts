@@ -4,7 +4,7 @@
  * tsdav's own errors are free text, so each request goes through a watching fetch that notes
  * refusals (401/403), server errors and network failures, with a timeout per request.
  *
- * That fetch is the outbound policy's (SPEC §16): the calendar URL is a user-supplied address, so
+ * That fetch is the outbound policy's (src/docs/notes/outbound-requests.md): the calendar URL is a user-supplied address, so
  * every request — redirects included — is vetted and pinned to the checked address. A refused
  * address reads exactly like an unreachable server to the user; the log says which.
  *
@@ -97,7 +97,7 @@ const hostOf = (url: string) => {
 function classify(seen: Observed, url: string, error: unknown, notFound: string): CalDavError {
   if (error instanceof CalDavError) return error;
   const host = hostOf(url);
-  // One text for refused, closed, filtered and silent (SPEC §16: no port scanning through error texts).
+  // One text for refused, closed, filtered and silent (src/docs/notes/outbound-requests.md: no port scanning through error texts).
   if (seen.network) {
     return new CalDavError(
       "unreachable",

@@ -1,5 +1,5 @@
 /**
- * A user's connected CalDAV calendar (SPEC §10): connect (credentials verified against the server
+ * A user's connected CalDAV calendar (src/docs/notes/calendar.md): connect (credentials verified against the server
  * before anything is stored), status, disconnect, and `withCalendar`, which every calendar tool
  * goes through: it opens the stored credentials, and turns a rejected password or an unreachable
  * server into a tool error plus an open `calendar` alert on the dashboard, resolved by the next

@@ -1,5 +1,5 @@
 /**
- * The outbound request policy (SPEC §16): every address a user supplies — webhook, CalDAV, IMAP,
+ * The outbound request policy (src/docs/notes/outbound-requests.md): every address a user supplies — webhook, CalDAV, IMAP,
  * feed and client-metadata URLs — is checked here before every connection and after every
  * redirect. Only public unicast addresses pass (unless ALLOW_PRIVATE_TARGETS is on); a host name
  * is resolved and EVERY address it resolves to must pass, and the connection then goes to the

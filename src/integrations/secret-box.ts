@@ -1,5 +1,5 @@
 /**
- * Integration credentials at rest (SPEC §10): AES-256-GCM with Web Crypto, under a key derived
+ * Integration credentials at rest (src/docs/notes/calendar.md): AES-256-GCM with Web Crypto, under a key derived
  * from CREW_SECRET with HKDF-SHA256, a random 12-byte IV per encryption. Stored as versioned text
  * `v1.<iv>.<ciphertext+tag>` (base64url), so the scheme can change later without guessing. A
  * purpose (integration kind and user id) is bound as additional data: a ciphertext copied into

@@ -1,9 +1,9 @@
 /**
- * What the model-backed agents read from outside Crew (SPEC §13 Sources): the organization's IMAP
+ * What the model-backed agents read from outside Crew (src/docs/notes/sources.md Sources): the organization's IMAP
  * mailbox for `inbox`, and feeds for the agents each feed names (research, corpdev, content,
  * compliance). `readSourcesFor` gives a run its new items (bounded), raises or clears the `imap` /
  * `feeds` integration alert, and `markSeen` (after the run completed) remembers what was read, so
- * the next run gets only what is new. Every address goes through the outbound policy (SPEC §16).
+ * the next run gets only what is new. Every address goes through the outbound policy (src/docs/notes/outbound-requests.md).
  * Item text is untrusted data: the runner passes it to the model only inside delimited fields.
  */
 import * as v from "valibot";
@@ -67,7 +67,7 @@ export interface SourceDeps {
   config: Config;
   clock: Clock;
   log: Logger;
-  /** The outbound request policy (SPEC §16); boot builds it with the runtime's DNS. */
+  /** The outbound request policy (src/docs/notes/outbound-requests.md); boot builds it with the runtime's DNS. */
   policy: OutboundPolicy;
   /** CREW_SECRET, to open sealed passwords; defaults to `config.secret`. */
   secret?: string;
@@ -83,7 +83,7 @@ export class SourceError extends Error {
   }
 }
 
-/** Agents that read feeds (SPEC §13 table); `inbox` reads the mailbox. */
+/** Agents that read feeds (src/docs/notes/sources.md table); `inbox` reads the mailbox. */
 export const FEED_AGENTS = ["research", "corpdev", "content", "compliance"] as const;
 export const MAILBOX_AGENT = "inbox";
 /** The Slack agent reads the organization's Slack channels (src/docs/notes/delivery.md). */

@@ -29,7 +29,7 @@ const lastRandom = new Uint8Array(16);
 
 /**
  * A monotonic ULID: 48-bit time, 80 random bits drawn with one getRandomValues (the `ulid` package
- * draws once per character: 25–50 µs an id, FIELD-NOTES). Within one millisecond the random part
+ * draws once per character: 25–50 µs an id, src/docs/notes/storage-and-speed.md#identifiers). Within one millisecond the random part
  * is incremented instead, so ids of one process sort in creation order (ULID spec, monotonicity).
  */
 export function ulid(nowMs: number): string {

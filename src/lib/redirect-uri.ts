@@ -1,5 +1,5 @@
 /**
- * Redirect URI policy (SPEC §6, RFC 8252, OAuth 2.1 §2.3.1): which URIs a client may register, and
+ * Redirect URI policy (src/docs/notes/oauth.md, RFC 8252, OAuth 2.1 §2.3.1): which URIs a client may register, and
  * whether a presented URI matches a registered one. Pure, no I/O.
  */
 

@@ -1,5 +1,5 @@
 /**
- * completion/complete (SPEC §15): suggestions for the arguments with fixed values — a prompt's
+ * completion/complete (src/docs/notes/mcp-resources-and-prompts.md): suggestions for the arguments with fixed values — a prompt's
  * declared values (hand_off's `to`) and a resource template's variables (the standup mode, agent
  * ids), from the projection or the operation's picklist. Anything else completes to nothing, which
  * is a valid answer, not an error.

@@ -1,5 +1,5 @@
 /**
- * Icons for the MCP server and its tools (SPEC §15), served by Crew itself: a client shows them
+ * Icons for the MCP server and its tools (src/docs/notes/mcp-resources-and-prompts.md), served by Crew itself: a client shows them
  * without contacting any other host. Plain SVG, `currentColor`-free so they read on light and dark
  * backgrounds alike.
  */

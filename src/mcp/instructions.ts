@@ -1,6 +1,6 @@
 /**
- * What `initialize` says to a client (SPEC §15): the caller's plan and what it includes. A client
- * with no tools shows "Connected, 0 tools" and nothing else (FIELD-NOTES), so the instructions and
+ * What `initialize` says to a client (src/docs/notes/mcp-resources-and-prompts.md): the caller's plan and what it includes. A client
+ * with no tools shows "Connected, 0 tools" and nothing else (src/docs/notes/mcp-resources-and-prompts.md#plans-instructions-and-icons), so the instructions and
  * the empty tools/list are where a person learns why, and which plan adds them.
  */
 import type { Principal } from "../domain.ts";

@@ -3,12 +3,12 @@
  *
  * Accept: the transport insists on `application/json, text/event-stream`, but Claude Code sends
  * `Accept: application/json` alone and Anthropic's connector proxy `text/event-stream` alone
- * (FIELD-NOTES, and the 406 reports against them). A 406 there ends the connection after a
+ * (src/docs/notes/mcp-clients.md#how-mcp-behaves-decisions, and the 406 reports against them). A 406 there ends the connection after a
  * successful sign-in, so Crew answers whichever of the two the client accepts — JSON when it takes
  * JSON (or says nothing), one short SSE stream when it takes only SSE — and 406s only a client that
  * accepts neither.
  *
- * MCP-Protocol-Version: a version Crew does not speak is 400 (SPEC §7), except on `initialize`,
+ * MCP-Protocol-Version: a version Crew does not speak is 400 (src/docs/notes/mcp-clients.md), except on `initialize`,
  * where the version is negotiated in the body (a newer client that also sets the header gets
  * Crew's latest version back instead of a refusal).
  */

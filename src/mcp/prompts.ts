@@ -1,5 +1,5 @@
 /**
- * MCP prompts (SPEC §15): Claude Code, Gemini CLI and others show them as slash commands. Each is
+ * MCP prompts (src/docs/notes/mcp-resources-and-prompts.md): Claude Code, Gemini CLI and others show them as slash commands. Each is
  * the request to the model first, as text — Gemini CLI reads only the first message, and only if it
  * is text, so that message must stand alone and name the tools that fetch the data — then the live
  * data: the briefing, the queue, a week of standups, embedded as resources (JSON, with their

@@ -1,5 +1,5 @@
 /**
- * MCP resources (SPEC §15): the `resource` projection of the operation registry. A fixed URI
+ * MCP resources (src/docs/notes/mcp-resources-and-prompts.md): the `resource` projection of the operation registry. A fixed URI
  * (`crew://briefing`) is listed by resources/list, a template (`crew://actions/{id}`) by
  * resources/templates/list; reading one runs the operation's handler with the template's variables
  * as input, so the JSON equals the REST answer. Access is the projection's (read tier), checked the

@@ -34,10 +34,10 @@ import { SharedServerTransport } from "./shared-transport.ts";
 import { MAX_STREAMS_PER_USER, OrgSubscriptions } from "./subscriptions.ts";
 import { buildToolCatalog } from "./tools.ts";
 
-/** Both spellings answer the same: a redirect between them breaks clients (FIELD-NOTES). */
+/** Both spellings answer the same: a redirect between them breaks clients (src/docs/notes/mcp-clients.md#how-mcp-behaves-decisions). */
 const PATHS = ["/mcp", "/mcp/"];
 
-/** The transport's own limit, matching the REST body limit (SPEC §4). */
+/** The transport's own limit, matching the REST body limit (src/docs/notes/rest-api.md). */
 const MAX_BODY_BYTES = 256 * 1024;
 
 function originGuard(deps: AppDeps): MiddlewareHandler<AppEnv> {

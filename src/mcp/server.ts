@@ -28,7 +28,7 @@ import { buildResourceCatalog, principalOf, registerResources } from "./resource
 import type { SessionOf } from "./session.ts";
 import { callTool, type McpTool, resultFeatures, toolError, visibleTools } from "./tools.ts";
 
-/** SPEC §7. The SDK also speaks 2024 versions; Crew does not, so they are refused or negotiated up. */
+/** src/docs/notes/mcp-clients.md. The SDK also speaks 2024 versions; Crew does not, so they are refused or negotiated up. */
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
 export const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
 export const isSupportedProtocolVersion = (v: string): boolean => (PROTOCOL_VERSIONS as readonly string[]).includes(v);
@@ -37,7 +37,7 @@ export const SERVER_INFO = { name: "crew", title: "Crew", version: API_VERSION }
 
 /**
  * `logging` costs nothing (the SDK answers logging/setLevel) and lets clients set a level without an
- * error. Resources, prompts and completions: SPEC §15 (src/mcp/resources.ts, prompts.ts, completions.ts).
+ * error. Resources, prompts and completions: src/docs/notes/mcp-resources-and-prompts.md (src/mcp/resources.ts, prompts.ts, completions.ts).
  */
 const CAPABILITIES = {
   tools: { listChanged: false },
@@ -56,7 +56,7 @@ const resourceCatalog = buildResourceCatalog(operations);
 
 /**
  * Building a Server otherwise makes a fresh Ajv instance, most of the cost of a stateless request
- * (FIELD-NOTES): one validator serves every server of the process.
+ * (src/docs/notes/mcp-clients.md#how-mcp-behaves-decisions): one validator serves every server of the process.
  */
 const sharedValidator = new AjvJsonSchemaValidator();
 

@@ -1,5 +1,5 @@
 /**
- * One SDK `Server` for every HTTP request (SPEC §7 stays stateless on the wire): building a Server
+ * One SDK `Server` for every HTTP request (src/docs/notes/mcp-clients.md#how-mcp-behaves-decisions stays stateless on the wire): building a Server
  * per request (its handler table, capabilities, schemas) was most of the cost of a `tools/call`
  * (issue 10). The per-request SDK transport still does all the HTTP work (Accept, Content-Type,
  * batches, JSON or SSE answers); this transport sits between those and the one Server.

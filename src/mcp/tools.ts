@@ -33,7 +33,7 @@ function jsonSchema(schema: AnySchema, typeMode: "input" | "output"): JsonObject
   return (out.type === "object" ? out : { type: "object", ...out }) as JsonObjectSchema;
 }
 
-/** Tools carry an icon served by Crew (SPEC §15) when the base URL is known: read or write by tier. */
+/** Tools carry an icon served by Crew (src/docs/notes/mcp-resources-and-prompts.md) when the base URL is known: read or write by tier. */
 export function buildToolCatalog(operations: readonly Operation[], baseUrl?: string): Map<string, McpTool> {
   const tools = new Map<string, McpTool>();
   for (const op of operations) {
@@ -56,7 +56,7 @@ export function buildToolCatalog(operations: readonly Operation[], baseUrl?: str
   return tools;
 }
 
-/** The tools this principal may call: the rest are left out of tools/list (SPEC §7). */
+/** The tools this principal may call: the rest are left out of tools/list (src/docs/notes/mcp-clients.md). */
 export function visibleTools(catalog: Map<string, McpTool>, principal: Principal): Tool[] {
   const out: Tool[] = [];
   for (const tool of catalog.values()) if (denial(principal, tool.mcp.access) === null) out.push(tool.definition);
@@ -88,7 +88,7 @@ function fromApiError(error: ApiError, requestId: string): CallToolResult {
 }
 
 /**
- * `null` for an optional argument means "absent" (SPEC §15): clients using strict function calling
+ * `null` for an optional argument means "absent" (src/docs/notes/mcp-resources-and-prompts.md): clients using strict function calling
  * send every property, null when unset. Only fields that are optional and do not take null
  * themselves are dropped; REST keeps refusing null (this is the MCP projection only).
  */

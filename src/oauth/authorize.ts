@@ -1,6 +1,6 @@
 /**
  * The authorization endpoint (OAuth 2.1 §4.1): GET shows the consent page (after sign-in), POST
- * is the consent form's answer. Consent is asked at every authorization (SPEC §6).
+ * is the consent form's answer. Consent is asked at every authorization (src/docs/notes/oauth.md).
  */
 import type { Context } from "hono";
 import { readSession } from "../auth/sessions.ts";

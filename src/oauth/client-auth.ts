@@ -1,7 +1,7 @@
 /**
  * Client authentication at the token and revocation endpoints (RFC 6749 §2.3). A confidential
  * client may use Basic or post, whichever it registered — claude.ai posts and Codex uses Basic
- * regardless (FIELD-NOTES). A public client identifies itself by client_id; a secret it sends
+ * regardless (src/docs/notes/oauth.md#what-real-clients-do). A public client identifies itself by client_id; a secret it sends
  * anyway is ignored. Unknown clients get invalid_client, on which clients re-register.
  */
 import { sha256Hex, timingSafeEqual } from "../lib/random.ts";

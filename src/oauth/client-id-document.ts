@@ -1,7 +1,7 @@
 /**
- * Client ID Metadata Documents (SPEC §6; draft-ietf-oauth-client-id-metadata-document, the MCP
+ * Client ID Metadata Documents (src/docs/notes/client-id-metadata-documents.md; draft-ietf-oauth-client-id-metadata-document, the MCP
  * 2025-11-25 registration path): a `client_id` that is an https URL with a path names a JSON
- * document describing the client. Crew fetches it through the outbound policy (SPEC §16: a refused
+ * document describing the client. Crew fetches it through the outbound policy (src/docs/notes/outbound-requests.md: a refused
  * and an unreachable address read the same), at most 5 KB within 5 s, without following redirects
  * (the document must live at the URL it names), and keeps it as long as its HTTP caching headers
  * allow, never longer than 24 hours. Its `client_id` must equal the URL; its `redirect_uris` and

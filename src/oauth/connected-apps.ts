@@ -1,5 +1,5 @@
 /**
- * The connected applications page (SPEC §6, §12): each OAuth client the user connected, where it
+ * The connected applications page (src/docs/notes/oauth.md): each OAuth client the user connected, where it
  * returns to, its scopes and last use, with a revoke form. Plain forms that work without
  * JavaScript; they call the same functions as GET/DELETE /api/oauth/grants.
  */

@@ -1,5 +1,5 @@
 /**
- * The consent page (SPEC §6): names the application, where it will send you, and what it may do
+ * The consent page (src/docs/notes/oauth.md): names the application, where it will send you, and what it may do
  * (capped by the plan). Its Content-Security-Policy lets the form lead to the client's redirect
  * URI: Chromium applies form-action to the redirect that follows the POST, so the layout's
  * `form-action 'self'` alone would block the way back to the application.
@@ -47,7 +47,7 @@ export function renderConsentPage(c: Context<AppEnv>, found: ValidSession, reque
   const name = request.client.metadata.client_name ?? "An unnamed application";
   const host = redirectHost(request.redirectUri);
   const canApprove = granted.length > 0;
-  // A metadata-document client (SPEC §6) is vouched for by the site serving its document: show who that is.
+  // A metadata-document client (src/docs/notes/oauth.md) is vouched for by the site serving its document: show who that is.
   const documentClient = isClientIdDocumentUrl(request.client.id);
 
   const capped = canApprove && granted.join(" ") !== request.scopes.join(" ");

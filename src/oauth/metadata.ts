@@ -26,7 +26,7 @@ export function authorizationServerMetadata(config: Config) {
     // unless the operator turned them off: clients that see the flag never register dynamically.
     ...(config.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
     service_documentation: `${base}/docs`,
-    // authorization_response_iss_parameter_supported is deliberately absent (SPEC §6): `iss` is
+    // authorization_response_iss_parameter_supported is deliberately absent (src/docs/notes/oauth.md): `iss` is
     // always sent, but clients that drop it would fail once the flag is advertised.
   };
 }

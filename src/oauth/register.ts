@@ -1,6 +1,6 @@
 /**
  * Dynamic client registration (RFC 7591). Clients re-register on every fresh connection, often
- * from shared addresses (SPEC §6, FIELD-NOTES), so the per-address limit is generous, and
+ * from shared addresses (src/docs/notes/oauth.md, src/docs/notes/oauth.md#what-real-clients-do), so the per-address limit is generous, and
  * registrations never used for a grant are purged after 24 hours.
  */
 import type { Context } from "hono";

@@ -1,6 +1,6 @@
 /**
  * Resource indicators (RFC 8707): `{base}`, `{base}/`, `{base}/mcp` and `{base}/mcp/` all name Crew
- * (clients send each of them, FIELD-NOTES); an absent one means `{base}/mcp`. They are one audience, so a
+ * (clients send each of them, src/docs/notes/oauth.md#what-real-clients-do); an absent one means `{base}/mcp`. They are one audience, so a
  * code bound to one of them may be exchanged naming another. Pure, no I/O.
  */
 import { isCrewResource } from "../auth/bearer.ts";

@@ -1,5 +1,5 @@
 /**
- * The authorization server's routes (SPEC §6). The JSON endpoints answer in the OAuth error
+ * The authorization server's routes (src/docs/notes/oauth.md). The JSON endpoints answer in the OAuth error
  * format and with CORS for any origin; the pages (authorize, connected apps) use the session
  * cookie and never answer CORS.
  */
@@ -58,7 +58,7 @@ export function oauthRoutes(deps: AppDeps): Hono<AppEnv> {
   endpoint(["/.well-known/oauth-protected-resource/mcp/"], "GET", async (c) =>
     c.json(protectedResourceMetadata(config, `${config.baseUrl}/mcp/`)),
   );
-  // The aliases serve clients that skip metadata and guess the paths (SPEC §6).
+  // The aliases serve clients that skip metadata and guess the paths (src/docs/notes/oauth.md).
   endpoint(["/oauth/register", "/register"], "POST", (c) => register(deps, c));
   endpoint(["/oauth/token", "/token"], "POST", (c) => token(deps, c));
   endpoint(["/oauth/revoke"], "POST", (c) => revoke(deps, c));

@@ -1,5 +1,5 @@
 /**
- * The `scope` parameter (SPEC §6, RFC 6749 §3.3): split on any whitespace, `offline_access`
+ * The `scope` parameter (src/docs/notes/oauth.md, RFC 6749 §3.3): split on any whitespace, `offline_access`
  * accepted and ignored (refresh tokens are always issued), default `crew:read`, unknown scopes
  * refused. Capping by plan: what a consent can grant. Pure, no I/O.
  */

@@ -1,4 +1,4 @@
-/** The action queue (SPEC §5): list, add (one or a batch, all-or-nothing), update. */
+/** The action queue (src/docs/notes/rest-api.md): list, add (one or a batch, all-or-nothing), update. */
 
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
 import * as v from "valibot";
@@ -26,7 +26,7 @@ const Status = v.picklist(ACTION_STATUSES, `Must be one of ${ACTION_STATUSES.joi
 const Lane = v.picklist(ACTION_LANES, `Must be one of ${ACTION_LANES.join(", ")}.`);
 const SOURCES = ["api", "mcp", "web", ...AGENT_IDS] as const;
 
-/** The stored `source` of something a person wrote through a projection (SPEC §5). */
+/** The stored `source` of something a person wrote through a projection (src/docs/notes/rest-api.md). */
 export const sourceOf = (via: OperationContext["via"]) => (via === "rest" ? "api" : via);
 
 export const Action = v.object({
@@ -91,7 +91,7 @@ const ActionBatch = v.strictObject({
 });
 
 /**
- * One action's fields beside `actions` mix the two forms (SPEC §15): named as a conflict on that
+ * One action's fields beside `actions` mix the two forms (src/docs/notes/mcp-resources-and-prompts.md): named as a conflict on that
  * field rather than as an unknown field of the batch form.
  */
 const mixedForms = (field: string) =>
@@ -144,7 +144,7 @@ export const listActionQueue = defineOperation({
     ),
   }),
   output: v.object({ actions: v.array(Action), nextCursor: v.nullable(v.string()) }),
-  // REST lists the queue only for admin keys / crew:write; MCP treats it as a read-tier tool (SPEC §7).
+  // REST lists the queue only for admin keys / crew:write; MCP treats it as a read-tier tool (src/docs/notes/access.md#scopes).
   rest: { method: "GET", path: "/api/mcp/actions", access: writeAccess("read"), from: "query", tags: ["Actions"] },
   mcp: {
     name: "crew_list_actions",

@@ -1,5 +1,5 @@
 /**
- * The agent-run API (SPEC §8): external runners — an LLM script, a cron job, a workflow tool — act
+ * The agent-run API (src/docs/notes/agents-runtime.md): external runners — an LLM script, a cron job, a workflow tool — act
  * as any agent with an admin credential. REST only (no MCP tools): start a run, complete it, read
  * the history, and edit an agent's schedule.
  */
@@ -189,7 +189,7 @@ const RunView = v.object({
   finishedAt: v.pipe(v.nullable(DateTime), v.description("null while running.")),
   tokensIn: v.pipe(
     v.nullable(v.number()),
-    v.description("Tokens sent to the model by a model-backed run (SPEC §13); null for other runs."),
+    v.description("Tokens sent to the model by a model-backed run (src/docs/notes/model.md); null for other runs."),
   ),
   tokensOut: v.pipe(v.nullable(v.number()), v.description("Tokens the model answered with; null for runs without a model call.")),
   costUsd: v.pipe(
@@ -208,7 +208,7 @@ export const listAgentRunsOp = defineOperation({
   }),
   output: v.object({ runs: v.array(RunView) }),
   rest: { method: "GET", path: "/api/agents/{id}/runs", access: writeAccess("read"), from: "query", tags },
-  // Read-tier as a resource, like the read tools (SPEC §15); REST keeps the run API's admin requirement.
+  // Read-tier as a resource, like the read tools (src/docs/notes/access.md#scopes); REST keeps the run API's admin requirement.
   resource: {
     uri: "crew://agents/{id}/runs",
     name: "agent-runs",

@@ -48,7 +48,7 @@ export type AgentDashboard = v.InferOutput<typeof AgentDashboard>;
 
 /**
  * Shared by the REST/MCP operation and the web dashboard. An agent that never ran and cannot run
- * by itself says what it lacks (SPEC §13: "Needs a model: …", the missing source).
+ * by itself says what it lacks (src/docs/notes/model.md: "Needs a model: …", the missing source).
  */
 export async function agentDashboard(
   deps: Pick<OperationContext, "db" | "config" | "clock">,

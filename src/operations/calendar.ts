@@ -1,5 +1,5 @@
 /**
- * Calendar tools (SPEC §10): open slots on, and new events in, the user's connected CalDAV
+ * Calendar tools (src/docs/notes/calendar.md): open slots on, and new events in, the user's connected CalDAV
  * calendar. MCP only (no REST part; connecting is src/operations/integrations.ts). Until a calendar
  * is connected they answer with an error that says how to connect one; talking CalDAV, and the
  * alert when the calendar fails, is the calendar integration's job (src/integrations/).

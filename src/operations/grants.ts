@@ -1,5 +1,5 @@
 /**
- * Connected applications (SPEC §6): the OAuth grants of the signed-in user, listed and revoked.
+ * Connected applications (src/docs/notes/oauth.md): the OAuth grants of the signed-in user, listed and revoked.
  * REST only, on the browser session (a token must not be able to list or end other grants). The
  * /connected-apps page calls the same functions.
  */

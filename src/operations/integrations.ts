@@ -1,5 +1,5 @@
 /**
- * Integrations of the calling user (SPEC §10): connect, show and disconnect a CalDAV calendar.
+ * Integrations of the calling user (src/docs/notes/calendar.md): connect, show and disconnect a CalDAV calendar.
  * REST only, with a write credential (admin key or crew:write: connecting lets Crew write events
  * in the user's name). The dashboard's Calendar page calls the same functions.
  */

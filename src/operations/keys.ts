@@ -1,5 +1,5 @@
 /**
- * API key management (SPEC §3) on the signed-in browser session: list, create, revoke. REST only
+ * API key management (src/docs/notes/access.md) on the signed-in browser session: list, create, revoke. REST only
  * (`auth: "session"`: no Bearer, no quota, Origin-checked); no MCP tool, since a key must not be
  * able to mint keys. The dashboard's forms call the same functions.
  */

@@ -1,5 +1,5 @@
 /**
- * Reads the web app needs beside the reports (SPEC §12): contacts (also REST, the twin of the
+ * Reads the web app needs beside the reports (src/docs/notes/web-app.md): contacts (also REST, the twin of the
  * upsert), the insight feed and handoffs (web only for now: no REST or MCP projection).
  */
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";

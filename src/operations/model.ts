@@ -1,5 +1,5 @@
 /**
- * The model connection (SPEC §13): show it, save it (owners' settings; the environment wins),
+ * The model connection (src/docs/notes/model.md): show it, save it (owners' settings; the environment wins),
  * forget it, test it with one tiny call. REST with an admin credential; /settings/model calls the
  * same functions. The API key is write-only: stored sealed, never returned.
  */

@@ -64,12 +64,12 @@ export interface McpProjection {
    * judged by the operation's input (`inputSchemaFor`), so this only describes them.
    */
   input?: AnySchema;
-  /** `resource_link`s a result carries to the records it created or names (SPEC §15). */
+  /** `resource_link`s a result carries to the records it created or names (src/docs/notes/mcp-resources-and-prompts.md). */
   links?: (output: Record<string, unknown>) => { uri: string; name: string }[];
 }
 
 /**
- * MCP resource view of a read operation (SPEC §15). `uri` is a fixed URI (`crew://briefing`) or an
+ * MCP resource view of a read operation (src/docs/notes/mcp-resources-and-prompts.md). `uri` is a fixed URI (`crew://briefing`) or an
  * RFC 6570 level-1 template (`crew://actions/{id}`) whose variables become input fields; reading it
  * runs the operation's handler with that input, so a read equals the REST answer.
  */

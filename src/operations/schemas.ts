@@ -1,4 +1,4 @@
-/** Field schemas shared by the operations: one definition per limit of SPEC §4 and enum of §5. */
+/** Field schemas shared by the operations: one definition per limit of src/docs/notes/rest-api.md#limits and enum there. */
 
 import * as v from "valibot";
 import { PRIORITIES } from "../domain.ts";
@@ -40,7 +40,7 @@ export const Email = v.pipe(
 
 export const DateTime = v.pipe(v.string(), v.isoTimestamp());
 
-/** A page size: a whole number from 1 to 100 (SPEC §5), with the endpoint's default. */
+/** A page size: a whole number from 1 to 100 (src/docs/notes/rest-api.md), with the endpoint's default. */
 export const PageLimit = (fallback: number) =>
   v.optional(
     v.pipe(

@@ -1,9 +1,9 @@
 /**
- * Sources of the model-backed agents (SPEC §13): add an IMAP mailbox (for `inbox`; one per
+ * Sources of the model-backed agents (src/docs/notes/sources.md): add an IMAP mailbox (for `inbox`; one per
  * organization, a second replaces the first) or a feed (with the agents that read it), list them,
  * delete one. REST only, admin tier (admin key, OAuth crew:write). Passwords are sealed before they
  * are stored and never shown again. Nothing is fetched here: addresses go through the outbound
- * policy (SPEC §16) at every read, and a failing source raises its alert then. The
+ * policy (src/docs/notes/outbound-requests.md) at every read, and a failing source raises its alert then. The
  * /settings/sources page calls the same functions.
  */
 import * as v from "valibot";

@@ -1,5 +1,5 @@
 /**
- * The organization's people (SPEC §12, owners only): list, create with a one-time sign-in link,
+ * The organization's people (src/docs/notes/web-app.md, owners only): list, create with a one-time sign-in link,
  * change role and plan. Web only for now (no REST or MCP projection); `role: "owner"` puts the owner
  * check in the operation, so any later projection inherits it.
  */

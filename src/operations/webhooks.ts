@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions (SPEC §9): create (the signing secret shown once), list, delete, and the
+ * Webhook subscriptions (src/docs/notes/webhooks.md): create (the signing secret shown once), list, delete, and the
  * recent deliveries of one. REST only, for admin keys and crew:write tokens; the dashboard's
  * webhooks page and `crew webhook add` call the same functions.
  */

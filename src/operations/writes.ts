@@ -12,7 +12,7 @@ import { Email, LongText, Priority, ShortText, Title } from "./schemas.ts";
 const writes: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const Optional200 = v.pipe(ShortText(200), v.minLength(1, "Must not be empty."));
 
-/** Fields of a contact, shared with the run completion (SPEC §8, §13). */
+/** Fields of a contact, shared with the run completion (src/docs/notes/agents-runtime.md). */
 export const contactFields = {
   name: Title,
   email: v.optional(Email),

@@ -1,5 +1,5 @@
 /**
- * The audit log (SPEC §14): one row per event that changes who can do what, or what the
+ * The audit log (src/docs/notes/operating.md#audit-log): one row per event that changes who can do what, or what the
  * deployment holds. Written by the code that makes the change, read by owners (web app) and by
  * `crew audit`. Rows carry ids, emails, key hashes and URLs without query strings — never a
  * secret, a token or a password.
@@ -7,7 +7,7 @@
 import { newId } from "../lib/random.ts";
 import { type Db, parseJson } from "./db.ts";
 
-/** Every event SPEC §14 names; sources and model settings are written by their own features. */
+/** Every event src/docs/notes/operating.md#audit-log names; sources and model settings are written by their own features. */
 export const AUDIT_EVENTS = [
   "sign_in.succeeded",
   "sign_in.failed",

@@ -1,5 +1,5 @@
 /**
- * Backups and restore (SPEC §14). A backup is `VACUUM INTO` a new file: SQLite writes it from one
+ * Backups and restore (src/docs/notes/operating.md#backups). A backup is `VACUUM INTO` a new file: SQLite writes it from one
  * read transaction, so it is a consistent snapshot that holds every commit made before it started
  * (WAL included), while writers carry on. A plain copy of `crew.db` misses what still sits in
  * `crew.db-wal`. A restore first checks the candidate file (a SQLite file, `integrity_check` ok,

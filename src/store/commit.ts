@@ -1,7 +1,7 @@
 /**
  * One way to commit a write with consequences. The write's statements and the webhook outbox
  * rows of its domain events run as one transaction: an event is recorded exactly when its write
- * commits (SPEC §9), and the subscriptions wanting it are read inside that transaction (the
+ * commits (src/docs/notes/architecture.md#writes-commit-and-events), and the subscriptions wanting it are read inside that transaction (the
  * outbox row is an INSERT … SELECT), so a subscription added meanwhile is not missed. The domain
  * events go to `emit` only after the commit (PocketBase's after-commit hooks), never for a write
  * that rolled back.

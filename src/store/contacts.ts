@@ -11,7 +11,7 @@ export interface ContactFields {
 }
 
 /**
- * Creates or updates a contact in one atomic statement (SPEC §5): matched on the normalized email,
+ * Creates or updates a contact in one atomic statement (src/docs/notes/rest-api.md): matched on the normalized email,
  * or, without an email, on the normalized name among contacts that have none. An update changes
  * only the fields sent. Concurrent upserts of one email make one contact: the unique partial
  * indexes decide, not a read-then-write.

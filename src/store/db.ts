@@ -2,7 +2,7 @@
  * The store as one explicit value: `openStore()` → { all, one, run, execute, batch, close }.
  *
  * A local file is ONE native connection (the `libsql` driver), opened in WAL mode with
- * synchronous=NORMAL (≈6× the write throughput of the default, see FIELD-NOTES), foreign keys on
+ * synchronous=NORMAL (≈6× the write throughput of the default, see src/docs/notes/storage-and-speed.md#the-database-file), foreign keys on
  * and a busy timeout, so several processes can share the file. Every statement is prepared once
  * and runs synchronously; a multi-statement write is `BEGIN IMMEDIATE` … `COMMIT` on that same
  * connection within one synchronous call, so nothing else of this process can interleave, and the

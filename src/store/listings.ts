@@ -1,5 +1,5 @@
 /**
- * Lists the web app reads (SPEC §12) that no agent needs: contacts with a search, the insight
+ * Lists the web app reads (src/docs/notes/web-app.md) that no agent needs: contacts with a search, the insight
  * feed newest first, handoffs by status. Each pages by the sort key of its last row.
  */
 import type { Evidence } from "../domain.ts";

@@ -65,7 +65,7 @@ export const ISSUE10_SCHEMA: string[] = [
     ),
   ),
 ];
-/** Issue 14 (SPEC §14): audit log, password reset links, user deactivations (the block in schema.sql). */
+/** Issue 14 (src/docs/notes/operating.md#upgrades): audit log, password reset links, user deactivations (the block in schema.sql). */
 export const ISSUE14_SCHEMA: string[] = [
   `CREATE TABLE IF NOT EXISTS audit_events (
     id TEXT PRIMARY KEY, org_id TEXT NOT NULL, at INTEGER NOT NULL, event TEXT NOT NULL,
@@ -339,7 +339,7 @@ export function splitSql(sql: string): string[] {
 
 /**
  * The database was written by a newer release: this one does not know its tables, so it stops
- * rather than run on them (SPEC §14). The message is the one line a start-up prints.
+ * rather than run on them (src/docs/notes/operating.md#upgrades). The message is the one line a start-up prints.
  */
 export class SchemaTooNewError extends Error {
   constructor(

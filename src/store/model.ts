@@ -1,5 +1,5 @@
 /**
- * The model connection's rows (SPEC §13): an organization's model settings (API key sealed by the
+ * The model connection's rows (src/docs/notes/model.md): an organization's model settings (API key sealed by the
  * caller), per-agent instruction overrides, the tokens each model-backed run spent, and the
  * organization's `model` integration alert.
  */

@@ -134,7 +134,7 @@ export async function findRefreshToken(db: Db, hash: string): Promise<RefreshTok
 }
 
 /**
- * Refresh token rotation with a grace (SPEC §6). Presenting live refresh token P issues a new pair
+ * Refresh token rotation with a grace (src/docs/notes/oauth.md). Presenting live refresh token P issues a new pair
  * (refresh child C) and revokes every other refresh token of the grant except P and P's children
  * — that is, P's predecessor, whose successor (P) has now been used, and P's siblings. P itself,
  * and every child of it, keep working until one of those children is first used: a client that

@@ -69,7 +69,7 @@ export async function findOrg(db: Db, ref: string): Promise<Organization | null>
 
 export class OrgNameTakenError extends Error {}
 
-/** Creates an organization with its 17 agents (SPEC §14); names are unique. */
+/** Creates an organization with its 17 agents (src/docs/notes/operating.md); names are unique. */
 export async function createOrg(db: Db, name: string, timeZone: string, now: number): Promise<Organization> {
   const id = newId("org", now);
   try {

@@ -44,7 +44,7 @@ export function standupInsertStatement(s: { id: string; orgId: string; mode: "mo
 }
 
 /**
- * Regeneration stores the current standup in place of the same day's earlier one (SPEC §14):
+ * Regeneration stores the current standup in place of the same day's earlier one (src/docs/notes/storage-and-speed.md#what-crew-keeps-and-for-how-long):
  * one row per organization, mode and UTC day, the day's latest, instead of one per regeneration.
  */
 export function standupReplaceStatements(s: Parameters<typeof standupInsertStatement>[0]): InStatement[] {

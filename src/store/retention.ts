@@ -1,5 +1,5 @@
 /**
- * Retention (SPEC §14): what may be deleted once it has expired, so that stored data grows with
+ * Retention (src/docs/notes/storage-and-speed.md#what-crew-keeps-and-for-how-long): what may be deleted once it has expired, so that stored data grows with
  * what users and agents write, not with requests. Each rule deletes in bounded batches (a short
  * write transaction each, so other writers and this process's requests interleave between them).
  * This list is the one retention policy: nothing else deletes expired rows. The holder of the
@@ -10,7 +10,7 @@ import { DAY, HOUR } from "../lib/clock.ts";
 import type { Db } from "./db.ts";
 
 export const RETENTION_BATCH = 500;
-/** Webhook deliveries and agent runs are kept this long (SPEC §14). */
+/** Webhook deliveries and agent runs are kept this long (src/docs/notes/storage-and-speed.md#what-crew-keeps-and-for-how-long). */
 export const HISTORY_DAYS = 90;
 /** Standups and briefings are kept whole this long, then one per day. */
 export const REPORT_DAYS = 30;
@@ -20,7 +20,7 @@ export const MESSAGE_DAYS = 30;
 export const AUDIT_RETENTION_DAYS = 365;
 
 export interface RetentionOptions {
-  /** The sign-in throttling window: failures older than this count for nothing (SPEC §2). */
+  /** The sign-in throttling window: failures older than this count for nothing (src/docs/notes/web-and-accounts.md). */
   signInWindowMs: number;
   /** How long audit rows are kept (AUDIT_RETENTION_DAYS; default one year). */
   auditRetentionMs?: number;

@@ -1,5 +1,5 @@
 /**
- * Agent runs (SPEC §8): starting one (and claiming the agent's queued handoffs), completing it,
+ * Agent runs (src/docs/notes/agents-runtime.md): starting one (and claiming the agent's queued handoffs), completing it,
  * the history, the one-hour sweep of abandoned runs; and the scheduler's coordination rows
  * (the leader lease, the claimed schedule slots). Every check-and-set is one atomic statement.
  */

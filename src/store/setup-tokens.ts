@@ -1,4 +1,4 @@
-/** One-time first-run setup tokens (SPEC §1): only the token's SHA-256 is stored. */
+/** One-time first-run setup tokens (src/docs/notes/running.md#first-start): only the token's SHA-256 is stored. */
 import type { Db } from "./db.ts";
 
 export async function insertSetupToken(db: Db, tokenHash: string, now: number): Promise<void> {

@@ -1,4 +1,4 @@
-/** Failed sign-ins per email (SPEC §2 throttling): one row per failure, pruned as the window moves. */
+/** Failed sign-ins per email (src/docs/notes/web-and-accounts.md throttling): one row per failure, pruned as the window moves. */
 import type { Db } from "./db.ts";
 
 export async function recordSignInFailure(db: Db, email: string, now: number, windowMs: number): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * One-time links where a user chooses a password and is signed in (SPEC §12, §14): 'welcome' when an
+ * One-time links where a user chooses a password and is signed in (src/docs/notes/web-app.md): 'welcome' when an
  * owner creates the user (/welcome), 'reset' from `crew user reset-password` (/reset-password). Only
  * the token's SHA-256 is stored.
  */

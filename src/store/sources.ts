@@ -1,5 +1,5 @@
 /**
- * Sources of the model-backed agents (SPEC §13), `sources` table: an organization's IMAP mailbox
+ * Sources of the model-backed agents (src/docs/notes/sources.md), `sources` table: an organization's IMAP mailbox
  * (at most one) and its feeds. `config` is JSON whose password is only ever sealed; `state` is JSON
  * of what the last successful run saw. Also the organization-wide alerts a failing source raises
  * (`integration_alerts` rows without a user: `imap`, `feeds`).

@@ -1,5 +1,5 @@
 /**
- * Administration of users at the command line (SPEC §14): listing, the deactivated check, setting a
+ * Administration of users at the command line (src/docs/notes/operating.md): listing, the deactivated check, setting a
  * password. Deactivation itself is `deactivateUser` (store/users.ts), reset links are sign-in links
  * with purpose 'reset' (auth/sign-in-links.ts).
  */

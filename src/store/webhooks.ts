@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions and the delivery outbox (SPEC §9). Every state change of a delivery is one
+ * Webhook subscriptions and the delivery outbox (src/docs/notes/webhooks.md). Every state change of a delivery is one
  * atomic statement: the claim (`pending` or an expired `delivering` → `delivering`, attempts + 1)
  * and the outcome (only by the claim that is still current), so processes sharing the database
  * never send one attempt twice and a crashed claim is taken again once its lock expires.

@@ -1,5 +1,5 @@
 /**
- * /actions (SPEC §12): the action queue with the filters and pagination of §5 as links, the
+ * /actions (src/docs/notes/web-app.md): the action queue with the filters and pagination of src/docs/notes/rest-api.md as links, the
  * controls of each action, and one form to add an action. Reads and writes go through the
  * registry's operations (listActions, addActions, updateAction) with source "web".
  */

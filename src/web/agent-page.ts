@@ -1,5 +1,5 @@
 /**
- * /agents/{id} (SPEC §12): the agent's runs (status, summary, error, tokens when reported), its
+ * /agents/{id} (src/docs/notes/web-app.md): the agent's runs (status, summary, error, tokens when reported), its
  * open suggestions, the handoffs queued for it, and its schedule; owners edit the schedule through
  * the same updateAgent operation as PATCH /api/agents/{id}.
  */
@@ -29,7 +29,7 @@ import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { instructionsSection } from "./model-page.ts";
 import { runOperation } from "./run-operation.ts";
 
-/** Tokens in / out of a model-backed run (SPEC §13), or null for runs without a model call. */
+/** Tokens in / out of a model-backed run (src/docs/notes/model.md), or null for runs without a model call. */
 function tokensOf(run: { tokensIn: number | null; tokensOut: number | null }): string | null {
   return run.tokensIn === null ? null : `${run.tokensIn} / ${run.tokensOut ?? 0}`;
 }
@@ -198,7 +198,7 @@ export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
       return `/agents/${id}?done=resumed`;
     }),
   );
-  // Owners start a built-in runner at once (SPEC §12), the same operation as MCP's crew_run_agent; agents run by external runners are started through the run API.
+  // Owners start a built-in runner at once (src/docs/notes/web-app.md), the same operation as MCP's crew_run_agent; agents run by external runners are started through the run API.
   router.post("/agents/:id/run", (c) =>
     handleForm(deps, c, renderAgent, async (found) => {
       const id = c.req.param("id");

@@ -1,5 +1,5 @@
 /**
- * Signing in and out (SPEC §2): the HTML pages (/sign-in, /sign-out) and their JSON twins under
+ * Signing in and out (src/docs/notes/web-and-accounts.md): the HTML pages (/sign-in, /sign-out) and their JSON twins under
  * /api/auth/. Sign-in posts need no session token (there is no session yet) but must come from
  * Crew's origin, which also stops login CSRF; sign-out is a state change on the session: Origin
  * and, for the form, the csrf token.

@@ -1,5 +1,5 @@
 /**
- * The Calendar page (SPEC §10, §12): connect a CalDAV calendar (the server is asked first, so a
+ * The Calendar page (src/docs/notes/calendar.md): connect a CalDAV calendar (the server is asked first, so a
  * wrong password is said here and nothing is stored), see which calendar is connected and whether
  * its last use failed, disconnect with a confirmation step. Plain forms that work without
  * JavaScript, CSRF-checked; they call the same functions as /api/integrations/calendar.

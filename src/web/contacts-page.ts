@@ -1,5 +1,5 @@
 /**
- * /contacts (SPEC §12): search by name, email or company, paginated by links, and the same
+ * /contacts (src/docs/notes/web-app.md): search by name, email or company, paginated by links, and the same
  * upsert as POST /api/mcp/contacts (matched by email, or by name among contacts without one).
  */
 import { Hono } from "hono";

@@ -1,5 +1,5 @@
 /**
- * The signed-in dashboard (SPEC §12): today's briefing headline, the top open critical/high
+ * The signed-in dashboard (src/docs/notes/web-app.md): today's briefing headline, the top open critical/high
  * actions, the latest standup's interventions, agent health and alerts (the same operations as
  * REST), and while the organization has no content yet, getting started.
  */
@@ -153,7 +153,7 @@ export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.get("/dashboard", session(deps), (c) => renderDashboard(deps, c, c.var.session));
 
-  // Owners only (the operation's role): the same as `crew seed --demo` (SPEC §12), for the signed-in person's organization.
+  // Owners only (the operation's role): the same as `crew seed --demo` (src/docs/notes/web-app.md), for the signed-in person's organization.
   router.post("/dashboard/demo", (c) =>
     handleForm(deps, c, renderDashboard, async (found) => {
       await runOperation(deps, c, found, loadDemoData, {});

@@ -1,5 +1,5 @@
 /**
- * HTML error pages for browsers (SPEC §12): a request that asks for HTML (Accept: text/html) and is
+ * HTML error pages for browsers (src/docs/notes/web-app.md): a request that asks for HTML (Accept: text/html) and is
  * not for the API gets the error as a page with a way back; API clients keep the JSON envelope.
  * The page is made from the envelope renderError produced, so what is logged and said stays in
  * one place (http/middleware.ts).

@@ -1,5 +1,5 @@
 /**
- * /feed and /handoffs (SPEC §12): the insight feed newest first (high impact marked) with a form
+ * /feed and /handoffs (src/docs/notes/web-app.md): the insight feed newest first (high impact marked) with a form
  * to post one, and handoffs by status (queued, done, failed) with a form to create one. Writes go
  * through postInsight and createHandoff, so they raise the same events as over REST.
  */

@@ -1,7 +1,7 @@
 /**
- * The dashboard's "getting started" (SPEC §12): shown while the organization has no content of its
+ * The dashboard's "getting started" (src/docs/notes/web-app.md): shown while the organization has no content of its
  * own. This server's MCP URL and ready set-ups for Claude Code, Cursor, VS Code and curl, filled in
- * with `{base}`; where keys are made; how a model is connected (§13); and for owners the demo data.
+ * with `{base}`; where keys are made; how a model is connected (src/docs/notes/model.md); and for owners the demo data.
  */
 import { html } from "hono/html";
 import { csrfField, type Html, type PageAccount } from "../html/layout.ts";

@@ -1,5 +1,5 @@
 /**
- * Owners' model pages (SPEC §12, §13). `/settings/model`: connect a language model (provider, base
+ * Owners' model pages (src/docs/notes/web-app.md). `/settings/model`: connect a language model (provider, base
  * URL, model, API key stored sealed, daily token budget), "Test connection" (one tiny call; the
  * answer or the exact error), and a note when the environment's CREW_MODEL_* wins. `/agents/{id}`:
  * an agent's job, what it reads and writes, its instructions (replaceable per organization), its
@@ -31,7 +31,7 @@ const PATH = "/settings/model";
 const rule = (name: string) => fieldRules(ModelSettingsInput, name);
 type Field = "provider" | "baseUrl" | "model" | "apiKey" | "dailyTokens";
 
-/** Who may change the model and the instructions: the organization's owners (SPEC §12). */
+/** Who may change the model and the instructions: the organization's owners (src/docs/notes/web-app.md). */
 export const canManage = (found: ValidSession): boolean => isOwner(found.user);
 
 interface View {

@@ -1,4 +1,4 @@
-/** Owner pages (SPEC §12): members get a 403 page that says who can help, with a way back. */
+/** Owner pages (src/docs/notes/web-app.md): members get a 403 page that says who can help, with a way back. */
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { isOwner } from "../auth/roles.ts";

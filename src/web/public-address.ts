@@ -1,5 +1,5 @@
 /**
- * One public address (SPEC §12): a page request that reaches the server under another host or
+ * One public address (src/docs/notes/web-app.md#one-public-address): a page request that reaches the server under another host or
  * origin than BASE_URL's — `127.0.0.1:3000` while BASE_URL is `http://localhost:3000` — is
  * redirected (GET, HEAD) to the same path on BASE_URL, or refused with a page linking there (other
  * methods). Otherwise the browser would hold a session cookie for the wrong host, and every form

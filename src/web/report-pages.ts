@@ -1,5 +1,5 @@
 /**
- * The reading pages (SPEC §12): /briefing (the caller's briefing, then the pending actions with
+ * The reading pages (src/docs/notes/web-app.md): /briefing (the caller's briefing, then the pending actions with
  * their controls), /standup (morning, evening, latest as tabs), /profile (the company profile and
  * the pipeline by stage with totals). Each reads through the same operation as REST and MCP.
  */

@@ -1,5 +1,5 @@
 /**
- * Password reset links (SPEC §14, `crew user reset-password --email E`): `{base}/reset-password?token=…`
+ * Password reset links (src/docs/notes/operating.md#administration, `crew user reset-password --email E`): `{base}/reset-password?token=…`
  * shows a form for a new password; submitting it sets the password, uses the link up, ends the
  * user's other sessions and signs them in. The link works once and for one hour; only its SHA-256
  * is stored.

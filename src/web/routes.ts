@@ -1,5 +1,5 @@
 /**
- * The server-rendered web UI (SPEC §12): sign-in, first-run setup, dashboard, API keys, and the
+ * The server-rendered web UI (src/docs/notes/web-app.md): sign-in, first-run setup, dashboard, API keys, and the
  * static stylesheet and script. Pages use the session cookie; forms are CSRF-checked (Origin and
  * the session's token). The OAuth pages (connected apps, consent) share the same kit, src/html/.
  */
@@ -49,7 +49,7 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", calendarPageRoutes(deps));
   router.route("/", webhooksPageRoutes(deps));
   router.route("/", movedPageRoutes());
-  // The work pages (SPEC §12): read and act on the crew's work; open to every plan.
+  // The work pages (src/docs/notes/web-app.md): read and act on the crew's work; open to every plan.
   router.route("/", reportPageRoutes(deps));
   router.route("/", actionsPageRoutes(deps));
   router.route("/", suggestionsPageRoutes(deps));

@@ -1,5 +1,5 @@
 /**
- * The one way a page calls an operation (SPEC §12): the registry's `invoke`, as REST and MCP do
+ * The one way a page calls an operation (src/docs/notes/architecture.md#one-registry-of-operations): the registry's `invoke`, as REST and MCP do
  * (same validation and handler), with the signed-in person as principal and `via: "web"` (stored
  * as `source: "web"`). Plans cap the API, not the web app, so no access is asked for here; owner
  * pages check `isOwner` first, and owner-only operations check it themselves.

@@ -1,5 +1,5 @@
 /**
- * Owner pages of SPEC §14 in the web app: the audit log (/settings/audit) and the backups
+ * Owner pages of src/docs/notes/operating.md in the web app: the audit log (/settings/audit) and the backups
  * (/settings/backups: written and restored, from the audit log, since the files live wherever
  * BACKUP_DIR points). Self-contained pages; the main navigation links them for owners.
  */

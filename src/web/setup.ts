@@ -1,5 +1,5 @@
 /**
- * First-run setup (SPEC §1): while no user exists, the server prints a one-time link
+ * First-run setup (src/docs/notes/running.md#first-start): while no user exists, the server prints a one-time link
  * `{base}/setup?token=…`; its page creates the owner (operator plan) in the default organization
  * and signs them in. Only the token's SHA-256 is stored. The link stops working once used — and
  * every other printed link with it, since setup is over once a user exists.

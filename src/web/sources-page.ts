@@ -1,5 +1,5 @@
 /**
- * The Sources page (SPEC §13, §12), /settings/sources: the organization's IMAP mailbox (read by
+ * The Sources page (src/docs/notes/sources.md), /settings/sources: the organization's IMAP mailbox (read by
  * the `inbox` agent) and its feeds (each read by the agents ticked for it), each with the problem
  * of its last read; add a mailbox or a feed, delete one with a confirmation step. Plain forms
  * that work without JavaScript, CSRF-checked; they run the same operations as

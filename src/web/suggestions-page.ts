@@ -1,5 +1,5 @@
 /**
- * /suggestions (src/docs/notes/web-app.md, §17): the agents' open suggestions, filtered by the nine agents of §5
+ * /suggestions (src/docs/notes/web-app.md): the agents' open suggestions, filtered by the nine agents of src/docs/notes/rest-api.md
  * (links), each with what it is based on (linked) and the other agents that raised it; "Make it
  * an action" and "Dismiss" (an optional reason) are the same updateSuggestion operation as
  * PATCH /api/mcp/suggestions/{id}, so accepting twice is still one action.

@@ -1,5 +1,5 @@
 /**
- * /settings/users (SPEC §12, owners): the organization's people, a form to add one (the answer
+ * /settings/users (src/docs/notes/web-app.md, owners): the organization's people, a form to add one (the answer
  * shows a one-time sign-in link to hand over), and role and plan changes. /welcome is where the
  * link leads: the new person chooses a password and is signed in; the link then stops working.
  */

@@ -1,9 +1,9 @@
 /**
- * The webhooks page (SPEC §9, §12): subscribe a URL to events (the signing secret shown once, with
+ * The webhooks page (src/docs/notes/webhooks.md): subscribe a URL to events (the signing secret shown once, with
  * a copy button), list the organization's subscriptions with their last delivery attempt, delete
  * with a confirmation step. Plain forms that work without JavaScript; they call the same functions
  * as the /api/webhooks operations (src/operations/webhooks.ts). In the web app the organization's
- * owners manage webhooks, on any plan (SPEC §12: plans cap MCP/REST, not the web app); members get
+ * owners manage webhooks, on any plan (src/docs/notes/web-app.md: plans cap MCP/REST, not the web app); members get
  * the owners-only page.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The webhook deliverer (SPEC §9): a background task that claims due outbox rows, POSTs each as
+ * The webhook deliverer (src/docs/notes/webhooks.md): a background task that claims due outbox rows, POSTs each as
  * signed JSON, and records the outcome. Any 2xx acknowledges; anything else (another status, a
  * redirect — never followed —, a timeout, a refused connection) is retried after 5 s, 30 s, 2 min,
  * 10 min, 1 h and 6 h, then the delivery is `failed`. The claim / backoff loop is the one outbox
@@ -65,7 +65,7 @@ async function attempt(
     };
   }
   try {
-    // Through the outbound policy (SPEC §16): a refused target looks like an unreachable one to the
+    // Through the outbound policy (src/docs/notes/outbound-requests.md): a refused target looks like an unreachable one to the
     // subscriber (and is retried like one: DNS may change); the log says which.
     const res = await outboundFetch(deps.outbound, target.url, {
       method: "POST",

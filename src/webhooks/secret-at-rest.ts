@@ -1,5 +1,5 @@
 /**
- * Webhook signing secrets at rest (SPEC §9, §10): sealed with AES-GCM from CREW_SECRET like
+ * Webhook signing secrets at rest (src/docs/notes/webhooks.md): sealed with AES-GCM from CREW_SECRET like
  * calendar passwords, bound to their subscription's id (copied to another row, a sealed secret
  * does not open). Rows written before sealing hold the `whsec_…` value itself and still work.
  */

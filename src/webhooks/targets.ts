@@ -1,7 +1,7 @@
 /**
- * Where a webhook may point (SPEC §9): http(s) only, and — unless ALLOW_PRIVATE_TARGETS is on —
+ * Where a webhook may point (src/docs/notes/webhooks.md): http(s) only, and — unless ALLOW_PRIVATE_TARGETS is on —
  * never at loopback, private, link-local or otherwise non-public addresses, so a subscription
- * cannot make Crew probe its own network. The address rules are the outbound policy's (SPEC §16,
+ * cannot make Crew probe its own network. The address rules are the outbound policy's (src/docs/notes/outbound-requests.md,
  * src/integrations/outbound.ts): checked here when a subscription is created, and by
  * outboundFetch before every delivery (the flag may have been turned off, a name may resolve anew).
  */
@@ -24,7 +24,7 @@ export function urlProblem(raw: string): string | null {
   return null;
 }
 
-/** The one message users get for a target that is refused or unreachable (SPEC §16: no port scanning through error texts). */
+/** The one message users get for a target that is refused or unreachable (src/docs/notes/outbound-requests.md: no port scanning through error texts). */
 export const UNREACHABLE_TARGET =
   "Could not reach the target: no answer, or not a public address (loopback, private and link-local addresses are refused unless ALLOW_PRIVATE_TARGETS is on).";
 

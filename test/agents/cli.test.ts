@@ -1,5 +1,5 @@
 /**
- * `crew agents run <agent>|--due` (SPEC §1): as real processes on a temp database file for the
+ * `crew agents run <agent>|--due` (src/docs/notes/running.md): as real processes on a temp database file for the
  * main paths, and through runCli in this process for help and usage errors.
  */
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * Model-backed runs when things go wrong (SPEC §13), against a scripted model server on loopback
+ * Model-backed runs when things go wrong (src/docs/notes/model.md), against a scripted model server on loopback
  * (a real model is outside this machine's reach): invalid output gets one retry with the
  * validation errors, then an error run and a `model` alert that a later success clears; a spent
  * daily budget skips runs with a clear summary; without a model the agents are not run and the

@@ -1,5 +1,5 @@
 /**
- * The inbox agent end to end (SPEC §13): a real Dovecot on loopback holds the mail, a scripted
+ * The inbox agent end to end (src/docs/notes/model.md): a real Dovecot on loopback holds the mail, a scripted
  * model server stands in for the model (a real one is outside this machine's reach). The run sees
  * the messages' subjects, its correspondents become contacts even when the model names none, the
  * messages' flags are unchanged afterwards (read-only), and a body that tries to give orders reaches

@@ -1,5 +1,5 @@
 /**
- * Model-backed runs (SPEC §13) against a scripted model server on loopback (a real model is
+ * Model-backed runs (src/docs/notes/model.md) against a scripted model server on loopback (a real model is
  * outside this machine's reach): each formerly external agent produces its kinds of records,
  * visible through REST and MCP; the request carries the agent's instructions and its inputs; mail
  * and feed text stay inside delimited data fields.

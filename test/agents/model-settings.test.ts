@@ -1,5 +1,5 @@
 /**
- * The model connection (SPEC §13) against a scripted model server on loopback (a real model is
+ * The model connection (src/docs/notes/model.md) against a scripted model server on loopback (a real model is
  * outside this machine's reach): owners' settings with the key sealed and never shown, the
  * environment winning, "Test connection" over REST, the web page and `crew model test`, and the
  * per-organization instructions that the next run sends.
@@ -42,7 +42,7 @@ async function signedInOwner(t: TestServer) {
 /** Plain text to the connection test's tiny request, the object to its structured one. */
 const pong = (r: RecordedRequest): Reply => (r.body.response_format ? { object: { answer: "pong" } } : { text: "pong" });
 
-describe("an owner's saved model address goes through the outbound policy (SPEC §16; scripted model server)", () => {
+describe("an owner's saved model address goes through the outbound policy (src/docs/notes/outbound-requests.md; scripted model server)", () => {
   it("refuses a loopback base URL saved in the settings unless ALLOW_PRIVATE_TARGETS is on, without a request reaching it", async () => {
     model = await startScriptedModel(pong);
     s = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: "false", ALLOW_PRIVATE_TARGETS: "false" } });

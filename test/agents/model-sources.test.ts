@@ -1,5 +1,5 @@
 /**
- * A model-backed run reading a real source (SPEC §13): a feed served on loopback reaches the
+ * A model-backed run reading a real source (src/docs/notes/model.md): a feed served on loopback reaches the
  * `research` run through the sources module, inside the untrusted data field, against a scripted
  * model server (a real model is outside this machine's reach); the next run sees only new items;
  * a feed that breaks ends the run as an error with the `feeds` alert (not a `model` one).

@@ -1,5 +1,5 @@
 /**
- * Regeneration after writes that must surface (SPEC §5): a new action, a critical or high handoff,
+ * Regeneration after writes that must surface (src/docs/notes/rest-api.md): a new action, a critical or high handoff,
  * a high-impact insight regenerate the standup (mode by local time) and every user's briefing; a
  * burst regenerates once; a critical handoff runs a built-in destination at once. The regenerator
  * runs without timers here: the test flushes it where the server would after its debounce.

@@ -1,5 +1,5 @@
 /**
- * The agent-run API (SPEC §8): start (claims queued handoffs critical first, hands over the
+ * The agent-run API (src/docs/notes/agents-runtime.md): start (claims queued handoffs critical first, hands over the
  * insights since the previous run), complete (everything stored in one transaction, or nothing),
  * history, schedules; error paths. Every reply is checked against the OpenAPI document by api().
  */

@@ -1,5 +1,5 @@
 /**
- * The scheduler (SPEC §8) driven pass by pass with a ManualClock: due times in the organization's
+ * The scheduler (src/docs/notes/agents-runtime.md) driven pass by pass with a ManualClock: due times in the organization's
  * time zone, a missed stretch runs once (only a slot missed within the last hour), one leader across two app instances on one database file,
  * runs left open over an hour closed as errors, health from real runs.
  */
@@ -48,7 +48,7 @@ describe("due times in the organization's time zone", () => {
     expect((await f.call("/api/mcp/standup")).json.mode).toBe("evening");
 
     const briefings = await rows(f.s.db, "SELECT generated_at FROM briefings WHERE user_id = ? ORDER BY generated_at", [f.userId]);
-    // Both ran (12:00 catch-up, 12:30 = 07:30 EST); a briefing replaces the same day's earlier one (SPEC §14).
+    // Both ran (12:00 catch-up, 12:30 = 07:30 EST); a briefing replaces the same day's earlier one (src/docs/notes/operating.md).
     expect(briefings.map((b) => new Date(b.generated_at as number).toISOString())).toEqual(["2026-11-22T12:30:00.000Z"]);
     expect((await runsOf(f.s.db, "briefing")).length).toBe(2);
     // Each built-in run is a real run: health and history show it.

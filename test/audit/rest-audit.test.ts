@@ -1,5 +1,5 @@
 /**
- * Findings of the REST audit against SPEC §3–§5, each pinned over real HTTP: every unknown field
+ * Findings of the REST audit against src/docs/notes/access.md and rest-api.md, each pinned over real HTTP: every unknown field
  * named, repeated JSON names refused, null explained, stray query parameters refused, trailing
  * slashes answered with the right path, lengths counted in characters, HEAD, header spelling,
  * and /readyz when the database is gone.
@@ -17,7 +17,7 @@ serverWithClient("operator", ["admin"], (f) => ({ s, call, key } = f));
 const paths = (body: any) => body.issues.map((i: { path: string }) => i.path);
 const countActions = async () => Number((await s.db.execute("SELECT count(*) AS n FROM actions")).rows[0]?.n);
 
-describe("400 names every offending field (SPEC §4)", () => {
+describe("400 names every offending field (src/docs/notes/rest-api.md)", () => {
   it("lists every unknown field of an object, not just the first, beside the other issues", async () => {
     const one = expectError(
       await call("/api/mcp/actions", { body: { title: "x", colour: "red", status: "done", owner: { id: 1 } } }),
@@ -100,7 +100,7 @@ describe("400 names every offending field (SPEC §4)", () => {
   });
 });
 
-describe("limits count characters (SPEC §4)", () => {
+describe("limits count characters (src/docs/notes/rest-api.md)", () => {
   it("counts a title in characters after trimming, so 200 emoji pass and 201 do not", async () => {
     expect((await call("/api/mcp/actions", { body: { title: `  ${"🚀".repeat(200)}  ` } })).status).toBe(200);
     const over = expectError(await call("/api/mcp/actions", { body: { title: "🚀".repeat(201) } }), s.url, 400, "invalid_request");

@@ -1,5 +1,5 @@
 /**
- * SPEC §1 Shutdown on the Node entry (a real process): on SIGTERM a request already received is
+ * src/docs/notes/running.md Shutdown on the Node entry (a real process): on SIGTERM a request already received is
  * answered, a connection accepted just before still gets its answer, an idle keep-alive connection
  * is closed at once, and the process stops its background tasks and closes the database before
  * exiting 0 — without waiting for the 10 s limit.

@@ -1,5 +1,5 @@
 /**
- * SPEC §1: a bad configuration stops the process with one line naming the variable — values
+ * src/docs/notes/running.md: a bad configuration stops the process with one line naming the variable — values
  * that parse but cannot work (a HOST that is not an address, a BASE_URL with a path, a port in
  * use, a database that cannot be opened) included. Real processes for what only a process shows.
  */

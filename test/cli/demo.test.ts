@@ -1,5 +1,5 @@
 /**
- * `crew seed --demo` (SPEC §1): every read endpoint shows real-looking content — agents in all
+ * `crew seed --demo` (src/docs/notes/running.md): every read endpoint shows real-looking content — agents in all
  * four health states, standups of both modes, a profile with pipeline, suggestions, a briefing
  * per user, an action queue — and a second run replaces the demo rows without touching others.
  * The content is checked in-process against a ManualClock; one real CLI run checks the command.

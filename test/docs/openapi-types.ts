@@ -5408,7 +5408,7 @@ export interface operations {
                             startedAt: string;
                             /** @description null while running. */
                             finishedAt: string | null;
-                            /** @description Tokens sent to the model by a model-backed run (SPEC §13); null for other runs. */
+                            /** @description Tokens sent to the model by a model-backed run (src/docs/notes/model.md); null for other runs. */
                             tokensIn: number | null;
                             /** @description Tokens the model answered with; null for runs without a model call. */
                             tokensOut: number | null;

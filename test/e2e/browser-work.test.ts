@@ -1,5 +1,5 @@
 /**
- * The web app for people in headless Chromium (SPEC §12, issue 13): a `lite` member reads every
+ * The web app for people in headless Chromium (src/docs/notes/web-app.md, issue 13): a `lite` member reads every
  * page and sees what REST answers for the organization; members act (actions, suggestions, feed,
  * handoffs, contacts) and REST sees it with source "web"; a web action raises the same event as
  * REST (the standup is regenerated); owner pages are owners' only. Every page is audited at 1280
@@ -201,7 +201,7 @@ describe("acting in the browser", () => {
     expect(regenerator.pending()).toBe(1);
     await regenerator.flush();
     const standup = (await rest("/api/mcp/standup")).json;
-    // Regenerated: the day's standup is replaced (SPEC §14 retention), so it is newer, not one more row.
+    // Regenerated: the day's standup is replaced (src/docs/notes/operating.md retention), so it is newer, not one more row.
     expect(standup.generatedAt > standupBefore.generatedAt).toBe(true);
     expect(standup.interventions[0]).toEqual({ title: "Call the bank about the wire", priority: "critical", agent: "web" });
     await regenerator.stop();

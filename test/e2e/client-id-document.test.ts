@@ -1,5 +1,5 @@
 /**
- * Client ID Metadata Documents end to end (SPEC §6, §16): a real TLS server on loopback serves the
+ * Client ID Metadata Documents end to end (src/docs/notes/oauth.md): a real TLS server on loopback serves the
  * documents with a certificate made here, trusted by the spawned Crew process through
  * NODE_EXTRA_CA_CERTS; ALLOW_PRIVATE_TARGETS lets Crew reach 127.0.0.1. Discovery → authorize with
  * the document URL as client_id → consent naming the document's host → code → token → /mcp. Then
@@ -175,7 +175,7 @@ describe("client ID metadata documents", () => {
     const before = hits.get("/client.json") ?? 0;
     const step = await new HttpBrowser(strict.url).walk(authorizeFor(strict.url, `${docs}/client.json`));
     expect(step.status).toBe(400);
-    // The same words as an unreachable document (SPEC §16: no port scanning through error texts).
+    // The same words as an unreachable document (src/docs/notes/outbound-requests.md: no port scanning through error texts).
     expect(step.html).toContain("could not load the application&#39;s client metadata document from 127.0.0.1:");
     expect(hits.get("/client.json") ?? 0).toBe(before);
   });

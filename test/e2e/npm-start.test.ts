@@ -1,6 +1,6 @@
 /**
  * `npm start` as a user runs it: the bundled entry (scripts/start.mjs, built on demand) serves,
- * and a SIGTERM to the npm process stops the server too (issue 11 item 8, SPEC §14).
+ * and a SIGTERM to the npm process stops the server too (issue 11 item 8, src/docs/notes/operating.md).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";

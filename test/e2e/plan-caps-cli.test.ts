@@ -1,5 +1,5 @@
 /**
- * SPEC §2: the plan is read on every request, so a downgrade caps existing keys at once. The user
+ * src/docs/notes/web-and-accounts.md: the plan is read on every request, so a downgrade caps existing keys at once. The user
  * and key are made with the real CLI, and the plan changed with it (`crew user set-plan`), on the
  * database file a running server uses.
  */

@@ -1,5 +1,5 @@
 /**
- * SPEC §1 Runtimes: the same src/ serves on Node (`npm start`'s command), Deno (deno.json's
+ * src/docs/notes/running.md Runtimes: the same src/ serves on Node (`npm start`'s command), Deno (deno.json's
  * `start` task) and Bun (`bun run src/serve.bun.ts`). Each gets its own port and database file
  * with a user and key made beforehand, answers an authenticated read and write, and exits 0 on
  * SIGTERM.

@@ -3,7 +3,7 @@
  * as this test's own instance (own base_dir, state_dir, instance_name, log) on a free loopback
  * port, plaintext logins allowed (loopback only), one maildir. Passwords in a passwd-file that
  * Dovecot re-reads when it changes. Messages are written straight into the maildir
- * (FIELD-NOTES "IMAP with Dovecot"). Ready when the IMAP greeting arrives (polled, never a fixed
+ * (src/docs/notes/testing.md#real-peers "IMAP with Dovecot"). Ready when the IMAP greeting arrives (polled, never a fixed
  * sleep); fails loudly when Dovecot cannot be started.
  */
 import { type ChildProcess, spawn } from "node:child_process";

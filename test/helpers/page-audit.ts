@@ -1,5 +1,5 @@
 /**
- * What every page of the web app must hold in a real browser (SPEC §12), checked inside Chromium:
+ * What every page of the web app must hold in a real browser (src/docs/notes/web-app.md), checked inside Chromium:
  * one h1, a label for every field, nothing wider than the screen, the keyboard focus visible; and
  * per context, no console error, script error, CSP violation or request to another host.
  */

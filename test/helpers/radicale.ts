@@ -1,6 +1,6 @@
 /**
  * A real CalDAV server for tests: Debian's Radicale 3.1.8 (`/usr/bin/python3 -m radicale`) on a
- * free loopback port, htpasswd users in plain text (FIELD-NOTES: starts in ~150 ms), storage in a
+ * free loopback port, htpasswd users in plain text (src/docs/notes/testing.md#real-peers: starts in ~150 ms), storage in a
  * temp folder. Ready when it answers HTTP (polled, never a fixed sleep). It fails loudly when
  * Radicale cannot be started: a calendar test that silently skipped would prove nothing.
  */

@@ -1,6 +1,6 @@
 /**
  * Helpers for the REST acceptance tests (test/rest/): the endpoint table the scope matrix and the
- * bad-input run are generated from, the error-envelope assertion of SPEC §4, fast users and keys,
+ * bad-input run are generated from, the error-envelope assertion of src/docs/notes/rest-api.md, fast users and keys,
  * a server-and-client fixture per describe block, seeding of agent output through the store's
  * statement builders, and a whole-database snapshot.
  */
@@ -89,7 +89,7 @@ export async function otherOrg(s: TestServer): Promise<string> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The endpoint table of SPEC §3 (REST). `scopes` are the key scopes that pass; `required` is the
+// The endpoint table of src/docs/notes/access.md (REST). `scopes` are the key scopes that pass; `required` is the
 // narrowest one, named in `required_scope` when a key lacks it.
 
 export interface Endpoint {
@@ -109,7 +109,7 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/api/mcp/standup", tier: "read", scopes: ["read", "admin"], required: "read" },
   { method: "GET", path: "/api/mcp/suggestions", tier: "read", scopes: ["read", "admin"], required: "read" },
   { method: "GET", path: "/api/mcp/dna", tier: "read", scopes: ["read", "admin"], required: "read" },
-  // The action queue is a read endpoint (SPEC §3 "every read endpoint except the action queue") that only admin keys reach.
+  // The action queue is a read endpoint (src/docs/notes/access.md "every read endpoint except the action queue") that only admin keys reach.
   { method: "GET", path: "/api/mcp/actions", tier: "read", scopes: ["admin"], required: "admin" },
   { method: "POST", path: "/api/mcp/actions", body: { title: "Matrix action" }, tier: "write", scopes: ["admin"], required: "admin" },
   { method: "PATCH", path: "/api/mcp/actions/{id}", body: { status: "approved" }, tier: "write", scopes: ["admin"], required: "admin" },
@@ -130,7 +130,7 @@ export const KEY_SCOPE_LIST: KeyScope[] = ["admin", "read", "briefing", "agents"
 export const label = (e: Endpoint) => `${e.method} ${e.path}`;
 
 // ---------------------------------------------------------------------------------------------
-// The error envelope of SPEC §4.
+// The error envelope of src/docs/notes/rest-api.md.
 
 const ENVELOPE_KEYS = new Set(["error", "message", "request_id", "docs_url", "auth_url", "required_scope", "issues"]);
 

@@ -1,6 +1,6 @@
 /**
  * A scripted model server on loopback. A hosted language model is outside this machine's reach,
- * so this stands in for it (SPEC §13 "Tests"): it speaks OpenAI's chat completions
+ * so this stands in for it (src/docs/notes/model.md "Tests"): it speaks OpenAI's chat completions
  * (`POST /v1/chat/completions`) and Anthropic's Messages API (`POST /v1/messages`) over real HTTP,
  * answers what the test scripts, and records every request the AI SDK sent.
  */

@@ -124,7 +124,7 @@ export const deliveryRows = (s: TestServer, webhookId: string) =>
   );
 
 /**
- * An error envelope outside /api/mcp (no API-Version there, SPEC §4): status, code, request id,
+ * An error envelope outside /api/mcp (no API-Version there, src/docs/notes/rest-api.md): status, code, request id,
  * docs link. Returns the body.
  */
 export function expectApiError(res: { status: number; json: any; headers: Headers }, status: number, code: string): any {

@@ -1,5 +1,5 @@
 /**
- * The outbound request policy (SPEC §16). Real HTTP servers on loopback; the policy under test
+ * The outbound request policy (src/docs/notes/outbound-requests.md). Real HTTP servers on loopback; the policy under test
  * refuses loopback, so the "public" cases use an injected resolver and a connector that records the
  * vetted address it was asked to dial and then reaches the loopback server (the network between
  * this machine and a public address is what is out of reach here).

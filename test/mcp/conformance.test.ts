@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BUN = join(ROOT, "node_modules/.bin/bun");
 const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const EXPECTED = fileURLToPath(new URL("./conformance-expected-failures.yml", import.meta.url));
-/** At least these must run and pass every check (FIELD-NOTES: what applies to a server with its own tools). */
+/** At least these must run and pass every check (src/docs/notes/testing.md#mcp-conformance-suite: what applies to a server with its own tools). */
 const APPLICABLE = [
   "server-initialize",
   "ping",

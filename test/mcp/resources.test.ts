@@ -1,5 +1,5 @@
 /**
- * MCP beyond tools (SPEC §15) through the SDK's own Client over Streamable HTTP: resources and
+ * MCP beyond tools (src/docs/notes/mcp-resources-and-prompts.md) through the SDK's own Client over Streamable HTTP: resources and
  * templates (each read equal to the REST answer), prompts built from live data, completions,
  * resource links in tool results, icons served by Crew, and what each plan sees.
  */

@@ -1,5 +1,5 @@
 /**
- * Tool descriptions are read by a model over MCP (SPEC §7): they speak of the tool's result and of
+ * Tool descriptions are read by a model over MCP (src/docs/notes/mcp-clients.md): they speak of the tool's result and of
  * the credential's owner, not of HTTP status codes, sessions or headers. Read through the SDK's
  * client, descriptions of arguments and results included.
  */

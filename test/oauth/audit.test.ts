@@ -1,5 +1,5 @@
 /**
- * Audit of the authorization server against what real MCP clients send (FIELD-NOTES "Real MCP
+ * Audit of the authorization server against what real MCP clients send (src/docs/notes/oauth.md#what-real-clients-do "Real MCP
  * clients and OAuth"): discovery as the SDK and VS Code walk it, registration bodies as Claude,
  * Cursor, VS Code, MCP Inspector and mcp-remote send them, authorization and token requests with
  * the quirks those clients have, and the SDK's own auth() through `/mcp/`.

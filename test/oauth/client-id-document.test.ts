@@ -1,5 +1,5 @@
 /**
- * The pure parts of client ID metadata documents (SPEC §6): which client ids name a document,
+ * The pure parts of client ID metadata documents (src/docs/notes/oauth.md): which client ids name a document,
  * how long an answer is reused, what a document must say; and the limits of loading one, through
  * the outbound policy's connector seam (the network end is played by the connector here; the whole
  * path over real TLS is test/e2e/client-id-document.test.ts).

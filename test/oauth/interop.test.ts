@@ -1,4 +1,4 @@
-/** What real MCP clients do that a strict reading would refuse (FIELD-NOTES "Real MCP clients and OAuth"). */
+/** What real MCP clients do that a strict reading would refuse (src/docs/notes/oauth.md#what-real-clients-do "Real MCP clients and OAuth"). */
 import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import {

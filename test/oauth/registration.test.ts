@@ -1,4 +1,4 @@
-/** The registration limit and the purge of unused registrations (SPEC §6). */
+/** The registration limit and the purge of unused registrations (src/docs/notes/oauth.md). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY, HOUR } from "../../src/lib/clock.ts";
 import { REGISTRATIONS_PER_HOUR } from "../../src/oauth/register.ts";

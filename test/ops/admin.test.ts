@@ -1,5 +1,5 @@
 /**
- * Administration from the command line (SPEC §14) against a real server on loopback: password
+ * Administration from the command line (src/docs/notes/operating.md) against a real server on loopback: password
  * reset links, deactivation, key list/revoke, organizations. The CLI runs in this process on the
  * server's database file; the server's clock is a ManualClock set to now, so the CLI's one-hour
  * link expiry can be passed without waiting.

@@ -1,5 +1,5 @@
 /**
- * The audit events the features outside issue 14 owe (SPEC §14): sources added and deleted, model
+ * The audit events the features outside issue 14 owe (src/docs/notes/operating.md): sources added and deleted, model
  * settings saved and deleted (REST, the operations the web pages share), and users created, changed
  * and deactivated from the web users page — each once, with actor, organization and time, never a
  * secret (the model key, a feed URL's query string).

@@ -1,5 +1,5 @@
 /**
- * Backups and restore (SPEC §14) against real processes and real files: a server in its own
+ * Backups and restore (src/docs/notes/operating.md) against real processes and real files: a server in its own
  * process takes writes over HTTP while `crew backup` runs; the backup is restored elsewhere and
  * checked; garbage and newer-schema files are refused with one line; a server refuses to start
  * on a database written by a newer release.

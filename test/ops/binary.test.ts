@@ -1,5 +1,5 @@
 /**
- * The single executable (SPEC §14 "One file to run"): built with `npm run build:binary`'s script
+ * The single executable (src/docs/notes/operating.md "One file to run"): built with `npm run build:binary`'s script
  * into a temp folder that has no node_modules, then run from there: `--version`, the CLI writing a
  * user and key, `serve`, and one authenticated request with that key.
  */

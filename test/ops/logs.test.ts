@@ -1,5 +1,5 @@
 /**
- * The access log and the audit log (SPEC §14) over one run of real requests: sign-ins (one
+ * The access log and the audit log (src/docs/notes/operating.md) over one run of real requests: sign-ins (one
  * failing), a key made in the browser session and used, an OAuth connection (code, tokens,
  * refresh, revoke), a webhook with its signing secret, a password reset link, sign-out. The whole
  * log of the run is then searched for every secret the run created, and the audit table for every

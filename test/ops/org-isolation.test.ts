@@ -1,5 +1,5 @@
 /**
- * Organizations are isolated (SPEC §2, §14), generated over the operation registry: two
+ * Organizations are isolated (src/docs/notes/web-and-accounts.md), generated over the operation registry: two
  * organizations, each with the demo content, a webhook, an agent run in progress, an OAuth grant
  * and an API key. A member of organization B then calls every REST endpoint and every MCP tool
  * of the registry, with organization A's ids wherever an id goes, and loads every web page. No

@@ -1,5 +1,5 @@
 /**
- * Scheduled backups (SPEC §14): one pass of the leader's task writes a backup into BACKUP_DIR and
+ * Scheduled backups (src/docs/notes/operating.md): one pass of the leader's task writes a backup into BACKUP_DIR and
  * keeps the newest BACKUP_KEEP; another process without the lease writes nothing. Owners see
  * the backups and the audit log in the web app; other members do not.
  */

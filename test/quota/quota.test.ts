@@ -1,6 +1,6 @@
 /**
- * SPEC §4 quota in one process: per user (all keys shared), fixed hourly windows, refused and
- * unauthenticated requests take nothing; SPEC §2/§3: revocation and plan changes apply at once.
+ * src/docs/notes/rest-api.md quota in one process: per user (all keys shared), fixed hourly windows, refused and
+ * unauthenticated requests take nothing; src/docs/notes/access.md: revocation and plan changes apply at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, MINUTE } from "../../src/lib/clock.ts";

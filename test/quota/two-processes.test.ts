@@ -1,5 +1,5 @@
 /**
- * SPEC §4: the quota lives in the database, so two server processes on one database file share one
+ * src/docs/notes/rest-api.md: the quota lives in the database, so two server processes on one database file share one
  * exact count. 80 concurrent requests split between two processes with a limit of 50: exactly 50
  * succeed, whichever process they reach.
  */

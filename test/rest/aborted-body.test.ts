@@ -1,5 +1,5 @@
 /**
- * A client that hangs up mid-body (SPEC §1 logging): the server treats it as the client's doing —
+ * A client that hangs up mid-body (src/docs/notes/running.md logging): the server treats it as the client's doing —
  * a debug line, never an `error` — and keeps answering others. Real server, raw TCP socket.
  */
 import { connect } from "node:net";

@@ -1,5 +1,5 @@
 /**
- * Who may call what (SPEC §2, §3), generated from the endpoint table in test/helpers/rest.ts:
+ * Who may call what (src/docs/notes/web-and-accounts.md), generated from the endpoint table in test/helpers/rest.ts:
  * every key scope against every endpoint, and every plan against a read and a write endpoint,
  * with the plan changed between requests (read on every request, so it takes effect at once).
  */
@@ -81,7 +81,7 @@ describe("plan × endpoint (admin key; setUserPlan between requests)", () => {
     team_enterprise: { read: 200, write: 200 },
   };
 
-  it("covers every plan of SPEC §2", () => {
+  it("covers every plan of src/docs/notes/web-and-accounts.md", () => {
     expect(Object.keys(expected).sort()).toEqual([...PLANS].sort());
   });
 

@@ -1,5 +1,5 @@
 /**
- * The action queue over real HTTP (SPEC §5): list with filters and keyset pagination (priority
+ * The action queue over real HTTP (src/docs/notes/rest-api.md): list with filters and keyset pagination (priority
  * order, then newest; stable across pages), add one or a batch (ids in input order,
  * all-or-nothing), update by PATCH.
  */
@@ -167,7 +167,7 @@ describe("GET /api/mcp/actions", () => {
 describe("POST /api/mcp/actions", () => {
   freshServer();
 
-  it("adds one action with the defaults of SPEC §5", async () => {
+  it("adds one action with the defaults of src/docs/notes/rest-api.md", async () => {
     const res = await call("/api/mcp/actions", { body: { title: "  Call Acme  " } });
     expect(res.status).toBe(200);
     expectRateHeaders(res, 600);

@@ -424,7 +424,7 @@ function generate(seed: number): BadRequest[] {
       status: known ? 405 : 404,
     });
   }
-  // The queue, one action (SPEC §15's crew://actions/{id}) and contacts answer GET too.
+  // The queue, one action (src/docs/notes/mcp-resources-and-prompts.md's crew://actions/{id}) and contacts answer GET too.
   for (const w of WRITES().filter(
     (x) => x.path !== "/api/mcp/actions" && !x.path.startsWith("/api/mcp/actions/") && x.path !== "/api/mcp/contacts",
   )) {

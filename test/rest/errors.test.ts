@@ -1,5 +1,5 @@
 /**
- * Error paths of SPEC §4 over real HTTP: the exact envelope, status, and headers of every error
+ * Error paths of src/docs/notes/rest-api.md over real HTTP: the exact envelope, status, and headers of every error
  * status; the order of checks; API-Version, X-Request-Id and X-RateLimit-* on every response.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,7 +85,7 @@ describe("403", () => {
     const write = expectError(res, s.url, 403, "plan_upgrade_required");
     expect(write.message).toContain("the operator plan");
     expect(write.required_scope).toBeUndefined();
-    // SPEC §4 gives every 403 the insufficient_scope challenge, naming what the operation needs.
+    // src/docs/notes/rest-api.md gives every 403 the insufficient_scope challenge, naming what the operation needs.
     expect(res.headers.get("www-authenticate")).toBe(`Bearer realm="crew", error="insufficient_scope", scope="admin", ${metadata()}`);
     expect((await lite.call("/api/mcp/agents")).headers.get("www-authenticate")).toContain('scope="agents"');
     expectRateHeaders(res, 600);

@@ -1,6 +1,6 @@
 /**
  * The read endpoints over real HTTP with agent output seeded through the store's statement
- * builders: health derivation (SPEC §5), standup modes, briefing on first request, suggestions
+ * builders: health derivation (src/docs/notes/rest-api.md), standup modes, briefing on first request, suggestions
  * order and filter, the company profile before and after the dna agent's first run.
  */
 import { describe, expect, it } from "vitest";

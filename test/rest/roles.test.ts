@@ -1,5 +1,5 @@
 /**
- * Roles on every door (src/docs/notes/web-app.md, §21): the operations that manage the organization are its
+ * Roles on every door (src/docs/notes/web-app.md): the operations that manage the organization are its
  * owners', whatever a member's plan or key scopes. Generated from the registry: every owner-only
  * operation with a REST projection, called by a member with an admin key, is a 403 `forbidden`
  * naming the owner role, before its input is even read; the same calls by an owner pass the role.

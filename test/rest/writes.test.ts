@@ -1,5 +1,5 @@
 /**
- * The write side besides the action queue (SPEC §5): contact upsert (match rules, partial
+ * The write side besides the action queue (src/docs/notes/rest-api.md): contact upsert (match rules, partial
  * updates, atomic under concurrency), handoffs between agents, the insight feed.
  */
 import { describe, expect, it } from "vitest";

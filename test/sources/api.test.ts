@@ -1,5 +1,5 @@
 /**
- * POST/GET/DELETE /api/integrations/sources (SPEC §13): admin tier (admin key, crew:write), bad
+ * POST/GET/DELETE /api/integrations/sources (src/docs/notes/model.md): admin tier (admin key, crew:write), bad
  * input → 400 naming the field with nothing stored, another organization's source is not found,
  * and no password in any answer.
  */
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { envelopeProblems, otherOrg, type Reply, snapshot } from "../helpers/rest.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 
-/** The error envelope of SPEC §4 (API-Version is an /api/mcp/* header: not expected here). */
+/** The error envelope of src/docs/notes/rest-api.md (API-Version is an /api/mcp/* header: not expected here). */
 function expectError(res: Reply, base: string, status: number, code: string): any {
   expect({ status: res.status, error: res.json?.error }).toEqual({ status, error: code });
   expect(envelopeProblems(res, base).filter((p) => p !== "no API-Version")).toEqual([]);

@@ -1,5 +1,5 @@
 /**
- * Feed sources (SPEC §13): RSS, Atom and JSON Feed served on loopback reach the agents the feed
+ * Feed sources (src/docs/notes/model.md): RSS, Atom and JSON Feed served on loopback reach the agents the feed
  * names (parsed by feedsmith), newest first and bounded; markSeen leaves only new items for the
  * next read; a body that is not a feed, or an address the outbound policy refuses, raises the
  * `feeds` alert, and a later good read clears it.

@@ -1,5 +1,5 @@
 /**
- * The inbox agent's mailbox against a real Dovecot on loopback (SPEC §13 Sources): new mail is
+ * The inbox agent's mailbox against a real Dovecot on loopback (src/docs/notes/model.md Sources): new mail is
  * read with subjects and correspondents, flags stay as they were (read-only), a second read after
  * markSeen sees only new mail, a wrong password raises the `imap` alert and a later success clears
  * it, reads are bounded, and the password appears in no response and no log line.

@@ -1,5 +1,5 @@
 /**
- * Bounded storage (SPEC §14, issue 10 item 3): regeneration keeps one standup per mode and one
+ * Bounded storage (src/docs/notes/operating.md, issue 10 item 3): regeneration keeps one standup per mode and one
  * briefing per user per day, and the retention pass deletes expired rows of every kind while
  * keeping live ones. Time comes from a ManualClock; the pass runs as the leader would run it.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 18 items 22 and 23 (src/docs/notes/runtimes.md, §12): on a fresh install the dashboard shows "getting
+ * Issue 18 items 22 and 23 (src/docs/notes/runtimes.md): on a fresh install the dashboard shows "getting
  * started" although the scheduler ran its four composers at start; and after `npm start` then
  * `crew seed --demo`, the dashboard's agent summaries are the demo's (not the start-up runs').
  */

@@ -1,5 +1,5 @@
 /**
- * One public address (SPEC §12): pages asked for under another host than BASE_URL's are sent
+ * One public address (src/docs/notes/web-app.md): pages asked for under another host than BASE_URL's are sent
  * there (GET) or refused with a page linking there (forms); API clients are left alone; the
  * start-up line names BASE_URL only. Real server, real HTTP with the Host header a browser sends.
  */

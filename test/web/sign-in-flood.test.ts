@@ -1,5 +1,5 @@
 /**
- * Sign-in under a flood (SPEC §2): password hashing is bounded per process and attempts per
+ * Sign-in under a flood (src/docs/notes/web-and-accounts.md): password hashing is bounded per process and attempts per
  * client address, so invented emails get fast 429s while a real user still signs in. Real server;
  * TRUSTED_PROXY lets the test speak for several client addresses from loopback, as a reverse
  * proxy would.

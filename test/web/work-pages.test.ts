@@ -1,5 +1,5 @@
 /**
- * The web app's work pages over plain HTTP (SPEC §12): roles and owner pages, one-time sign-in
+ * The web app's work pages over plain HTTP (src/docs/notes/web-app.md): roles and owner pages, one-time sign-in
  * links, web writes stored with source "web", REST's twin GET /api/mcp/contacts, and HTML error
  * pages for browsers while API clients keep the JSON envelope.
  */

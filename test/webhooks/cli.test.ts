@@ -1,5 +1,5 @@
 /**
- * `crew webhook add` (SPEC §1): prints the subscription and its secret once (text or --json), with
+ * `crew webhook add` (src/docs/notes/running.md): prints the subscription and its secret once (text or --json), with
  * --help; usage errors exit 2, a refused URL exits 1. One real process (bin/crew.js, as npx runs
  * it); the rest through runCli in this process, the function bin/crew.js calls.
  */

@@ -1,5 +1,5 @@
 /**
- * Delivery of action.created (SPEC §9) to real loopback receivers, driven by a ManualClock: the
+ * Delivery of action.created (src/docs/notes/webhooks.md) to real loopback receivers, driven by a ManualClock: the
  * Standard Webhooks signature verifies with the `standardwebhooks` package; one event per action
  * (REST single and batch, MCP); retries after 5 s, 30 s, 2 min, 10 min, 1 h, 6 h, then failed;
  * redirects not followed; the deliveries endpoint shows every attempt.

@@ -1,5 +1,5 @@
 /**
- * The outbox's guarantees (SPEC §9): an event is recorded exactly when its write commits (a failed
+ * The outbox's guarantees (src/docs/notes/webhooks.md): an event is recorded exactly when its write commits (a failed
  * batch leaves neither), a restart loses nothing (a new instance on the same database file delivers
  * what the first left, including a claim the first took and never finished), two deliverers on one
  * database deliver each attempt exactly once, and the background task sends at once after a write.

@@ -1,5 +1,5 @@
 /**
- * The webhooks page of the dashboard (SPEC §9, §12): the organization's owners, on any plan, list,
+ * The webhooks page of the dashboard (src/docs/notes/webhooks.md): the organization's owners, on any plan, list,
  * create (the secret shown once) and delete subscriptions with plain forms, CSRF-checked like the
  * keys page; members get the owners-only page and their forms are refused.
  */

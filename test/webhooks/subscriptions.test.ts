@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions over real HTTP (SPEC §9): create (secret shown once, Standard Webhooks
+ * Webhook subscriptions over real HTTP (src/docs/notes/webhooks.md): create (secret shown once, Standard Webhooks
  * format), list without secrets, delete, validation, the private-address refusal, who may manage
  * them, and the deliveries endpoint's 404s.
  */

@@ -1,4 +1,4 @@
-/** Where webhooks may point (SPEC §9): the URL shape, and the part of the outbound policy checked at creation. Address rules: test/integrations/outbound.test.ts. */
+/** Where webhooks may point (src/docs/notes/webhooks.md): the URL shape, and the part of the outbound policy checked at creation. Address rules: test/integrations/outbound.test.ts. */
 import { describe, expect, it } from "vitest";
 import { privateTargetProblem, urlProblem } from "../../src/webhooks/targets.ts";
 

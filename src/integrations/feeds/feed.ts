@@ -1,5 +1,5 @@
 /**
- * Reading one feed (SPEC §13): fetched through the outbound policy (SPEC §16), parsed by feedsmith
+ * Reading one feed (src/docs/notes/sources.md): fetched through the outbound policy (src/docs/notes/outbound-requests.md), parsed by feedsmith
  * (RSS, Atom, RDF, JSON Feed — no parser written here), its items reduced to what an agent reads:
  * id, title, link, date, plain text. Bounded: at most `maxItems` items, newest first, text cut at
  * `maxChars`, and the body at the policy's size limit.

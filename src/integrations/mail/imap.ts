@@ -1,10 +1,10 @@
 /**
- * Reading a mailbox for the `inbox` agent (SPEC §13) with imapflow and postal-mime. Read-only by
+ * Reading a mailbox for the `inbox` agent (src/docs/notes/sources.md) with imapflow and postal-mime. Read-only by
  * construction: the folder is opened with EXAMINE (RFC 3501 §6.3.2: no flag can change, not even
  * \Recent) and message bodies are fetched as BODY.PEEK[] (§6.4.5: no implicit \Seen) — Crew never
  * sets a flag, moves or deletes mail. Each read takes only messages with a UID above the last one
  * seen (unless the folder's UIDVALIDITY changed, RFC 3501 §2.3.1.1), at most `maxItems` newest.
- * The host goes through the outbound policy (SPEC §16) and the connection is made to the vetted
+ * The host goes through the outbound policy (src/docs/notes/outbound-requests.md) and the connection is made to the vetted
  * address, with the host name as TLS server name.
  */
 import PostalMime from "postal-mime";

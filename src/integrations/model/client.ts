@@ -1,5 +1,5 @@
 /**
- * One structured-output call to the connected model (SPEC §13) through the Vercel AI SDK:
+ * One structured-output call to the connected model (src/docs/notes/model.md) through the Vercel AI SDK:
  * `openai-compatible` (any /v1/chat/completions), `openai`, `anthropic`. The answer's JSON Schema
  * goes to the provider as structured output (`response_format: json_schema` for OpenAI and
  * OpenAI-compatible servers, Anthropic's output format or forced tool) and, in words, at the end
@@ -33,8 +33,7 @@ export interface ModelConnection {
   model: string;
   apiKey: string | null;
   /**
-   * How requests reach the endpoint. Unset for the operator's environment settings (trusted, SPEC
-   * §16); an owner's saved base URL is user-supplied and goes through the outbound policy.
+   * How requests reach the endpoint. Unset for the operator's environment settings (trusted, src/docs/notes/outbound-requests.md); an owner's saved base URL is user-supplied and goes through the outbound policy.
    */
   fetch?: typeof globalThis.fetch;
 }

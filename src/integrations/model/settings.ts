@@ -1,5 +1,5 @@
 /**
- * Which model an organization uses (SPEC §13): the operator's environment (CREW_MODEL_*) wins over
+ * Which model an organization uses (src/docs/notes/model.md): the operator's environment (CREW_MODEL_*) wins over
  * the owners' /settings/model; the stored API key is sealed with CREW_SECRET like calendar
  * passwords (src/integrations/secret-box.ts), bound to the organization. The daily token budget
  * comes from CREW_MODEL_DAILY_TOKENS, else the setting, else DEFAULT_DAILY_TOKENS.
@@ -31,7 +31,7 @@ export interface ModelDeps {
 const MODEL_RESPONSE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
- * fetch for an owner-saved endpoint (SPEC §16: user-supplied addresses go through the policy;
+ * fetch for an owner-saved endpoint (src/docs/notes/outbound-requests.md: user-supplied addresses go through the policy;
  * only the operator's environment is trusted). Refused and unreachable read the same to users.
  */
 function policyFetch(policy: OutboundPolicy): typeof globalThis.fetch {
