@@ -23,7 +23,7 @@ import { EvidenceInput } from "./evidence-schema.ts";
 import { Insight } from "./listings.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics } from "./reports.ts";
-import { DateTime, LongText, maxChars, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
+import { DailyTokens, DateTime, LongText, maxChars, PageLimit, Priority, ShortText, Title } from "./schemas.ts";
 import { contactFields, handoffFields, insightFields } from "./writes.ts";
 
 export const AgentIdParam = v.pipe(v.string(), v.description("The agent's id, one of the 17 (e.g. pulse, sales)."));
@@ -295,15 +295,7 @@ export const updateAgentOp = defineOperation({
         v.nullable(v.pipe(Instructions, v.description("The agent's instructions for this organization; null: the default."))),
       ),
       dailyTokens: v.optional(
-        v.nullable(
-          v.pipe(
-            v.number("Must be a whole number or null."),
-            v.integer("Must be a whole number."),
-            v.minValue(1, "Must be at least 1."),
-            v.maxValue(1_000_000_000, "Must be at most 1000000000."),
-            v.description("The agent's own daily token cap (UTC day), beside the organization's budget; null: none. Owners only."),
-          ),
-        ),
+        DailyTokens("The agent's own daily token cap (UTC day), beside the organization's budget; null: none. Owners only."),
       ),
     }),
     v.check(

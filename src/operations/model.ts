@@ -10,7 +10,7 @@ import { ApiError } from "../errors.ts";
 import { forgetModel, type ModelStatus, modelStatus, resolveModel, saveModel, testModel } from "../integrations/model/settings.ts";
 import { isoOrNull } from "../lib/clock.ts";
 import { defineOperation } from "./registry.ts";
-import { DateTime, maxChars } from "./schemas.ts";
+import { DailyTokens, DateTime, maxChars } from "./schemas.ts";
 
 const tags = ["Integrations"];
 
@@ -73,17 +73,7 @@ export const ModelSettingsInput = v.pipe(
         v.description('Stored encrypted, never shown again. Leave it out to keep the saved key; "" removes it.'),
       ),
     ),
-    dailyTokens: v.optional(
-      v.nullable(
-        v.pipe(
-          v.number("Must be a number."),
-          v.integer("Must be a whole number."),
-          v.minValue(1, "Must be at least 1."),
-          v.maxValue(1_000_000_000, "Must be at most 1000000000."),
-          v.description("Tokens per UTC day for the organization (default 1000000); CREW_MODEL_DAILY_TOKENS wins."),
-        ),
-      ),
-    ),
+    dailyTokens: v.optional(DailyTokens("Tokens per UTC day for the organization (default 1000000); CREW_MODEL_DAILY_TOKENS wins.")),
   }),
   // A partial check runs even when other fields have issues, so the form names every problem at once.
   v.forward(

@@ -51,3 +51,15 @@ export const PageLimit = (fallback: number) =>
     ),
     fallback,
   );
+
+/** A daily token cap (UTC day): a whole number from 1 to 1e9, or null for none; one rule for the organization's and an agent's. */
+export const DailyTokens = (description: string) =>
+  v.nullable(
+    v.pipe(
+      v.number("Must be a whole number or null."),
+      v.integer("Must be a whole number."),
+      v.minValue(1, "Must be at least 1."),
+      v.maxValue(1_000_000_000, "Must be at most 1000000000."),
+      v.description(description),
+    ),
+  );
