@@ -5,6 +5,7 @@
  */
 import type { InStatement } from "@libsql/client";
 import type { Db } from "./db.ts";
+import type { ContactRecord } from "./listings.ts";
 
 /** Every table the demo writes to; the names are constants, never input. */
 export const DEMO_TABLES = [
@@ -21,17 +22,10 @@ export const DEMO_TABLES = [
 ] as const;
 export type DemoTable = (typeof DEMO_TABLES)[number];
 
-export interface ContactInsert {
-  id: string;
+/** A contact row to insert: the record's fields, its organization and who made it. */
+export interface ContactInsert extends Omit<ContactRecord, "updatedAt"> {
   orgId: string;
-  name: string;
-  email: string | null;
-  company: string | null;
-  role: string | null;
-  relationship: string;
-  notes: string | null;
   createdBy: string;
-  createdAt: number;
 }
 
 /** A contact that matches an existing one (same email, or same name without email) is skipped. */
