@@ -52,12 +52,27 @@ export const MCP_CORS: CorsRules = {
 /** hono/cors joins lists with a bare comma; the lists are joined here to keep the `, ` spelling. */
 const list = (items: string[]) => (items.length > 0 ? [items.join(", ")] : []);
 
+/**
+ * Preflights through hono/cors; an actual response gets its two headers after the handler. hono/cors
+ * sets them on `c.res` before the handler runs, and Hono then copies the handler's response into a
+ * new one (its body re-wrapped as a stream): that cost about 150 µs of CPU on every /mcp call
+ * (src/docs/notes/benchmark.md).
+ */
 export function anyOriginCors(rules: CorsRules): MiddlewareHandler<AppEnv> {
-  return cors({
+  const preflight = cors({
     origin: "*",
     allowMethods: list([...rules.methods, "OPTIONS"]),
     allowHeaders: list(rules.allowHeaders),
     exposeHeaders: list(rules.exposeHeaders),
     maxAge: 86_400,
   });
+  const actual: [string, string][] = [
+    ["Access-Control-Allow-Origin", "*"],
+    ...list(rules.exposeHeaders).map((v): [string, string] => ["Access-Control-Expose-Headers", v]),
+  ];
+  return async function anyOriginCors(c, next) {
+    if (c.req.method === "OPTIONS") return preflight(c, next);
+    await next();
+    for (const [name, value] of actual) c.res.headers.set(name, value);
+  };
 }
