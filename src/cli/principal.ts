@@ -16,16 +16,13 @@ import { ApiError } from "../errors.ts";
 import { systemClock } from "../lib/clock.ts";
 import type { AnySchema, Operation } from "../operations/registry.ts";
 import type { Db } from "../store/db.ts";
-import type { User } from "../store/users.ts";
+import { firstActiveOwner, type User } from "../store/users.ts";
 import { CommandError, type Env, type Flags, parseEmail, UsageError, withStore } from "./support.ts";
 
 const CLI = { type: "cli", id: "cli" } as const;
 
 export async function cliPrincipal(db: Db, orgId: string): Promise<Principal> {
-  const owner = await db.one<{ id: string; email: string; name: string; plan: Principal["plan"] }>(
-    "SELECT id, email, name, plan FROM users WHERE org_id = ? AND role = 'owner' AND deactivated_at IS NULL ORDER BY created_at, id LIMIT 1",
-    [orgId],
-  );
+  const owner = await firstActiveOwner(db, orgId);
   if (owner) return principalFor(owner.id, { ...owner, orgId, role: "owner" }, CLI);
   return principalFor("cli", { orgId, email: "", name: "crew CLI", plan: "operator", role: "owner" }, CLI);
 }

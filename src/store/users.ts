@@ -109,6 +109,14 @@ export async function activeOwnerIds(db: Db, orgId: string): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/** The organization's first active owner (earliest made, then id): whom the command line acts as. */
+export async function firstActiveOwner(db: Db, orgId: string): Promise<{ id: string; email: string; name: string; plan: Plan } | null> {
+  return db.one(
+    "SELECT id, email, name, plan FROM users WHERE org_id = ? AND role = 'owner' AND deactivated_at IS NULL ORDER BY created_at, id LIMIT 1",
+    [orgId],
+  );
+}
+
 /** Changes a user's role and plan within one organization; false when no such user there. */
 export async function updateOrgUser(db: Db, orgId: string, userId: string, changes: { role?: Role; plan?: Plan }): Promise<boolean> {
   const changed = await db.run("UPDATE users SET role = coalesce(?, role), plan = coalesce(?, plan) WHERE id = ? AND org_id = ?", [
