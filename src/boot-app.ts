@@ -3,11 +3,13 @@
  * app over them, the first-run setup link and the background tasks. Kept apart from boot.ts so
  * `crew mcp` (mcp/stdio.ts), which starts from `bootDeps`, never loads the app.
  */
-import type { createApp } from "./app.ts";
+import type { Hono } from "hono";
 import { type BootedDeps, type BootOptions, backupFiles, bootDeps } from "./boot.ts";
+import type { AppEnv } from "./deps.ts";
 
 export interface Booted extends BootedDeps {
-  app: ReturnType<typeof createApp>;
+  /** The one Fetch handler (app.ts), loaded only here so `crew mcp` never pulls it in. */
+  app: Hono<AppEnv>;
 }
 
 /** What the servers run: the dependencies, the app over them, the setup link and the background tasks. */
