@@ -18,6 +18,18 @@ function engineOf(value: string | undefined): TestEngine {
 
 export const TEST_ENGINE: TestEngine = engineOf(process.env.CREW_TEST_ENGINE);
 
+/** The CREW_SECRET of test servers and processes. */
+export const TEST_SECRET = "test-secret-test-secret-test-secret-00";
+
+/**
+ * The environment that points a process (or loadConfig, or runCli) at `url`: DATABASE_URL, and on
+ * PostgreSQL also CREW_SECRET, because there is no data folder to keep a generated one in
+ * (src/docs/notes/configuration.md). On SQLite the secret is left to the process, as in production.
+ */
+export function databaseEnv(url: string): { DATABASE_URL: string; CREW_SECRET?: string } {
+  return url.startsWith("file:") ? { DATABASE_URL: url } : { DATABASE_URL: url, CREW_SECRET: TEST_SECRET };
+}
+
 /** The run's cluster, as the globalSetup provided it; a clear error when the project has none. */
 function adminUrl(): string {
   const url = inject("postgresAdminUrl");

@@ -1,9 +1,8 @@
 /**
- * src/docs/notes/rest-api.md: the quota lives in the database, so two server processes on one database file share one
+ * src/docs/notes/rest-api.md: the quota lives in the database, so two server processes on one database share one
  * exact count. 80 concurrent requests split between two processes with a limit of 50: exactly 50
  * succeed, whichever process they reach.
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
 import { loadConfig } from "../../src/config.ts";
@@ -11,6 +10,7 @@ import { HOUR } from "../../src/lib/clock.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
 import { createUser } from "../../src/store/users.ts";
+import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn.ts";
 
@@ -18,14 +18,14 @@ const LIMIT = 50;
 const REQUESTS = 80;
 
 const temp = tempDir("crew-quota-");
-const dbUrl = `file:${join(temp.dir, "crew.db")}`;
 let db: Db;
 let key: string;
 let userId: string;
 let servers: SpawnedServer[] = [];
 
 beforeAll(async () => {
-  const config = loadConfig({ DATABASE_URL: dbUrl });
+  const dbUrl = await testDatabaseUrl(temp.dir);
+  const config = loadConfig(databaseEnv(dbUrl));
   const prepared = await prepareDatabase(dbUrl, config, Date.now());
   db = prepared.db;
   const user = await createUser(
