@@ -25,6 +25,7 @@ const SQLITE_ONLY = [
   "test/store/query-plans.test.ts",
   "test/store/agents-cache.test.ts",
   "test/store/migrations.test.ts",
+  "test/webhooks/secrets-at-rest.test.ts",
 ];
 
 export default defineConfig({
