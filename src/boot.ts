@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BackupFiles } from "./background/backups.ts";
 import { databaseFile, requireExistingDatabase, withDotEnv } from "./cli/environment.ts";
-import { type Config, ConfigError, loadConfig, type ReadText } from "./config.ts";
+import { type Config, ConfigError, loadConfig, type ReadText, withoutPassword } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import type { Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
@@ -88,7 +88,7 @@ export interface BootedDeps {
 }
 
 /** The database location without a query string (which may carry an auth token). */
-const shownUrl = (url: string) => url.split("?")[0];
+const shownUrl = (url: string) => withoutPassword(url.split("?")[0] ?? url);
 
 /**
  * Opens the database and checks that it answers. A failure here is almost always the location

@@ -174,6 +174,11 @@ export function secretsFromFiles(env: Env, readText: ReadText = noFiles): Env {
   return resolved;
 }
 
+/** A database address as it may be shown: a password in it becomes `***`. */
+export function withoutPassword(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, "$1***@");
+}
+
 export function loadConfig(given: Env, readText?: ReadText): Config {
   const env = secretsFromFiles(given, readText);
   const port = integer(env, "PORT", 3000, 0, 65535);
@@ -191,8 +196,10 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
   const baseUrl = base.href.replace(/\/+$/, "");
 
   const databaseUrl = (env.DATABASE_URL ?? "").trim() || "file:data/crew.db";
-  if (!/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/)/.test(databaseUrl)) {
-    throw new ConfigError(`DATABASE_URL must start with file:, libsql://, http(s):// or ws(s)://, got "${databaseUrl}"`);
+  if (!/^(file:|libsql:\/\/|https?:\/\/|wss?:\/\/|postgres(ql)?:\/\/)/i.test(databaseUrl)) {
+    throw new ConfigError(
+      `DATABASE_URL must start with file:, postgres://, postgresql://, libsql://, http(s):// or ws(s)://, got "${withoutPassword(databaseUrl)}"`,
+    );
   }
   // `file:` alone would open a temporary database that vanishes with the process.
   if (/^file:(\/\/)?(\?|$)/.test(databaseUrl))
@@ -206,6 +213,13 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
   const secret = (env.CREW_SECRET ?? "").trim() || undefined;
   if (secret !== undefined && secret.length < 32) {
     throw new ConfigError("CREW_SECRET must be at least 32 characters");
+  }
+  // PostgreSQL has no data folder to keep a generated secret in, and every process must seal and
+  // open with the same one (src/docs/notes/postgres.md#the-secret).
+  if (secret === undefined && /^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    throw new ConfigError(
+      "CREW_SECRET (or CREW_SECRET_FILE) must be set when DATABASE_URL is PostgreSQL: the same value for every Crew process",
+    );
   }
 
   const allowedOrigins = (env.ALLOWED_ORIGINS ?? "")

@@ -41,10 +41,10 @@ export function upsertContactStatement(orgId: string, newId: string, fields: Con
      ON CONFLICT ${target} DO UPDATE SET
        name = excluded.name,
        name_key = excluded.name_key,
-       company = coalesce(?, company),
-       role = coalesce(?, role),
-       relationship = coalesce(?, relationship),
-       notes = coalesce(?, notes),
+       company = coalesce(?, contacts.company),
+       role = coalesce(?, contacts.role),
+       relationship = coalesce(?, contacts.relationship),
+       notes = coalesce(?, contacts.notes),
        updated_at = excluded.updated_at
      RETURNING id`,
     args: [

@@ -1,41 +1,21 @@
 /**
- * The store as one explicit value: `openStore()` → { all, one, run, execute, batch, close }.
+ * The store as one explicit value: `openStore()` → { engine, all, one, run, execute, batch, close },
+ * on one of two engines (src/docs/notes/postgres.md):
  *
- * A local file is ONE native connection (the `libsql` driver), opened in WAL mode with
- * synchronous=NORMAL (≈6× the write throughput of the default, see src/docs/notes/storage-and-speed.md#the-database-file), foreign keys on
- * and a busy timeout, so several processes can share the file. Every statement is prepared once
- * and runs synchronously; a multi-statement write is `BEGIN IMMEDIATE` … `COMMIT` on that same
- * connection within one synchronous call, so nothing else of this process can interleave, and the
- * write lock is taken up front (no deadlock upgrading a read lock when another process writes).
- * @libsql/client would re-prepare every statement and pool several connections, of which only
- * the first got the pragmas. A remote database goes through @libsql/client throughout.
+ * - SQLite (libSQL), the default: a local file (`file:`), or a remote libSQL server
+ *   (`libsql://`, `http(s)://`, `ws(s)://`) — engine/sqlite.ts;
+ * - PostgreSQL 15 or newer (`postgres://`, `postgresql://`) — engine/postgres.ts.
+ *
+ * Statements are written once, in the SQL both engines read; what they do not share is named in
+ * engine/dialect.ts, and the few failures the store recognises (a unique key taken, a CHECK
+ * refused) are recognised for both below.
  */
-import { createClient, type InArgs, type InStatement, type InValue, type TransactionMode } from "@libsql/client";
-import Database from "libsql";
 
-/** One statement's answer: rows as plain objects (named columns), and the rows it changed. */
-export interface StatementResult {
-  rows: Record<string, unknown>[];
-  rowsAffected: number;
-}
+import { openPostgres } from "./engine/postgres.ts";
+import { localPath, openLocal, openRemote } from "./engine/sqlite.ts";
+import type { Store } from "./engine/types.ts";
 
-/** A boolean SQL expression with its positional arguments (e.g. `EXISTS (…)`), for statements that must hold it to write. */
-export interface Condition {
-  sql: string;
-  args: InValue[];
-}
-
-export interface Store {
-  /** Runs one statement and returns its rows as plain objects of the given shape. */
-  all<T>(sql: string, args?: InArgs): Promise<T[]>;
-  one<T>(sql: string, args?: InArgs): Promise<T | null>;
-  /** Runs a statement that returns no rows; resolves to the number of rows it changed. */
-  run(sql: string, args?: InArgs): Promise<number>;
-  execute(statement: InStatement): Promise<StatementResult>;
-  /** Runs the statements as one transaction, all or none; a write takes the write lock first. */
-  batch(statements: InStatement[], mode?: TransactionMode): Promise<StatementResult[]>;
-  close(): void;
-}
+export type { Condition, Engine, Statement, StatementResult, Store, TransactionMode } from "./engine/types.ts";
 
 /** The store as the rest of the code names it. */
 export type Db = Store;
@@ -46,123 +26,36 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
-/** The pragmas of every local connection (asserted by test/store/connection.test.ts). */
-// secure_delete: deleted rows (webhook secrets, sessions) are overwritten, not left readable in free pages.
-export const LOCAL_PRAGMAS = ["journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON", "secure_delete = ON"] as const;
+export { LOCAL_PRAGMAS } from "./engine/sqlite.ts";
+
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
 
 export async function openStore({ url, authToken, busyTimeoutMs = 10_000 }: OpenOptions): Promise<Store> {
   if (url.startsWith("file:")) return openLocal(localPath(url), busyTimeoutMs);
+  if (isPostgresUrl(url)) {
+    const store = openPostgres({ url, busyTimeoutMs });
+    // Fail at start, with the server's own words, rather than at the first request.
+    await store.one("SELECT 1 AS ok");
+    return store;
+  }
   return openRemote(url, authToken, busyTimeoutMs);
 }
 
-/** `file:path?query` → path; an empty path or `:memory:` is an in-memory database. */
-function localPath(url: string): string {
-  let path = url.slice("file:".length).split("?")[0] ?? "";
-  if (path.startsWith("//")) path = path.slice(2);
-  return path === "" || path.includes(":memory:") ? ":memory:" : path;
+/**
+ * Whether `error` is a unique key of `table` (on `column`, when named) already taken: SQLite says
+ * "UNIQUE constraint failed: table.column", PostgreSQL answers SQLSTATE 23505 naming the table
+ * and, in its detail, the key's columns.
+ */
+export function isUniqueViolation(error: unknown, table: string, column?: string): boolean {
+  const e = error as { code?: string; table_name?: string; detail?: string } | null;
+  if (e && e.code === "23505") return e.table_name === table && (column === undefined || (e.detail ?? "").includes(`(${column})`));
+  return String(error).includes(`UNIQUE constraint failed: ${table}.${column ?? ""}`);
 }
 
-/** Dynamic SQL (filters, IN lists) makes a bounded but open set of texts: start over past this. */
-const MAX_PREPARED = 500;
-
-const statementOf = (s: InStatement): { sql: string; args: InArgs } =>
-  typeof s === "string" ? { sql: s, args: [] } : { sql: s.sql, args: s.args ?? [] };
-
-/** The native driver binds numbers, strings, bigints, buffers and null; the client also took booleans. */
-function bindable(args: InArgs): unknown[] {
-  if (!Array.isArray(args)) throw new Error("store statements use positional arguments");
-  return args.map((a) => (typeof a === "boolean" ? (a ? 1 : 0) : a === undefined ? null : a));
-}
-
-function openLocal(path: string, busyTimeoutMs: number): Store {
-  const conn = new Database(path, { timeout: busyTimeoutMs });
-  for (const pragma of LOCAL_PRAGMAS) conn.exec(`PRAGMA ${pragma}`);
-  const prepared = new Map<string, Database.Statement>();
-
-  const prepare = (sql: string): Database.Statement => {
-    let statement = prepared.get(sql);
-    if (!statement) {
-      if (prepared.size >= MAX_PREPARED) prepared.clear();
-      statement = conn.prepare(sql);
-      prepared.set(sql, statement);
-    }
-    return statement;
-  };
-
-  const executeNow = (s: InStatement): StatementResult => {
-    const { sql, args } = statementOf(s);
-    const statement = prepare(sql);
-    if (statement.reader) {
-      const rows = statement.all(bindable(args)) as Record<string, unknown>[];
-      // The driver reports no changes for a statement that returns rows: with RETURNING, each row
-      // is one changed row (as @libsql/client counts them).
-      return { rows, rowsAffected: /\bRETURNING\b/i.test(sql) ? rows.length : 0 };
-    }
-    return { rows: [], rowsAffected: Number(statement.run(bindable(args)).changes) };
-  };
-
-  const batchNow = (statements: InStatement[], mode: TransactionMode): StatementResult[] => {
-    conn.exec(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
-    try {
-      const results = statements.map(executeNow);
-      conn.exec("COMMIT");
-      return results;
-    } catch (error) {
-      if (conn.inTransaction) conn.exec("ROLLBACK");
-      throw error;
-    }
-  };
-
-  // Async signatures for one interface with the remote store; the work itself is synchronous.
-  return {
-    async all<T>(sql: string, args: InArgs = []) {
-      return prepare(sql).all(bindable(args)) as T[];
-    },
-    async one<T>(sql: string, args: InArgs = []) {
-      return ((prepare(sql).all(bindable(args)) as T[])[0] ?? null) as T | null;
-    },
-    async run(sql: string, args: InArgs = []) {
-      return executeNow({ sql, args }).rowsAffected;
-    },
-    async execute(statement) {
-      return executeNow(statement);
-    },
-    async batch(statements, mode = "deferred") {
-      return batchNow(statements, mode);
-    },
-    close() {
-      prepared.clear();
-      conn.close();
-    },
-  };
-}
-
-function openRemote(url: string, authToken: string | undefined, busyTimeoutMs: number): Store {
-  const client = createClient({ url, authToken, timeout: busyTimeoutMs, intMode: "number" });
-  const toResult = (r: { rows: unknown[]; rowsAffected: number }): StatementResult => ({
-    rows: r.rows as Record<string, unknown>[],
-    rowsAffected: r.rowsAffected,
-  });
-  return {
-    async all<T>(sql: string, args: InArgs = []) {
-      return (await client.execute({ sql, args })).rows as unknown as T[];
-    },
-    async one<T>(sql: string, args: InArgs = []) {
-      return (((await client.execute({ sql, args })).rows as unknown as T[])[0] ?? null) as T | null;
-    },
-    async run(sql: string, args: InArgs = []) {
-      return (await client.execute({ sql, args })).rowsAffected;
-    },
-    async execute(statement) {
-      return toResult(await client.execute(statement));
-    },
-    async batch(statements, mode = "deferred") {
-      return (await client.batch(statements, mode)).map(toResult);
-    },
-    close() {
-      client.close();
-    },
-  };
+/** Whether `error` is a CHECK constraint refusing a row (SQLite's message; PostgreSQL's SQLSTATE 23514). */
+export function isCheckViolation(error: unknown): boolean {
+  if ((error as { code?: string } | null)?.code === "23514") return true;
+  return /CHECK constraint failed/i.test(String(error));
 }
 
 export function parseJson<T>(value: unknown, fallback: T): T {

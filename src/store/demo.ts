@@ -66,7 +66,10 @@ export function forgetDemoStatements(orgId: string): InStatement[] {
 
 export function recordDemoRowsStatements(rows: Partial<Record<DemoTable, string[]>>): InStatement[] {
   return Object.entries(rows).flatMap(([table, ids]) =>
-    (ids ?? []).map((id) => ({ sql: "INSERT OR IGNORE INTO demo_rows (table_name, row_id) VALUES (?, ?)", args: [table, id] })),
+    (ids ?? []).map((id) => ({
+      sql: "INSERT INTO demo_rows (table_name, row_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+      args: [table, id],
+    })),
   );
 }
 

@@ -100,6 +100,9 @@ export async function schemaOf(db: Db): Promise<InStatement[]> {
   const meta = await db.all<{ key: string; value: string }>("SELECT key, value FROM schema_meta");
   return [
     ...objects.map((o) => o.sql),
-    ...meta.map((m) => ({ sql: "INSERT OR REPLACE INTO schema_meta (key, value) VALUES (?, ?)", args: [m.key, m.value] })),
+    ...meta.map((m) => ({
+      sql: "INSERT INTO schema_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      args: [m.key, m.value],
+    })),
   ];
 }

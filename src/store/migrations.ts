@@ -4,19 +4,25 @@
  * batch (a transaction) together with its version bump. To change the schema: edit schema.sql,
  * bump its version line, and append a step here that takes version N-1 to N.
  */
-import type { Db } from "./db.ts";
+import { type Db, isUniqueViolation } from "./db.ts";
+import { postgresSchema, postgresStatement } from "./engine/postgres-schema.ts";
 
 export interface Migration {
   /** The version this step produces. */
   version: number;
+  /** What the step does, in a few words (recorded in schema_meta as `migration:N`'s step). */
+  name: string;
+  /** SQLite's statements (and PostgreSQL's, through engine/postgres-schema.ts, unless `postgres` says otherwise). */
   statements: string[];
+  /** PostgreSQL's own statements, when the converted SQLite ones would not do. */
+  postgres?: string[];
 }
 
 /**
  * Issue 13: user roles (owner/member), deactivation, and one-time sign-in links. The first user of each
  * organization completed setup (or was created first by the CLI), so it becomes the owner.
  */
-export const ISSUE13_SCHEMA: string[] = [
+export const ROLES_AND_SIGN_IN_LINKS: string[] = [
   "ALTER TABLE users ADD COLUMN role TEXT NOT NULL DEFAULT 'member' CHECK (role IN ('owner', 'member'))",
   "ALTER TABLE users ADD COLUMN deactivated_at INTEGER",
   `UPDATE users SET role = 'owner' WHERE id IN (
@@ -34,7 +40,7 @@ export const ISSUE13_SCHEMA: string[] = [
  * Issue 10: list queries read from indexes in the order they return (no sort of a growing set),
  * and indexes for the retention pass. Changed indexes are dropped and created again.
  */
-export const ISSUE10_SCHEMA: string[] = [
+export const LIST_INDEXES_AND_AGENTS_VERSION: string[] = [
   ...[
     "actions_queue ON actions (org_id, priority_rank, id DESC)",
     "standups_latest ON standups (org_id, mode, generated_at, id)",
@@ -66,7 +72,7 @@ export const ISSUE10_SCHEMA: string[] = [
   ),
 ];
 /** Issue 14 (src/docs/notes/operating.md#upgrades): audit log, password reset links, user deactivations (the block in schema.sql). */
-export const ISSUE14_SCHEMA: string[] = [
+export const AUDIT_LOG_AND_RESETS: string[] = [
   `CREATE TABLE IF NOT EXISTS audit_events (
     id TEXT PRIMARY KEY, org_id TEXT NOT NULL, at INTEGER NOT NULL, event TEXT NOT NULL,
     actor_kind TEXT NOT NULL, actor_id TEXT, subject TEXT, detail TEXT NOT NULL DEFAULT '{}'
@@ -81,7 +87,7 @@ export const ISSUE14_SCHEMA: string[] = [
 ];
 
 /** Issue 12 (sources of the model-backed agents): the `sources` table, as in schema.sql. */
-export const ISSUE12_SOURCES_SCHEMA: string[] = [
+export const SOURCES: string[] = [
   `CREATE TABLE IF NOT EXISTS sources (
   id          TEXT PRIMARY KEY,
   org_id      TEXT NOT NULL,
@@ -97,7 +103,7 @@ export const ISSUE12_SOURCES_SCHEMA: string[] = [
 ];
 
 /** Issue 12 (the model connection): model settings, instruction overrides, tokens per run, as in schema.sql. */
-export const ISSUE12_MODEL_SCHEMA: string[] = [
+export const MODEL_CONNECTION: string[] = [
   `CREATE TABLE IF NOT EXISTS model_settings (
   org_id       TEXT PRIMARY KEY,
   provider     TEXT NOT NULL CHECK (provider IN ('openai-compatible', 'openai', 'anthropic')),
@@ -137,7 +143,7 @@ export const ISSUE12_MODEL_SCHEMA: string[] = [
  * app's contacts, feed and handoffs, GET /api/mcp/contacts, the model's recent contacts and the
  * audit log): each answers from an index instead of sorting the organization's whole table.
  */
-export const LIST_ORDER_SCHEMA: string[] = [
+export const LIST_ORDER_INDEXES: string[] = [
   "CREATE INDEX IF NOT EXISTS contacts_by_name ON contacts (org_id, name_key, id)",
   "CREATE INDEX IF NOT EXISTS contacts_recent ON contacts (org_id, updated_at, id)",
   "CREATE INDEX IF NOT EXISTS insights_newest ON insights (org_id, id)",
@@ -150,7 +156,7 @@ export const LIST_ORDER_SCHEMA: string[] = [
  * deactivation is `users.deactivated_at` alone (a deactivated user's password becomes unusable, as
  * issue 13 does it), and reset links become `sign_in_links` rows with purpose 'reset'.
  */
-export const FOLD_USER_ADMIN_SCHEMA: string[] = [
+export const FOLD_USER_ADMIN: string[] = [
   `UPDATE users SET password_hash = '!deactivated',
      deactivated_at = coalesce(deactivated_at, (SELECT d.at FROM user_deactivations d WHERE d.user_id = users.id))
    WHERE id IN (SELECT user_id FROM user_deactivations)`,
@@ -167,7 +173,7 @@ export const FOLD_USER_ADMIN_SCHEMA: string[] = [
  * budget warning is sent once per budget per day (budget_warnings claims it); OIDC identities
  * link an (issuer, subject) to a user.
  */
-export const ISSUE25_SCHEMA: string[] = [
+export const AGENT_PAUSE_BUDGETS_AND_IDENTITIES: string[] = [
   "ALTER TABLE agents ADD COLUMN failed_runs INTEGER NOT NULL DEFAULT 0",
   "ALTER TABLE agents ADD COLUMN paused_at INTEGER",
   "ALTER TABLE agents ADD COLUMN paused_reason TEXT",
@@ -196,7 +202,7 @@ export const ISSUE25_SCHEMA: string[] = [
  * constraint. Per-user notification preferences, one-click mail links (only the SHA-256 stored) and
  * the organization's Slack and Teams connections (secrets sealed).
  */
-export const ISSUE22_DELIVERY_SCHEMA: string[] = [
+export const MESSAGE_OUTBOX_AND_CHANNELS: string[] = [
   `CREATE TABLE IF NOT EXISTS messages (
      id              TEXT PRIMARY KEY,
      org_id          TEXT NOT NULL,
@@ -251,7 +257,7 @@ export const ISSUE22_DELIVERY_SCHEMA: string[] = [
  * request must repeat it, RFC 6749 §4.1.3); grants are found by client (which redirect URIs a
  * person ever approved); webhooks and sources keep their last success and last failure with its reason.
  */
-export const ISSUE18_SCHEMA: string[] = [
+export const REDIRECT_URI_AND_LAST_OUTCOMES: string[] = [
   "ALTER TABLE oauth_codes ADD COLUMN redirect_uri_sent INTEGER NOT NULL DEFAULT 1",
   "CREATE INDEX IF NOT EXISTS oauth_grants_client ON oauth_grants (client_id, redirect_uri)",
   "ALTER TABLE webhooks ADD COLUMN last_success_at INTEGER",
@@ -268,7 +274,7 @@ export const ISSUE18_SCHEMA: string[] = [
  * dismissed with a reason, other agents that raised the same thing), snoozed actions, the run
  * an item came from, and the fingerprint of a model-backed run's inputs (unchanged → skipped).
  */
-export const ISSUE20_SCHEMA: string[] = [
+export const EVIDENCE_AND_FEEDBACK: string[] = [
   "ALTER TABLE suggestions ADD COLUMN evidence TEXT",
   "ALTER TABLE suggestions ADD COLUMN also_raised_by TEXT NOT NULL DEFAULT '[]'",
   "ALTER TABLE suggestions ADD COLUMN action_id TEXT",
@@ -287,7 +293,7 @@ export const ISSUE20_SCHEMA: string[] = [
  * Issue 21: `crew eval` results (src/docs/notes/eval.md), one row per agent per evaluation: the
  * model it measured, the sets, whether it passed and its scorecard row (JSON).
  */
-export const EVAL_RUNS_SCHEMA: string[] = [
+export const EVAL_RUNS: string[] = [
   `CREATE TABLE IF NOT EXISTS eval_runs (
   id          TEXT PRIMARY KEY,
   org_id      TEXT NOT NULL,
@@ -307,18 +313,18 @@ export const EVAL_RUNS_SCHEMA: string[] = [
 
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
-  { version: 2, statements: ISSUE13_SCHEMA },
-  { version: 3, statements: ISSUE10_SCHEMA },
-  { version: 4, statements: ISSUE12_SOURCES_SCHEMA },
-  { version: 5, statements: ISSUE12_MODEL_SCHEMA },
-  { version: 6, statements: ISSUE14_SCHEMA },
-  { version: 7, statements: FOLD_USER_ADMIN_SCHEMA },
-  { version: 8, statements: LIST_ORDER_SCHEMA },
-  { version: 10, statements: ISSUE18_SCHEMA },
-  { version: 11, statements: ISSUE20_SCHEMA },
-  { version: 12, statements: ISSUE22_DELIVERY_SCHEMA },
-  { version: 13, statements: ISSUE25_SCHEMA },
-  { version: 15, statements: EVAL_RUNS_SCHEMA },
+  { version: 2, name: "roles and sign-in links", statements: ROLES_AND_SIGN_IN_LINKS },
+  { version: 3, name: "list indexes and the agents version", statements: LIST_INDEXES_AND_AGENTS_VERSION },
+  { version: 4, name: "sources", statements: SOURCES },
+  { version: 5, name: "model connection", statements: MODEL_CONNECTION },
+  { version: 6, name: "audit log and password resets", statements: AUDIT_LOG_AND_RESETS },
+  { version: 7, name: "fold user administration", statements: FOLD_USER_ADMIN },
+  { version: 8, name: "list order indexes", statements: LIST_ORDER_INDEXES },
+  { version: 10, name: "redirect_uri and last outcomes", statements: REDIRECT_URI_AND_LAST_OUTCOMES },
+  { version: 11, name: "evidence and feedback", statements: EVIDENCE_AND_FEEDBACK },
+  { version: 12, name: "message outbox and channels", statements: MESSAGE_OUTBOX_AND_CHANNELS },
+  { version: 13, name: "agent pause, budgets and identities", statements: AGENT_PAUSE_BUDGETS_AND_IDENTITIES },
+  { version: 15, name: "eval runs", statements: EVAL_RUNS },
 ];
 
 export const SCHEMA_VERSION = 15;
@@ -352,12 +358,24 @@ export class SchemaTooNewError extends Error {
   }
 }
 
+/** Whether the database has Crew's schema_meta table (each engine keeps its catalogue its own way). */
+async function hasSchemaMeta(db: Db): Promise<boolean> {
+  if (db.engine === "postgres") {
+    const row = await db.one<{ present: number }>("SELECT to_regclass('schema_meta') IS NOT NULL AS present");
+    return row?.present === 1;
+  }
+  return (await db.one("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'")) !== null;
+}
+
 export async function currentVersion(db: Db): Promise<number> {
-  const table = await db.one<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'");
-  if (!table) return 0;
+  if (!(await hasSchemaMeta(db))) return 0;
   const row = await db.one<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'version'");
   return row ? Number(row.value) : 0;
 }
+
+/** A step's statements on this database's engine. */
+const statementsOf = (db: Db, step: Migration): string[] =>
+  db.engine === "postgres" ? (step.postgres ?? step.statements.map((s) => postgresStatement(s) ?? "SELECT 1")) : step.statements;
 
 /**
  * Applies the schema or the pending migrations; returns the version the database is now at.
@@ -372,7 +390,8 @@ export async function migrate(db: Db, schemaSql: string, steps: Migration[] = mi
   const known = Math.max(SCHEMA_VERSION, ...steps.map((s) => s.version));
   if (found > known) throw new SchemaTooNewError(found, known);
   if (found === 0) {
-    await db.batch(splitSql(schemaSql), "write");
+    const statements = splitSql(schemaSql);
+    await db.batch(db.engine === "postgres" ? postgresSchema(statements) : statements, "write");
   }
   for (const step of steps) {
     if (step.version <= (await currentVersion(db))) continue;
@@ -380,13 +399,13 @@ export async function migrate(db: Db, schemaSql: string, steps: Migration[] = mi
       await db.batch(
         [
           { sql: "INSERT INTO schema_meta (key, value) VALUES (?, ?)", args: [`migration:${step.version}`, new Date().toISOString()] },
-          ...step.statements,
+          ...statementsOf(db, step),
           { sql: "UPDATE schema_meta SET value = ? WHERE key = 'version'", args: [String(step.version)] },
         ],
         "write",
       );
     } catch (error) {
-      if (!String(error).includes("UNIQUE constraint failed: schema_meta.key")) throw error;
+      if (!isUniqueViolation(error, "schema_meta", "key")) throw error;
     }
   }
   return currentVersion(db);

@@ -98,7 +98,7 @@ export interface RunUsage {
 export function addRunUsageStatement(u: { runId: string; orgId: string; agentId: string; at: number } & RunUsage): InStatement {
   return {
     sql: `INSERT INTO run_usage (run_id, org_id, agent_id, tokens_in, tokens_out, at) VALUES (?, ?, ?, ?, ?, ?)
-          ON CONFLICT (run_id) DO UPDATE SET tokens_in = tokens_in + excluded.tokens_in, tokens_out = tokens_out + excluded.tokens_out`,
+          ON CONFLICT (run_id) DO UPDATE SET tokens_in = run_usage.tokens_in + excluded.tokens_in, tokens_out = run_usage.tokens_out + excluded.tokens_out`,
     args: [u.runId, u.orgId, u.agentId, u.tokensIn, u.tokensOut, u.at],
   };
 }

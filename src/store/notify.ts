@@ -28,7 +28,7 @@ export function setPrefsStatement(userId: string, changes: Partial<NotificationP
     sql: `INSERT INTO notification_prefs (user_id, briefing_email, briefing_slack, updated_at)
           VALUES (?, coalesce(?, ?), coalesce(?, ?), ?)
           ON CONFLICT (user_id) DO UPDATE SET
-            briefing_email = coalesce(?, briefing_email), briefing_slack = coalesce(?, briefing_slack), updated_at = excluded.updated_at`,
+            briefing_email = coalesce(?, notification_prefs.briefing_email), briefing_slack = coalesce(?, notification_prefs.briefing_slack), updated_at = excluded.updated_at`,
     args: [
       userId,
       bit(changes.briefingEmail),

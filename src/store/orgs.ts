@@ -1,6 +1,6 @@
 import { AGENTS } from "../domain.ts";
 import { newId } from "../lib/random.ts";
-import type { Db } from "./db.ts";
+import { type Db, isUniqueViolation } from "./db.ts";
 
 export interface Organization {
   id: string;
@@ -28,12 +28,12 @@ export async function getOrg(db: Db, id: string): Promise<Organization | null> {
 
 /**
  * Creates the default organization if there is none and seeds the 17 agents of every
- * organization. Idempotent and safe when two processes start at once (INSERT OR IGNORE on
+ * organization. Idempotent and safe when two processes start at once (ON CONFLICT DO NOTHING on
  * unique keys).
  */
 export async function ensureDefaultOrgAndAgents(db: Db, timeZone: string, now: number): Promise<Organization> {
   await db.execute({
-    sql: "INSERT OR IGNORE INTO organizations (id, name, time_zone, is_default, created_at) VALUES (?, 'Default organization', ?, 1, ?)",
+    sql: "INSERT INTO organizations (id, name, time_zone, is_default, created_at) VALUES (?, 'Default organization', ?, 1, ?) ON CONFLICT DO NOTHING",
     args: [newId("org", now), timeZone, now],
   });
   const org = await getDefaultOrg(db);
@@ -45,7 +45,7 @@ export async function ensureDefaultOrgAndAgents(db: Db, timeZone: string, now: n
 export async function seedAgents(db: Db, orgId: string): Promise<void> {
   await db.batch(
     AGENTS.map((a, position) => ({
-      sql: "INSERT OR IGNORE INTO agents (org_id, id, name, category, schedule, position) VALUES (?, ?, ?, ?, ?, ?)",
+      sql: "INSERT INTO agents (org_id, id, name, category, schedule, position) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
       args: [orgId, a.id, a.name, a.category, a.schedule, position],
     })),
     "write",
@@ -80,7 +80,7 @@ export async function createOrg(db: Db, name: string, timeZone: string, now: num
       now,
     ]);
   } catch (error) {
-    if (String(error).includes("UNIQUE constraint failed: organizations.name")) throw new OrgNameTakenError(name);
+    if (isUniqueViolation(error, "organizations", "name")) throw new OrgNameTakenError(name);
     throw error;
   }
   await seedAgents(db, id);

@@ -9,7 +9,7 @@ import type { Db } from "./db.ts";
 async function take(db: Db, userId: string, windowStart: number, limit: number, n: number): Promise<number | null> {
   const [row] = await db.all<{ used: number }>(
     `INSERT INTO quota_windows (user_id, window_start, used) SELECT ?1, ?2, ?3 WHERE ?3 <= ?4
-     ON CONFLICT (user_id, window_start) DO UPDATE SET used = used + ?3 WHERE used + ?3 <= ?4
+     ON CONFLICT (user_id, window_start) DO UPDATE SET used = quota_windows.used + ?3 WHERE quota_windows.used + ?3 <= ?4
      RETURNING used`,
     [userId, windowStart, n, limit],
   );

@@ -115,7 +115,7 @@ export async function profileSources(db: Db, orgId: string, insightsSince: numbe
     ]),
     db.all<{ company: string }>(
       `SELECT company FROM contacts WHERE org_id = ? AND company IS NOT NULL AND company != ''
-        GROUP BY company ORDER BY sum(relationship IN ('key', 'active')) DESC, count(*) DESC, company LIMIT 5`,
+        GROUP BY company ORDER BY sum(CASE WHEN relationship IN ('key', 'active') THEN 1 ELSE 0 END) DESC, count(*) DESC, company LIMIT 5`,
       [orgId],
     ),
     db.all<{ type: string; n: number }>("SELECT type, count(*) AS n FROM insights WHERE org_id = ? AND created_at > ? GROUP BY type", [

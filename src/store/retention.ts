@@ -83,7 +83,7 @@ export const RETENTION_RULES: Rule[] = [
     name: "audit_events",
     cutoff: (now, o) => now - (o.auditRetentionMs ?? AUDIT_RETENTION_DAYS * DAY),
     sql: `DELETE FROM audit_events WHERE rowid IN (SELECT a.rowid FROM organizations
-            CROSS JOIN audit_events a ON a.org_id = organizations.id AND a.at <= ?1 LIMIT ?2)`,
+            CROSS JOIN audit_events a WHERE a.org_id = organizations.id AND a.at <= ?1 LIMIT ?2)`,
   },
   {
     // Finished deliveries only: a pending or delivering row is the outbox's promise to send.

@@ -4,7 +4,7 @@
  * (the leader lease, the claimed schedule slots). Every check-and-set is one atomic statement.
  */
 import type { InStatement } from "@libsql/client";
-import { type Db, parseJson } from "./db.ts";
+import { type Db, isCheckViolation, parseJson } from "./db.ts";
 import { type Handoff, type HandoffRow, handoffOf } from "./feed.ts";
 
 /** A handoff a run claimed (its status is `claimed`). */
@@ -150,7 +150,7 @@ export function completeRunStatement(c: RunCompletion): InStatement {
   };
 }
 
-export const isAlreadyCompleted = (error: unknown) => /CHECK constraint failed/i.test(String(error));
+export const isAlreadyCompleted = isCheckViolation;
 
 /** Marks a handoff this run claimed as done or failed. */
 export function handoffResultStatement(runId: string, handoffId: string, status: "done" | "failed", now: number): InStatement {

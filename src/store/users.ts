@@ -1,7 +1,7 @@
 import type { Plan, Role } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import { type AuditActor, auditStatementIfChanged } from "./audit.ts";
-import type { Db } from "./db.ts";
+import { type Db, isUniqueViolation } from "./db.ts";
 
 export interface User {
   id: string;
@@ -64,7 +64,7 @@ export async function createUser(
       input.role ?? "member",
     ]);
   } catch (error) {
-    if (String(error).includes("UNIQUE constraint failed: users.email")) throw new EmailTakenError(input.email);
+    if (isUniqueViolation(error, "users", "email")) throw new EmailTakenError(input.email);
     throw error;
   }
   const user = await getUserById(db, id);

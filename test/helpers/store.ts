@@ -15,6 +15,7 @@ async function later<T>(work: () => Promise<T>): Promise<T> {
 
 export function overNetwork(db: Db): Db {
   return {
+    engine: db.engine,
     all: (sql, args) => later(() => db.all(sql, args)),
     one: (sql, args) => later(() => db.one(sql, args)),
     run: (sql, args) => later(() => db.run(sql, args)),

@@ -203,11 +203,11 @@ describe("crew backup and crew restore", () => {
 describe("schema step of issue 14", () => {
   it("brings a real version-1 database forward in place: the audit table appears, reset links and deactivation fold into issue 13's, data stays", async () => {
     const { openVersion1Store } = await import("../helpers/schema-v1.ts");
-    const { migrate, ISSUE14_SCHEMA } = await import("../../src/store/migrations.ts");
+    const { migrate, AUDIT_LOG_AND_RESETS } = await import("../../src/store/migrations.ts");
     const { readSchema } = await import("../../src/boot.ts");
     const db = await openVersion1Store(join(other.dir, "version-1.db"));
     await db.run("INSERT INTO organizations (id, name, time_zone, is_default, created_at) VALUES ('org_kept', 'Kept', 'UTC', 0, 1)");
-    expect(ISSUE14_SCHEMA.length).toBeGreaterThan(3);
+    expect(AUDIT_LOG_AND_RESETS.length).toBeGreaterThan(3);
     expect(await migrate(db, readSchema())).toBe(SCHEMA_VERSION);
     const tables = (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((t) => t.name);
     expect(tables).toEqual(expect.arrayContaining(["audit_events", "sign_in_links"]));

@@ -35,8 +35,8 @@ describe("schema and migrations", () => {
     const b = await openStore({ url });
     await migrate(a, readSchema(), []);
     const steps = [
-      { version: SCHEMA_VERSION + 1, statements: ["CREATE TABLE extra (id TEXT PRIMARY KEY) STRICT"] },
-      { version: SCHEMA_VERSION + 2, statements: ["ALTER TABLE extra ADD COLUMN note TEXT"] },
+      { version: SCHEMA_VERSION + 1, name: "extra table", statements: ["CREATE TABLE extra (id TEXT PRIMARY KEY) STRICT"] },
+      { version: SCHEMA_VERSION + 2, name: "extra note", statements: ["ALTER TABLE extra ADD COLUMN note TEXT"] },
     ];
     const [va, vb] = await Promise.all([migrate(a, readSchema(), steps), migrate(b, readSchema(), steps)]);
     expect([va, vb]).toEqual([SCHEMA_VERSION + 2, SCHEMA_VERSION + 2]);

@@ -1,0 +1,89 @@
+/**
+ * The PostgreSQL engine (src/docs/notes/postgres.md): the same `Store` as the SQLite engine, on a
+ * pool of connections of the `postgres` driver.
+ *
+ * - Statements arrive in the store's shared dialect and are turned into PostgreSQL's form by
+ *   `toPostgres` (placeholders, typed numbers, `rowid`, `LIKE`).
+ * - `int8` and `numeric` answers come back as JavaScript numbers and booleans as 1/0, as SQLite
+ *   gives them: every `*_at` column is milliseconds (well inside 2^53), counts are small.
+ * - A batch is one transaction whose statements are sent together (pipelined, one round trip).
+ *   A batch that writes first takes one transaction-scoped advisory lock, so multi-statement
+ *   writes run one at a time across every process, as under SQLite's single writer: the store's
+ *   read-then-write batches (a conditional claim followed by writes that hold it) keep the meaning
+ *   they have on SQLite. Single statements are not serialised: each is atomic on its own
+ *   (`INSERT … ON CONFLICT … DO UPDATE … WHERE` re-checks its condition on the newest row).
+ */
+import postgres from "postgres";
+import { toPostgres } from "./postgres-sql.ts";
+import type { Statement, StatementResult, Store, TransactionMode } from "./types.ts";
+
+/** The advisory lock every writing batch holds (a fixed key: "crew" in ASCII). */
+const WRITE_LOCK = 0x63726577;
+
+const asNumber = (x: string) => Number(x);
+
+export interface PostgresOptions {
+  url: string;
+  /** Connections per process (default 10). */
+  max?: number;
+  busyTimeoutMs?: number;
+}
+
+const READS = /^\s*(SELECT|WITH\s[^;]*\)\s*SELECT)\b/i;
+
+export function openPostgres({ url, max = 10, busyTimeoutMs = 10_000 }: PostgresOptions): Store {
+  const sql = postgres(url, {
+    max,
+    onnotice: () => {},
+    connect_timeout: Math.ceil(busyTimeoutMs / 1000),
+    // Transaction-scoped: a connection never carries one request's settings into another's.
+    connection: { application_name: "crew", lock_timeout: busyTimeoutMs, statement_timeout: 5 * 60_000 },
+    types: {
+      int8: { to: 20, from: [20, 1700], parse: asNumber, serialize: String },
+      bool: { to: 16, from: [16], parse: (x: string) => (x === "t" ? 1 : 0), serialize: (x: unknown) => (x ? "t" : "f") },
+    },
+  } as postgres.Options<Record<string, postgres.PostgresType>>);
+
+  type Runner = Pick<postgres.Sql, "unsafe">;
+  const run = async (on: Runner, s: Statement): Promise<StatementResult> => {
+    if (s.args !== undefined && !Array.isArray(s.args)) throw new Error("store statements use positional arguments");
+    const { sql: text, params } = toPostgres(s.sql, s.args ?? []);
+    const result = await on.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+    return { rows: result as unknown as Record<string, unknown>[], rowsAffected: result.count ?? 0 };
+  };
+
+  const batch = async (statements: Statement[], mode: TransactionMode): Promise<StatementResult[]> => {
+    const writes = mode === "write" || statements.some((s) => !READS.test(s.sql));
+    const begin = writes ? "" : "isolation level repeatable read read only";
+    return (await sql.begin(begin, async (tx) => {
+      if (writes) await tx.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
+      // Sent at once: the driver pipelines a transaction's queries on its one connection.
+      return Promise.all(statements.map((s) => run(tx, s)));
+    })) as StatementResult[];
+  };
+
+  return {
+    engine: "postgres",
+    async all<T>(text: string, args: Statement["args"] = []) {
+      return (await run(sql, { sql: text, args })).rows as T[];
+    },
+    async one<T>(text: string, args: Statement["args"] = []) {
+      return ((await run(sql, { sql: text, args })).rows[0] ?? null) as T | null;
+    },
+    async run(text: string, args: Statement["args"] = []) {
+      return (await run(sql, { sql: text, args })).rowsAffected;
+    },
+    async execute(statement) {
+      return run(sql, typeof statement === "string" ? { sql: statement } : statement);
+    },
+    async batch(statements, mode = "deferred") {
+      return batch(
+        statements.map((s) => (typeof s === "string" ? { sql: s } : s)),
+        mode,
+      );
+    },
+    close() {
+      void sql.end({ timeout: 5 });
+    },
+  };
+}
