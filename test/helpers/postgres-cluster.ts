@@ -6,7 +6,7 @@
  * unprivileged `postgres` user (`runuser`), the folder handed to it first.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -125,8 +125,11 @@ async function serve(
   const [command, args] = asOwner(postgresProgram, ["-D", dataDir, "-p", String(port), "-k", root, ...settings]);
   const child = spawn(command, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
+  // CREW_TEST_POSTGRES_LOG=<file> keeps the server's log (every failed statement with its text) after the folder goes.
+  const keep = process.env.CREW_TEST_POSTGRES_LOG;
   child.stderr?.on("data", (chunk: Buffer) => {
     log = (log + chunk.toString()).slice(-8000);
+    if (keep) appendFileSync(keep, chunk);
   });
   const adminUrl = `postgres://${CLUSTER_USER}@127.0.0.1:${port}/postgres`;
   // A runner that dies without its teardown must not leave a postmaster behind: immediate shutdown.
