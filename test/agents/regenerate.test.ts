@@ -119,6 +119,8 @@ describe("regeneration", () => {
 
   it("regenerates after its debounce on its own timer, once for a burst", async () => {
     f = await agentsServer();
+    // postgres.js opens a connection from a setTimeout(…, 0): open the pool's connections while timers are real.
+    if (f.s.db.engine === "postgres") await Promise.all(Array.from({ length: 10 }, () => f.s.db.all("SELECT pg_sleep(0.05)")));
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const timed = createRegenerator(f.s.deps, { debounceMs: 1_000 });
     try {
