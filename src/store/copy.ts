@@ -189,8 +189,8 @@ export async function copyDatabase(source: Db, target: Db, schemaSql: string, op
   const reason = await whyNotEmpty(target, order);
   if (reason) throw new CopyRefused(reason);
 
-  await migrate(target, schemaSql);
   try {
+    await migrate(target, schemaSql);
     const targetColumns = await postgresColumns(target);
     const plans = [];
     for (const table of order) {
