@@ -184,7 +184,7 @@ describe.concurrent("failures (exit 1)", () => {
       runCrew(["migrate"], { ...env, PORT: "eighty" }),
       runCli(
         ["seed"],
-        { DATABASE_URL: "postgres://localhost/crew" },
+        { DATABASE_URL: "mysql://localhost/crew" },
         {
           out: () => {},
           err: (text) => {
@@ -196,7 +196,7 @@ describe.concurrent("failures (exit 1)", () => {
     expectError(port!, 1, 'crew migrate: PORT must be a whole number, got "eighty"');
     expect(database).toBe(1);
     expect(databaseError).toBe(
-      'crew seed: DATABASE_URL must start with file:, libsql://, http(s):// or ws(s)://, got "postgres://localhost/crew"\n',
+      'crew seed: DATABASE_URL must start with file:, postgres://, postgresql://, libsql://, http(s):// or ws(s)://, got "mysql://localhost/crew"\n',
     );
   });
 });
