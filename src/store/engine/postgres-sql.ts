@@ -14,8 +14,8 @@
  *
  * - A string's U+0000 becomes U+FFFD (PostgreSQL's text cannot hold it).
  *
- * Everything else the two dialects share is written in that shared form in src/store; what they do
- * not share is named in engine/dialect.ts.
+ * Everything else is written in the form both dialects share; what they do not share is decided
+ * where it is used, by `db.engine`, and named there (the outbox claim, the schema catalogue).
  */
 
 export type Arg = string | number | bigint | boolean | null | undefined | Uint8Array | ArrayBuffer;
