@@ -14,6 +14,7 @@ import { runInsertStatement } from "../../src/store/agents.ts";
 import { alertInsertStatement } from "../../src/store/alerts.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
+import { tableNames } from "../../src/store/migrations.ts";
 import { profileInsertStatement, standupInsertStatement } from "../../src/store/reports.ts";
 import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
 import { createUser, type User } from "../../src/store/users.ts";

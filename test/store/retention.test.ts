@@ -175,8 +175,7 @@ describe("retention pass", () => {
     await exec("INSERT INTO sign_in_failures (email, failed_at) VALUES ('task@example.com', ?)", [now - 2 * SIGN_IN_WINDOW]);
     // Another process holds the lease: this one skips the pass.
     await exec(
-      `INSERT INTO leases (name, holder, expires_at) VALUES (?, 'other-process', ?)
-       ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`,
+      "INSERT INTO leases (name, holder, expires_at) VALUES (?, 'other-process', ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at",
       [RETENTION_LEASE, now + HOUR],
     );
     const follower = retentionTask(options).start(s.deps);

@@ -10,7 +10,8 @@
  *   A batch that writes first takes one transaction-scoped advisory lock, so multi-statement
  *   writes run one at a time across every process, as under SQLite's single writer: the store's
  *   read-then-write batches (a conditional claim followed by writes that hold it) keep the meaning
- *   they have on SQLite. Single statements are not serialised: each is atomic on its own
+ *   they have on SQLite. A batch using SQLite's `changes()` runs its statements one by one, each
+ *   `changes()` replaced by the count the batch's previous write changed. Single statements are not serialised: each is atomic on its own
  *   (`INSERT … ON CONFLICT … DO UPDATE … WHERE` re-checks its condition on the newest row).
  */
 import postgres from "postgres";
@@ -30,6 +31,8 @@ export interface PostgresOptions {
 }
 
 const READS = /^\s*(SELECT|WITH\s[^;]*\)\s*SELECT)\b/i;
+const CHANGES = /\bchanges\(\)/i;
+const CHANGES_ALL = /\bchanges\(\)/gi;
 
 export function openPostgres({ url, max = 10, busyTimeoutMs = 10_000 }: PostgresOptions): Store {
   const sql = postgres(url, {
@@ -58,7 +61,17 @@ export function openPostgres({ url, max = 10, busyTimeoutMs = 10_000 }: Postgres
     return (await sql.begin(begin, async (tx) => {
       if (writes) await tx.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
       // Sent at once: the driver pipelines a transaction's queries on its one connection.
-      return Promise.all(statements.map((s) => run(tx, s)));
+      if (!statements.some((s) => CHANGES.test(s.sql))) return Promise.all(statements.map((s) => run(tx, s)));
+      // SQLite's changes() (the rows the batch's last write changed) has no PostgreSQL twin: the
+      // statements run one by one and each changes() is that count, written in.
+      const results: StatementResult[] = [];
+      let changed = 0;
+      for (const s of statements) {
+        const result = await run(tx, { ...s, sql: s.sql.replace(CHANGES_ALL, String(changed)) });
+        if (!READS.test(s.sql)) changed = result.rowsAffected;
+        results.push(result);
+      }
+      return results;
     })) as StatementResult[];
   };
 
