@@ -7,7 +7,6 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import postgres from "postgres";
 import { inject } from "vitest";
-import type { Db } from "../../src/store/db.ts";
 
 export type TestEngine = "sqlite" | "postgres";
 
@@ -58,13 +57,4 @@ export async function testDatabaseUrl(dir: string, name = "crew"): Promise<strin
   const url = new URL(adminUrl());
   url.pathname = `/${database}`;
   return url.href;
-}
-
-/** The database's tables by name, from each engine's own catalogue (tests that look at every table). */
-export async function tableNames(db: Db): Promise<string[]> {
-  const sql =
-    db.engine === "postgres"
-      ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1"
-      : "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name";
-  return (await db.all<{ name: string }>(sql)).map((row) => row.name);
 }

@@ -18,7 +18,6 @@ import { tableNames } from "../../src/store/migrations.ts";
 import { profileInsertStatement, standupInsertStatement } from "../../src/store/reports.ts";
 import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
 import { createUser, type User } from "../../src/store/users.ts";
-import { tableNames } from "./database.ts";
 import { api, startServer, type TestServer } from "./server.ts";
 
 export type Call = ReturnType<typeof api>;
