@@ -1,15 +1,4 @@
-/**
- * `crew db copy` (src/docs/notes/postgres.md#moving-a-sqlite-install) with real parts: a SQLite
- * install made by the CLI (an owner with a password, the demo, an API key, a webhook whose signing
- * secret is sealed under the install's crew-secret), a throwaway PostgreSQL cluster, the copy as a
- * real `crew` process, then a Crew server on PostgreSQL with CREW_SECRET from the secret file: the
- * same password signs in, the same key reads, the webhook signs with the same secret, every table
- * counts the same. A target holding any of Crew's tables is refused with nothing written, a copy
- * that fails midway removes what it wrote, and `crew backup`/`crew restore` on PostgreSQL name
- * pg_dump and pg_restore.
- */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chownSync, mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "libsql";
 import postgres from "postgres";
@@ -20,12 +9,13 @@ import { seedDemo } from "../../src/demo/seed.ts";
 import { CopyFailed, copyDatabase, copyOrder } from "../../src/store/copy.ts";
 import { type Db, openStore } from "../../src/store/db.ts";
 import { runCliInProcess, runCrew } from "../helpers/cli.ts";
+import { startPostgresCluster } from "../helpers/postgres-cluster.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
-import { freePort, type SpawnedServer, spawnServer } from "../helpers/spawn.ts";
+import { type SpawnedServer, spawnServer } from "../helpers/spawn.ts";
 import { startReceiver, verifyAt } from "../helpers/webhooks.ts";
 
-// A small cluster of our own (initdb as the unprivileged `postgres` user: PostgreSQL refuses root),
-// fast rather than durable: the data dies with the folder.
+// A cluster of our own (test/helpers/postgres-cluster.ts), whichever engine the project runs on:
+// the copy's source is always a SQLite install.
 interface Cluster {
   url(database: string): string;
   createDatabase(name: string): Promise<string>;
@@ -33,41 +23,13 @@ interface Cluster {
 }
 
 async function startCluster(): Promise<Cluster> {
-  const bin = "/usr/lib/postgresql/15/bin";
-  const root = tempDir("crew-dbcopy-pg-");
-  const data = join(root.dir, "data");
-  mkdirSync(data, { mode: 0o700 });
-  const asRoot = process.getuid?.() === 0;
-  const owner = (program: string, args: string[]): [string, string[]] =>
-    asRoot ? ["runuser", ["-u", "postgres", "--", program, ...args]] : [program, args];
-  if (asRoot) {
-    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }));
-    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }));
-    chownSync(root.dir, uid, gid);
-    chownSync(data, uid, gid);
-  }
-  execFileSync(...owner(`${bin}/initdb`, ["-D", data, "-A", "trust", "-U", "crew", "--no-sync", "-E", "UTF8"]), { stdio: "pipe" });
-  const port = await freePort();
-  const settings = ["fsync=off", "synchronous_commit=off", "full_page_writes=off", "listen_addresses=127.0.0.1"].flatMap((s) => ["-c", s]);
-  const child: ChildProcess = spawn(...owner(`${bin}/postgres`, ["-D", data, "-p", String(port), "-k", root.dir, ...settings]), {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    log = (log + chunk.toString()).slice(-4000);
-  });
-  const url = (database: string) => `postgres://crew@127.0.0.1:${port}/${database}`;
-  const admin = postgres(url("postgres"), { max: 1, onnotice: () => {} });
-  for (let tries = 0; ; tries++) {
-    try {
-      await admin`SELECT 1`;
-      break;
-    } catch (error) {
-      if (tries > 400 || child.exitCode !== null) throw new Error(`postgres did not start: ${String(error)}\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-  const postmaster = () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+  const cluster = await startPostgresCluster();
+  const admin = postgres(cluster.adminUrl, { max: 1, onnotice: () => {} });
+  const url = (database: string) => {
+    const address = new URL(cluster.adminUrl);
+    address.pathname = `/${database}`;
+    return address.href;
+  };
   return {
     url,
     async createDatabase(name) {
@@ -76,11 +38,7 @@ async function startCluster(): Promise<Cluster> {
     },
     async stop() {
       await admin.end({ timeout: 1 });
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      // SIGINT to the postmaster itself: fast shutdown (runuser would forward only SIGTERM, which waits for clients).
-      process.kill(postmaster(), "SIGINT");
-      await exited;
-      root.cleanup();
+      await cluster.stop();
     },
   };
 }
