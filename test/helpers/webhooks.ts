@@ -38,9 +38,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** `hang`: record requests but never answer (a receiver that takes too long). */
+/** `hang`: record requests but never answer (a receiver that takes too long); `answer`: the status for each request, decided by it. */
 export async function startReceiver(
-  options: { script?: number[]; fallback?: number; location?: string; hang?: boolean } = {},
+  options: { script?: number[]; fallback?: number; location?: string; hang?: boolean; answer?: (hit: Hit) => number } = {},
 ): Promise<Receiver> {
   const hits: Hit[] = [];
   const waiters: { count: number; resolve(): void }[] = [];
@@ -57,7 +57,7 @@ export async function startReceiver(
       hits.push({ headers: req.headers, body, json });
       for (const w of waiters.filter((w) => hits.length >= w.count)) w.resolve();
       if (options.hang) return;
-      const status = receiver.script.shift() ?? receiver.fallback;
+      const status = options.answer?.(hits.at(-1) as Hit) ?? receiver.script.shift() ?? receiver.fallback;
       res.writeHead(status, status >= 300 && status < 400 && options.location ? { Location: options.location } : {});
       res.end("ok");
     });
