@@ -104,7 +104,7 @@ if (process.argv.includes("--serve")) {
   process.exitCode = await runPart("scripts/bench-scale.ts", process.argv.slice(2));
 } else {
   const profileDir = process.env.BENCH_CPU_PROF;
-  await bench.withServer("scripts/bench.ts", runBench, profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []);
+  await bench.withServer("scripts/bench.ts", runBench, { nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [] });
   if (!process.env.BENCH_ONLY) {
     const code = await runPart("scripts/bench-mcp.ts", []);
     if (code !== 0) process.exitCode = code;
