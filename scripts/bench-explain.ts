@@ -13,6 +13,7 @@ import postgres from "postgres";
 import { type ActionCursor, type ActionFilter, listActions } from "../src/store/actions.ts";
 import type { Db } from "../src/store/db.ts";
 import { toPostgres } from "../src/store/engine/postgres-sql.ts";
+import type { Seeded } from "./bench-seed.ts";
 
 interface Captured {
   sql: string;
@@ -45,7 +46,7 @@ export interface Explained {
 }
 
 /** Both plans of each page, with timing and buffers. */
-export async function explainPages(url: string, deep: ActionCursor): Promise<Explained[]> {
+export async function explainPages(url: string, seeded: Seeded): Promise<Explained[]> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const [org] = await sql<{ id: string }[]>`SELECT id FROM organizations WHERE is_default = 1`;
@@ -53,7 +54,8 @@ export async function explainPages(url: string, deep: ActionCursor): Promise<Exp
     const pages: [string, ActionFilter, ActionCursor | null][] = [
       ["first page", {}, null],
       ["filtered page (status=pending, type=task)", { status: "pending", type: "task" }, null],
-      ["deep cursor page", {}, deep],
+      ["deep cursor page (middle of rank 2)", {}, { rank: 2, id: seeded.middleOfRank2 }],
+      ["cursor page after the last critical", {}, { rank: 0, id: seeded.lastCritical }],
     ];
     const out: Explained[] = [];
     for (const [i, [name, filter, after]] of pages.entries()) {

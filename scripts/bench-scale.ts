@@ -103,11 +103,12 @@ async function measureEngine(engine: string, seeded: () => Seeded, seedSeconds: 
   const json = { ...auth, "content-type": "application/json" };
   const size = await databaseBytes(server);
   console.log(`${engine}: seeded in ${seedSeconds().toFixed(1)} s; database ${(size / 2 ** 20).toFixed(0)} MiB; load average ${load()}`);
-  const deepCursor = encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify([2, seeded().middleOfRank2])));
+  const cursor = (rank: number, id: string) => encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify([rank, id])));
   const reads: [string, string][] = [
     ["actions: first page (50)", "/api/mcp/actions"],
     ["actions: filtered page (status=pending, type=task)", "/api/mcp/actions?status=pending&type=task"],
-    ["actions: deep cursor page (middle of rank 2)", `/api/mcp/actions?cursor=${deepCursor}`],
+    ["actions: deep cursor page (middle of rank 2)", `/api/mcp/actions?cursor=${cursor(2, seeded().middleOfRank2)}`],
+    ["actions: cursor page after the last critical", `/api/mcp/actions?cursor=${cursor(0, seeded().lastCritical)}`],
     ["agents", "/api/mcp/agents"],
     ["briefing", "/api/mcp/briefing"],
   ];
@@ -137,7 +138,7 @@ async function runEngine(
   databaseUrl?: string,
   more?: (server: bench.BenchServer, seeded: Seeded) => Promise<void>,
 ): Promise<EngineResult> {
-  let seeded: Seeded = { middleOfRank2: "" };
+  let seeded: Seeded = { middleOfRank2: "", lastCritical: "" };
   let seconds = 0;
   let result: EngineResult | null = null;
   await bench.withServer(
@@ -197,7 +198,7 @@ async function runPostgres(scale: number): Promise<EngineResult> {
       (url) => seedPostgres(url, scale),
       databaseUrl,
       async (server, seeded) => {
-        printExplained(await explainPages(databaseUrl, { rank: 2, id: seeded.middleOfRank2 }));
+        printExplained(await explainPages(databaseUrl, seeded));
         const peer = await server.spawnPeer();
         console.log(
           `\nTwo Crew processes against one on PostgreSQL (${bench.loadSummary(bench.secondsPerScenario(6))}); load average ${load()}`,

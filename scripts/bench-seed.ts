@@ -9,8 +9,11 @@
  *   writable stream, then `VACUUM ANALYZE actions` so the planner has statistics and the rows'
  *   visibility is settled, as autovacuum would leave them.
  *
- * Rows: priorities cycle critical, high, medium, low; every third is a follow_up, the rest tasks;
- * all pending, from the bench user through the API (source "api"); created over the past year.
+ * Rows: all pending, from the bench user through the API (source "api"), created over the past
+ * year; every third is a follow_up, the rest tasks. Critical actions are only among the newest
+ * tenth (an urgent action does not stay open for months): there priorities cycle critical, high,
+ * medium, low; before it high, medium, low. So the page after the last critical action must skip
+ * nine tenths of the table in id order, which only the queue index does in one seek.
  */
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -26,6 +29,20 @@ const COPY_CHUNK = 5_000;
 export interface Seeded {
   /** The id of the middle action of priority rank 2 (a deep cursor page starts after it). */
   middleOfRank2: string;
+  /** The id of the oldest critical action (rank 0): the page after it starts the high ones. */
+  lastCritical: string;
+}
+
+/** Row i's priority rank: critical (0) only in the newest tenth. */
+const rankOf = (i: number, scale: number) => (i >= scale - Math.ceil(scale / 10) ? i % 4 : 1 + (i % 3));
+
+/** The rows whose ids a run needs: the first rank-2 row from the middle on, and the oldest critical one. */
+function marks(scale: number): { middle: number; lastCritical: number } {
+  let middle = Math.floor(scale / 2);
+  while (middle < scale - 1 && rankOf(middle, scale) !== 2) middle++;
+  let lastCritical = scale - Math.ceil(scale / 10);
+  while (lastCritical < scale - 1 && rankOf(lastCritical, scale) !== 0) lastCritical++;
+  return { middle, lastCritical };
 }
 
 /** The organization and user the bench's API key belongs to (the only user of the prepared database). */
@@ -37,16 +54,13 @@ interface Owner {
 function* rows(owner: Owner, scale: number, now: number) {
   const by = { orgId: owner.org_id, source: "api", createdBy: owner.user_id };
   for (let i = 0; i < scale; i++) {
-    const priority = PRIORITIES[i % 4] ?? "low";
+    const priority = PRIORITIES[rankOf(i, scale)] ?? "low";
     const type = i % 3 === 0 ? "follow_up" : "task";
     yield actionInsertStatement(
       newActionRow({ title: `Scale action ${i}`, priority, type }, { ...by, now: now - YEAR + Math.floor((i * YEAR) / scale) }),
     );
   }
 }
-
-/** The middle of rank 2 (medium): row i with i % 4 === 2 nearest N/2. */
-const middleIndex = (scale: number) => Math.floor(scale / 8) * 4 + 2;
 
 const OWNER = "SELECT u.org_id AS org_id, u.id AS user_id FROM users u LIMIT 1";
 
@@ -55,20 +69,22 @@ export async function seedSqlite(path: string, scale: number, now = Date.now()):
   try {
     const owner = conn.prepare(OWNER).get([]) as Owner;
     let insert: ReturnType<typeof conn.prepare> | null = null;
-    let middleOfRank2 = "";
+    const at = marks(scale);
+    const seeded: Seeded = { middleOfRank2: "", lastCritical: "" };
     let i = 0;
     conn.exec("BEGIN");
     for (const statement of rows(owner, scale, now)) {
       insert ??= conn.prepare(statement.sql);
       insert.run(statement.args);
-      if (i === middleIndex(scale)) middleOfRank2 = String(statement.args[0]);
+      if (i === at.middle) seeded.middleOfRank2 = String(statement.args[0]);
+      if (i === at.lastCritical) seeded.lastCritical = String(statement.args[0]);
       if (++i % SQLITE_TRANSACTION === 0) {
         conn.exec("COMMIT");
         conn.exec("BEGIN");
       }
     }
     conn.exec("COMMIT");
-    return { middleOfRank2 };
+    return seeded;
   } finally {
     conn.close();
   }
@@ -90,12 +106,14 @@ export async function seedPostgres(url: string, scale: number, now = Date.now())
       newActionRow({ title: "", priority: "low", type: "task" }, { orgId: "", source: "", createdBy: "", now }),
     );
     const columns = /INSERT INTO actions \(([^)]+)\)/.exec(sample.sql)?.[1] ?? "";
-    let middleOfRank2 = "";
+    const at = marks(scale);
+    const seeded: Seeded = { middleOfRank2: "", lastCritical: "" };
     async function* lines() {
       let chunk = "";
       let i = 0;
       for (const statement of rows(owner as Owner, scale, now)) {
-        if (i === middleIndex(scale)) middleOfRank2 = String(statement.args[0]);
+        if (i === at.middle) seeded.middleOfRank2 = String(statement.args[0]);
+        if (i === at.lastCritical) seeded.lastCritical = String(statement.args[0]);
         chunk += `${statement.args.map(copyValue).join("\t")}\n`;
         if (++i % COPY_CHUNK === 0) {
           yield chunk;
@@ -107,7 +125,7 @@ export async function seedPostgres(url: string, scale: number, now = Date.now())
     const copy = await sql.unsafe(`COPY actions (${columns}) FROM STDIN`).writable();
     await pipeline(Readable.from(lines()), copy);
     await sql.unsafe("VACUUM ANALYZE actions");
-    return { middleOfRank2 };
+    return seeded;
   } finally {
     await sql.end({ timeout: 5 });
   }
