@@ -57,8 +57,8 @@ function summary(name: string, samples: number[]): Row {
 async function timed(url: string, init: RequestInit): Promise<number> {
   const start = performance.now();
   const res = await fetch(url, init);
-  await res.arrayBuffer();
-  if (res.status >= 300) throw new Error(`${init.method ?? "GET"} ${url}: ${res.status}`);
+  const body = await res.text();
+  if (res.status >= 300) throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${body.slice(0, 300)}`);
   return performance.now() - start;
 }
 
