@@ -4,7 +4,6 @@
  * through a second server process on the same database; another organization's streams are not;
  * a plan change announces a tool-list change; open streams are bounded per user.
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_STREAMS_PER_USER } from "../../src/mcp/subscriptions.ts";
 import { createOrg } from "../../src/store/orgs.ts";
@@ -17,7 +16,7 @@ let other: SpawnedServer;
 beforeAll(async () => {
   s = await startServer();
   other = await spawnServer({
-    DATABASE_URL: `file:${join(s.dir, "crew.db")}`,
+    DATABASE_URL: s.config.databaseUrl,
     CREW_SECRET: "test-secret-test-secret-test-secret-00",
     LOG_LEVEL: "silent",
   });

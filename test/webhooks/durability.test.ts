@@ -4,7 +4,6 @@
  * what the first left, including a claim the first took and never finished), two deliverers on one
  * database deliver each attempt exactly once, and the background task sends at once after a write.
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookDeliveryTask } from "../../src/background/delivery.ts";
 import { DAY, ManualClock } from "../../src/lib/clock.ts";
@@ -14,6 +13,7 @@ import { commit } from "../../src/store/commit.ts";
 import { HISTORY_DAYS, runRetention } from "../../src/store/retention.ts";
 import { claimDueDeliveries, outboxStatement } from "../../src/store/webhooks.ts";
 import { CLAIM_MS, deliverDue } from "../../src/webhooks/deliver.ts";
+import { testDatabaseUrl } from "../helpers/database.ts";
 import { actionRow, type Call, client, serverWithClient } from "../helpers/rest.ts";
 import { api, prepareDatabase, type TestServer, tempDir } from "../helpers/server.ts";
 import { deliveryRows, type Receiver, secondInstance, serveFile, startReceiver, subscribe, verifyAt } from "../helpers/webhooks.ts";
@@ -80,11 +80,12 @@ describe("the outbox commits with the write", () => {
 
 describe("restarts", () => {
   const temp = tempDir("crew-webhooks-restart-");
-  const dbUrl = `file:${join(temp.dir, "crew.db")}`;
+  let dbUrl: string;
   const clock = new ManualClock();
   let key: string;
   let hook: { id: string; secret: string };
   beforeAll(async () => {
+    dbUrl = await testDatabaseUrl(temp.dir);
     const { db, org } = await prepareDatabase(dbUrl, s.config, clock.now());
     db.close();
     const first = await serveFile(dbUrl, clock);
