@@ -14,8 +14,13 @@ const POSTGRES_SUITES = [
   "test/rest/**/*.test.ts",
   "test/oauth/**/*.test.ts",
   "test/agents/**/*.test.ts",
-  "test/mcp/tools*.test.ts",
+  "test/mcp/**/*.test.ts",
   "test/cli/**/*.test.ts",
+  "test/notify/**/*.test.ts",
+  "test/web/**/*.test.ts",
+  "test/calendar/**/*.test.ts",
+  "test/sources/**/*.test.ts",
+  "test/ops/org-isolation.test.ts",
 ];
 
 /** About the SQLite file itself, so SQLite-only (src/docs/notes/testing.md#two-engines says why, one by one). */
@@ -24,8 +29,11 @@ const SQLITE_ONLY = [
   "test/store/schema-upgrade.test.ts",
   "test/store/query-plans.test.ts",
   "test/store/agents-cache.test.ts",
-  "test/store/migrations.test.ts",
   "test/webhooks/secrets-at-rest.test.ts",
+  // Not about the database: the official conformance suite under Bun, a process's shutdown, Chromium.
+  "test/mcp/conformance*.test.ts",
+  "test/mcp/subscriptions-shutdown.test.ts",
+  "test/mcp/apps-browser.test.ts",
 ];
 
 export default defineConfig({

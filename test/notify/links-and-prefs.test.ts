@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_LINK_MS, newMailLink } from "../../src/integrations/notify/links.ts";
 import { findAction } from "../../src/store/actions.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
+import { databaseEnv } from "../helpers/database.ts";
 import { seedActions, snapshot } from "../helpers/rest.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { type MailReceiver, startMailReceiver } from "../helpers/smtp.ts";
@@ -149,7 +150,7 @@ describe("crew notify test", () => {
   afterAll(() => smtp.close());
 
   it("sends one test mail through SMTP_URL", async () => {
-    const env = { DATABASE_URL: s.config.databaseUrl, SMTP_URL: smtp.url, MAIL_FROM: "crew@example.com", LOG_LEVEL: "silent" };
+    const env = { ...databaseEnv(s.config.databaseUrl), SMTP_URL: smtp.url, MAIL_FROM: "crew@example.com", LOG_LEVEL: "silent" };
     const result = await runCliInProcess(["notify", "test", "--email", "ops@example.com"], env);
     expect(result).toMatchObject({ code: 0 });
     expect(result.stdout).toContain("Test mail sent to ops@example.com");
@@ -158,7 +159,7 @@ describe("crew notify test", () => {
   });
 
   it("says so when mail is not configured, or the address is missing", async () => {
-    const env = { DATABASE_URL: s.config.databaseUrl, LOG_LEVEL: "silent" };
+    const env = { ...databaseEnv(s.config.databaseUrl), LOG_LEVEL: "silent" };
     const none = await runCliInProcess(["notify", "test", "--email", "ops@example.com"], env);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("SMTP_URL");
