@@ -28,14 +28,21 @@ export interface OpenOptions {
 
 export { LOCAL_PRAGMAS } from "./engine/sqlite.ts";
 
+const MIN_POSTGRES = 150_000;
+
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
 
 export async function openStore({ url, authToken, busyTimeoutMs = 10_000 }: OpenOptions): Promise<Store> {
   if (url.startsWith("file:")) return openLocal(localPath(url), busyTimeoutMs);
   if (isPostgresUrl(url)) {
     const store = openPostgres({ url, busyTimeoutMs });
-    // Fail at start, with the server's own words, rather than at the first request.
-    await store.one("SELECT 1 AS ok");
+    // Fail at start, with the server's own words, rather than at the first request; and on a
+    // server older than the schema needs (CREATE OR REPLACE TRIGGER, PostgreSQL 14; tested on 15).
+    const row = await store.one<{ v: string }>("SELECT current_setting('server_version_num') AS v");
+    if (Number(row?.v) < MIN_POSTGRES) {
+      store.close();
+      throw new Error(`PostgreSQL 15 or newer is needed; this server is version ${Math.floor(Number(row?.v) / 10_000)}`);
+    }
     return store;
   }
   return openRemote(url, authToken, busyTimeoutMs);
