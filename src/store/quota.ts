@@ -63,7 +63,9 @@ export interface QuotaStore {
   takeMany(userId: string, windowStart: number, limit: number, n: number): Promise<number | null>;
 }
 
-export function createQuotaStore(db: Db): QuotaStore {
+export function createQuotaStore(store: Db): QuotaStore {
+  // Quota windows are counters: a crash of the database may lose their last commits (Store.counters).
+  const db = store.counters();
   const pending = new Map<string, Group>();
   return {
     take(userId, windowStart, limit) {

@@ -14,8 +14,9 @@ async function later<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export function overNetwork(db: Db): Db {
-  return {
+  const store: Db = {
     engine: db.engine,
+    counters: () => store,
     all: (sql, args) => later(() => db.all(sql, args)),
     one: (sql, args) => later(() => db.one(sql, args)),
     run: (sql, args) => later(() => db.run(sql, args)),
@@ -23,4 +24,5 @@ export function overNetwork(db: Db): Db {
     batch: (statements, mode) => later(() => db.batch(statements, mode)),
     close: () => db.close(),
   };
+  return store;
 }

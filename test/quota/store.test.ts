@@ -7,7 +7,7 @@ import { loadConfig } from "../../src/config.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import type { Db } from "../../src/store/db.ts";
 import { createQuotaStore, type QuotaStore } from "../../src/store/quota.ts";
-import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";
+import { databaseEnv, TEST_ENGINE, testDatabaseUrl } from "../helpers/database.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
 const temp = tempDir("crew-quota-store-");
@@ -52,5 +52,22 @@ describe("takeQuota", () => {
       ["usr_c", WINDOW + HOUR, 1],
       ["usr_d", WINDOW, 3],
     ]);
+  });
+});
+
+describe("the counters store", () => {
+  it("holds the quota windows: on PostgreSQL its own connections, whose commits do not wait for the WAL flush", async () => {
+    if (TEST_ENGINE === "sqlite") {
+      // WAL with synchronous=NORMAL never waits for a flush at commit: the one store serves.
+      expect(db.counters()).toBe(db);
+      return;
+    }
+    const setting = (s: Db) =>
+      s.one<{ setting: string; source: string }>("SELECT setting, source FROM pg_settings WHERE name = 'synchronous_commit'");
+    expect(await setting(db.counters())).toEqual({ setting: "off", source: "client" });
+    expect((await setting(db))?.source).not.toBe("client");
+    // What the counters store commits, the main store reads at once.
+    await quota.take("counted-user", WINDOW, 5);
+    expect(await db.one("SELECT used FROM quota_windows WHERE user_id = 'counted-user'")).toEqual({ used: 1 });
   });
 });

@@ -78,8 +78,9 @@ export function openLocal(path: string, busyTimeoutMs: number): Store {
   };
 
   // Async signatures for one interface with the remote store; the work itself is synchronous.
-  return {
+  const store: Store = {
     engine: "sqlite",
+    counters: () => store,
     async all<T>(sql: string, args: InArgs = []) {
       return prepare(sql).all(bindable(args)) as T[];
     },
@@ -100,6 +101,7 @@ export function openLocal(path: string, busyTimeoutMs: number): Store {
       conn.close();
     },
   };
+  return store;
 }
 
 export function openRemote(url: string, authToken: string | undefined, busyTimeoutMs: number): Store {
@@ -108,8 +110,9 @@ export function openRemote(url: string, authToken: string | undefined, busyTimeo
     rows: r.rows as Record<string, unknown>[],
     rowsAffected: r.rowsAffected,
   });
-  return {
+  const store: Store = {
     engine: "sqlite",
+    counters: () => store,
     async all<T>(sql: string, args: InArgs = []) {
       return (await client.execute({ sql, args })).rows as unknown as T[];
     },
@@ -129,4 +132,5 @@ export function openRemote(url: string, authToken: string | undefined, busyTimeo
       client.close();
     },
   };
+  return store;
 }

@@ -34,5 +34,11 @@ export interface Store {
   execute(statement: InStatement): Promise<StatementResult>;
   /** Runs the statements as one transaction, all or none; a write takes the write lock first. */
   batch(statements: InStatement[], mode?: TransactionMode): Promise<StatementResult[]>;
+  /**
+   * The store for counters whose last commits a crash of the database may lose (the quota windows):
+   * on PostgreSQL, connections whose commits do not wait for the WAL flush; on SQLite, this store
+   * (WAL with synchronous=NORMAL never waits for one).
+   */
+  counters(): Store;
   close(): void;
 }
