@@ -30,7 +30,7 @@ import {
 } from "../store/actions.ts";
 import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
 import { commit } from "../store/commit.ts";
-import { contactIssues, upsertContactStatement } from "../store/contacts.ts";
+import { contactIssues, upsertContactStatement } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
 import { handoffInsertStatement, type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed.ts";
 import { existingRecordIds, isRecordKind, type RecordKind } from "../store/record-refs.ts";

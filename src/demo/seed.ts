@@ -17,15 +17,9 @@ import { newId } from "../lib/random.ts";
 import { type ActionInsert, actionInsertStatement } from "../store/actions.ts";
 import { type AgentRunSummary, type RunInsert, runInsertStatement } from "../store/agents.ts";
 import { alertInsertStatement } from "../store/alerts.ts";
+import { contactInsertStatement } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
-import {
-  contactInsertStatement,
-  countDemoRows,
-  type DemoTable,
-  newestOwnRunTimes,
-  recordDemoRows,
-  replaceDemoRows,
-} from "../store/demo.ts";
+import { countDemoRows, type DemoTable, newestOwnRunTimes, recordDemoRows, replaceDemoRows } from "../store/demo.ts";
 import { handoffInsertStatement, insightInsertStatement } from "../store/feed.ts";
 import type { Organization } from "../store/orgs.ts";
 import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports.ts";

@@ -4,7 +4,7 @@ import { writeAccess } from "../auth/access.ts";
 import { AGENT_IDS, INSIGHT_TYPES, RELATIONSHIPS } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import { commit } from "../store/commit.ts";
-import { upsertContact } from "../store/contacts.ts";
+import { upsertContact } from "../store/contacts/contacts.ts";
 import { handoffInsertStatement, insightInsertStatement } from "../store/feed.ts";
 import { defineOperation, type ToolAnnotations } from "./registry.ts";
 import { Email, LongText, Priority, ShortText, Title } from "./schemas.ts";

@@ -5,7 +5,6 @@
  */
 import type { InStatement } from "@libsql/client";
 import type { Db } from "./db.ts";
-import type { ContactRecord } from "./listings.ts";
 
 /** Every table the demo writes to; the names are constants, never input. */
 export const DEMO_TABLES = [
@@ -21,34 +20,6 @@ export const DEMO_TABLES = [
   "briefings",
 ] as const;
 export type DemoTable = (typeof DEMO_TABLES)[number];
-
-/** A contact row to insert: the record's fields, its organization and who made it. */
-export interface ContactInsert extends Omit<ContactRecord, "updatedAt"> {
-  orgId: string;
-  createdBy: string;
-}
-
-/** A contact that matches an existing one (same email, or same name without email) is skipped. */
-export function contactInsertStatement(c: ContactInsert): InStatement {
-  return {
-    sql: `INSERT INTO contacts (id, org_id, name, name_key, email, company, role, relationship, notes, created_by, created_at, updated_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    args: [
-      c.id,
-      c.orgId,
-      c.name,
-      c.name.trim().toLowerCase(),
-      c.email?.trim().toLowerCase() ?? null,
-      c.company,
-      c.role,
-      c.relationship,
-      c.notes,
-      c.createdBy,
-      c.createdAt,
-      c.createdAt,
-    ],
-  };
-}
 
 /**
  * Deletes the rows a previous demo run inserted into this organization, then forgets them (and

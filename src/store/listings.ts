@@ -1,86 +1,10 @@
 /**
- * Lists the web app reads (src/docs/notes/web-app.md) that no agent needs: contacts with a search, the insight
- * feed newest first, handoffs by status. Each pages by the sort key of its last row.
+ * Lists the web app reads (src/docs/notes/web-app.md) that no agent needs: the insight feed newest
+ * first, handoffs by status (contacts are in contacts/contacts.ts). Each pages by the sort key of its last row.
  */
 import type { Evidence } from "../domain.ts";
 import type { Db } from "./db.ts";
 import { type Handoff, type HandoffRow, type HandoffStatus, handoffOf, type InsightRecord, type InsightRow, insightOf } from "./feed.ts";
-
-export interface ContactRecord {
-  id: string;
-  name: string;
-  email: string | null;
-  company: string | null;
-  role: string | null;
-  relationship: string;
-  notes: string | null;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** Name order: the cursor is the last row's (name key, id). */
-export interface ContactCursor {
-  nameKey: string;
-  id: string;
-}
-
-/** `%` and `_` in the search are literal characters, not patterns. */
-const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-
-export async function listContacts(
-  db: Db,
-  orgId: string,
-  q: string | undefined,
-  limit: number,
-  after: ContactCursor | null,
-): Promise<{ contacts: ContactRecord[]; next: ContactCursor | null }> {
-  const where = ["org_id = ?"];
-  const args: (string | number)[] = [orgId];
-  if (q) {
-    const pattern = likePattern(q);
-    where.push(
-      "(name_key LIKE ? ESCAPE '\\' OR coalesce(email, '') LIKE ? ESCAPE '\\' OR lower(coalesce(company, '')) LIKE ? ESCAPE '\\')",
-    );
-    args.push(pattern, pattern, pattern);
-  }
-  if (after) {
-    // A row value seeks on contacts_by_name; the equivalent OR form walks from the first row.
-    where.push("(name_key, id) > (?, ?)");
-    args.push(after.nameKey, after.id);
-  }
-  const rows = await db.all<{
-    id: string;
-    name: string;
-    name_key: string;
-    email: string | null;
-    company: string | null;
-    role: string | null;
-    relationship: string;
-    notes: string | null;
-    created_at: number;
-    updated_at: number;
-  }>(
-    `SELECT id, name, name_key, email, company, role, relationship, notes, created_at, updated_at FROM contacts
-      WHERE ${where.join(" AND ")} ORDER BY name_key, id LIMIT ?`,
-    [...args, limit + 1],
-  );
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    contacts: page.map((r) => ({
-      id: r.id,
-      name: r.name,
-      email: r.email,
-      company: r.company,
-      role: r.role,
-      relationship: r.relationship,
-      notes: r.notes,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    })),
-    next: rows.length > limit && last ? { nameKey: last.name_key, id: last.id } : null,
-  };
-}
 
 /** Insights newest first; `before` is the last id of the previous page (ids are ULIDs: id order is time order). */
 export async function listRecentInsights(

@@ -6,7 +6,6 @@
 import type { InStatement } from "@libsql/client";
 import type { ModelProvider } from "../domain.ts";
 import type { Db } from "./db.ts";
-import type { ContactRecord } from "./listings.ts";
 
 export interface StoredModelSettings {
   provider: ModelProvider;
@@ -165,16 +164,4 @@ export function resolveModelAlertStatement(orgId: string, now: number): InStatem
            WHERE org_id = ? AND user_id IS NULL AND service = 'model' AND severity = 'critical' AND resolved_at IS NULL`,
     args: [now, orgId],
   };
-}
-
-/** A contact as the model reads it: the stored record without its timestamps. */
-export type ContactInput = Omit<ContactRecord, "createdAt" | "updatedAt">;
-
-/** The organization's most recently touched contacts, what a model-backed run reads. */
-export async function recentContacts(db: Db, orgId: string, limit: number): Promise<ContactInput[]> {
-  return db.all<ContactInput>(
-    `SELECT id, name, email, company, role, relationship, notes FROM contacts WHERE org_id = ?
-      ORDER BY updated_at DESC, id DESC LIMIT ?`,
-    [orgId, limit],
-  );
 }

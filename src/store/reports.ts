@@ -1,6 +1,7 @@
 /** Stored agent output that is read whole: standups, briefings, company profiles (JSON bodies). */
 import type { InStatement } from "@libsql/client";
 import { DAY } from "../lib/clock.ts";
+import { contactFigures } from "./contacts/contacts.ts";
 import type { Db } from "./db.ts";
 
 export interface StoredReport<T> {
@@ -109,15 +110,8 @@ export interface ProfileSources {
 }
 
 export async function profileSources(db: Db, orgId: string, insightsSince: number): Promise<ProfileSources> {
-  const [relationships, companies, types, high] = await Promise.all([
-    db.all<{ relationship: string; n: number }>("SELECT relationship, count(*) AS n FROM contacts WHERE org_id = ? GROUP BY relationship", [
-      orgId,
-    ]),
-    db.all<{ company: string }>(
-      `SELECT company FROM contacts WHERE org_id = ? AND company IS NOT NULL AND company != ''
-        GROUP BY company ORDER BY sum(CASE WHEN relationship IN ('key', 'active') THEN 1 ELSE 0 END) DESC, count(*) DESC, company LIMIT 5`,
-      [orgId],
-    ),
+  const [contacts, types, high] = await Promise.all([
+    contactFigures(db, orgId),
     db.all<{ type: string; n: number }>("SELECT type, count(*) AS n FROM insights WHERE org_id = ? AND created_at > ? GROUP BY type", [
       orgId,
       insightsSince,
@@ -128,8 +122,8 @@ export async function profileSources(db: Db, orgId: string, insightsSince: numbe
     ),
   ]);
   return {
-    contactsByRelationship: Object.fromEntries(relationships.map((r) => [r.relationship, r.n])),
-    topCompanies: companies.map((c) => c.company),
+    contactsByRelationship: contacts.byRelationship,
+    topCompanies: contacts.topCompanies,
     insightsByType: Object.fromEntries(types.map((t) => [t.type, t.n])),
     highImpactInsights: high.map((h) => h.title),
   };

@@ -15,7 +15,7 @@ import type { Logger } from "../../lib/log.ts";
 import type { OutboundPolicy } from "../../lib/outbound-policy.ts";
 import { newId } from "../../lib/random.ts";
 import { actionInsertStatement, newActionRow } from "../../store/actions.ts";
-import { upsertContactStatement } from "../../store/contacts.ts";
+import { upsertContactStatement } from "../../store/contacts/contacts.ts";
 import { type Db, openStore, type Store } from "../../store/db.ts";
 import { schemaOf } from "../../store/evals.ts";
 import { handoffInsertStatement, insightInsertStatement } from "../../store/feed.ts";
