@@ -9,7 +9,7 @@
 import type { InStatement } from "@libsql/client";
 import { type DomainEvent, type Priority, priorityRank } from "../domain.ts";
 import { newId } from "../lib/random.ts";
-import { listOpenActions } from "../store/actions.ts";
+import { listOpenActions } from "../store/actions/actions.ts";
 import { type AgentRunSummary, latestMetrics, listAgentsWithRuns } from "../store/agents.ts";
 import { listOpenCriticalAlerts } from "../store/alerts.ts";
 import type { Db } from "../store/db.ts";

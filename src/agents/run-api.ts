@@ -27,7 +27,14 @@ import {
   actionInsertStatement,
   listOpenActions,
   newActionRow,
-} from "../store/actions.ts";
+} from "../store/actions/actions.ts";
+import {
+  dismissedSince,
+  listSuggestions,
+  suggestionInsertStatement,
+  suggestionMergeStatement,
+  supersedeSuggestionsStatement,
+} from "../store/actions/suggestions.ts";
 import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
 import { commit } from "../store/commit.ts";
 import { contactIssues, upsertContactStatement } from "../store/contacts/contacts.ts";
@@ -46,13 +53,6 @@ import {
   requeueUnreportedStatement,
   startRun,
 } from "../store/runs.ts";
-import {
-  dismissedSince,
-  listSuggestions,
-  suggestionInsertStatement,
-  suggestionMergeStatement,
-  supersedeSuggestionsStatement,
-} from "../store/suggestions.ts";
 import { mergeProfile, type ProfileBody } from "./compose-profile.ts";
 import { DISMISSAL_MEMORY_MS, planWrites } from "./dedupe.ts";
 

@@ -14,7 +14,8 @@ import type { Health } from "../agents/health.ts";
 import { AGENTS } from "../domain.ts";
 import { HOUR, MINUTE } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { type ActionInsert, actionInsertStatement } from "../store/actions.ts";
+import { type ActionInsert, actionInsertStatement } from "../store/actions/actions.ts";
+import { suggestionInsertStatement } from "../store/actions/suggestions.ts";
 import { type AgentRunSummary, type RunInsert, runInsertStatement } from "../store/agents.ts";
 import { alertInsertStatement } from "../store/alerts.ts";
 import { contactInsertStatement } from "../store/contacts/contacts.ts";
@@ -23,7 +24,6 @@ import { countDemoRows, type DemoTable, newestOwnRunTimes, recordDemoRows, repla
 import { handoffInsertStatement, insightInsertStatement } from "../store/feed.ts";
 import type { Organization } from "../store/orgs.ts";
 import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
-import { suggestionInsertStatement } from "../store/suggestions.ts";
 import { getUserById, listOrgUserIds } from "../store/users.ts";
 import {
   DEMO_ACTIONS,

@@ -15,7 +15,7 @@ import {
   listActions,
   newActionRow,
   updateAction,
-} from "../store/actions.ts";
+} from "../store/actions/actions.ts";
 import { commit } from "../store/commit.ts";
 import { contactIssues } from "../store/contacts/contacts.ts";
 import { EvidenceList } from "./evidence-schema.ts";

@@ -10,6 +10,9 @@
 import type { InValue } from "@libsql/client";
 import { parseJson, type Store } from "./db.ts";
 
+/** A row as both engines answer it: named columns. */
+export type SqlRow = Record<string, unknown>;
+
 /** What a column reads from a row and writes as an argument. */
 export interface Column<T> {
   /** The SQL column; undefined: the field's name in snake_case. */
@@ -68,6 +71,9 @@ export type Columns = Record<string, Column<unknown>>;
 /** The record a declaration reads: each field typed by its column. */
 export type RecordOf<S extends Columns> = { [K in keyof S]: S[K] extends Column<infer T> ? T : never };
 
+/** The record a table reads: `RowOf<typeof ACTIONS>`. */
+export type RowOf<T> = T extends Table<infer S> ? RecordOf<S> : never;
+
 export interface Table<S extends Columns> {
   readonly table: string;
   readonly fields: readonly (keyof S & string)[];
@@ -76,7 +82,7 @@ export interface Table<S extends Columns> {
   /** `id, title, contact_id`, or with a table alias `a.id AS id, a.title AS title, a.contact_id AS contact_id`. */
   select(alias?: string): string;
   /** A row's typed record. */
-  read(row: Record<string, unknown>): RecordOf<S>;
+  read(row: SqlRow): RecordOf<S>;
   /** `id, title, contact_id`: the INSERT column list, in declaration order. */
   readonly insertColumns: string;
   /** `?, ?, ?`: one placeholder per column. */
@@ -97,7 +103,7 @@ export function table<S extends Columns>(name: string, columns: S): Table<S> {
   const fields = Object.keys(columns) as (keyof S & string)[];
   const sqlOf = (field: keyof S & string) => columns[field]!.name ?? snake(field);
   const names = fields.map(sqlOf);
-  const read = (row: Record<string, unknown>) => {
+  const read = (row: SqlRow) => {
     const record: Record<string, unknown> = {};
     for (const field of fields) record[field] = columns[field]!.read(row[sqlOf(field)]);
     return record as RecordOf<S>;
@@ -112,9 +118,9 @@ export function table<S extends Columns>(name: string, columns: S): Table<S> {
     placeholders: names.map(() => "?").join(", "),
     args: (record) => fields.map((field) => columns[field]!.write(record[field])),
     pick: (...picked) => table(name, Object.fromEntries(picked.map((f) => [f, columns[f]])) as Pick<S, (typeof picked)[number]>),
-    all: async (db, sql, args) => (await db.all<Record<string, unknown>>(sql, args)).map(read),
+    all: async (db, sql, args) => (await db.all<SqlRow>(sql, args)).map(read),
     one: async (db, sql, args) => {
-      const row = await db.one<Record<string, unknown>>(sql, args);
+      const row = await db.one<SqlRow>(sql, args);
       return row ? read(row) : null;
     },
   };

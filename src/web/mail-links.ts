@@ -18,7 +18,7 @@ import { linkTokenHash } from "../integrations/notify/links.ts";
 import { updateActionOp } from "../operations/actions.ts";
 import { invoke } from "../operations/invoke.ts";
 import type { Operation } from "../operations/registry.ts";
-import { findAction } from "../store/actions.ts";
+import { findAction } from "../store/actions/actions.ts";
 import { type ActionVerb, claimMailLink, findMailLink, type LinkState, setPrefsStatement } from "../store/notify.ts";
 import { getUserById } from "../store/users.ts";
 

@@ -9,13 +9,13 @@ import { generateApiKey } from "../../src/auth/api-keys.ts";
 import type { KeyScope, Plan, Priority, Role } from "../../src/domain.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/random.ts";
-import { type ActionInsert, actionInsertStatement } from "../../src/store/actions.ts";
+import { type ActionInsert, actionInsertStatement } from "../../src/store/actions/actions.ts";
+import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
 import { runInsertStatement } from "../../src/store/agents.ts";
 import { alertInsertStatement } from "../../src/store/alerts.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
 import { profileInsertStatement, standupInsertStatement } from "../../src/store/reports.ts";
-import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
 import { createUser, type User } from "../../src/store/users.ts";
 import { api, startServer, type TestServer } from "./server.ts";
 

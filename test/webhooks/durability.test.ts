@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookDeliveryTask } from "../../src/background/delivery.ts";
 import { DAY, ManualClock } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/random.ts";
-import { actionCreated, actionInsertStatement } from "../../src/store/actions.ts";
+import { actionCreated, actionInsertStatement } from "../../src/store/actions/actions.ts";
 import { commit } from "../../src/store/commit.ts";
 import { HISTORY_DAYS, runRetention } from "../../src/store/retention.ts";
 import { claimDueDeliveries, outboxStatement } from "../../src/store/webhooks.ts";

@@ -14,7 +14,7 @@ import { createEvents } from "../../lib/events.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { OutboundPolicy } from "../../lib/outbound-policy.ts";
 import { newId } from "../../lib/random.ts";
-import { actionInsertStatement, newActionRow } from "../../store/actions.ts";
+import { actionInsertStatement, newActionRow } from "../../store/actions/actions.ts";
 import { upsertContactStatement } from "../../store/contacts/contacts.ts";
 import { type Db, openStore, type Store } from "../../store/db.ts";
 import { schemaOf } from "../../store/evals.ts";

@@ -1,7 +1,8 @@
-import type { ActionLane, ActionStatus, ActionType, Evidence } from "../domain.ts";
-import { type DomainEvent, defaultLane, type Priority, priorityRank } from "../domain.ts";
-import { newId } from "../lib/random.ts";
-import type { Condition, Db } from "./db.ts";
+import type { ActionLane, ActionStatus, ActionType, Evidence } from "../../domain.ts";
+import { type DomainEvent, defaultLane, type Priority, priorityRank } from "../../domain.ts";
+import { newId } from "../../lib/random.ts";
+import { integer, jsonList, nullable, type RowOf, table, text } from "../columns.ts";
+import type { Condition, Db } from "../db.ts";
 
 export interface ActionRecord {
   id: string;
@@ -26,52 +27,74 @@ export interface ActionRecord {
   snoozedUntil: number | null;
 }
 
-interface Row {
-  id: string;
-  title: string;
-  description: string | null;
-  priority: Priority;
-  priority_rank: number;
-  category: string | null;
-  status: ActionStatus;
-  source: string;
-  type: ActionType;
-  lane: ActionLane;
-  contact_id: string | null;
-  deal_id: string | null;
-  created_by: string;
-  created_at: number;
-  updated_at: number;
-  evidence: string | null;
-  run_id: string | null;
-  snoozed_until: number | null;
-}
-
-const COLUMNS =
-  "id, title, description, priority, priority_rank, category, status, source, type, lane, contact_id, deal_id, created_by, created_at, updated_at, evidence, run_id";
-
-/** What reads select: the inserted columns plus the snooze, which only updates set. */
-const READ_COLUMNS = `${COLUMNS}, snoozed_until`;
-
-const toAction = (r: Row): ActionRecord => ({
-  id: r.id,
-  title: r.title,
-  description: r.description,
-  priority: r.priority,
-  category: r.category,
-  status: r.status,
-  source: r.source,
-  type: r.type,
-  lane: r.lane,
-  contactId: r.contact_id,
-  dealId: r.deal_id,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  createdBy: r.created_by,
-  evidence: r.evidence ? (JSON.parse(r.evidence) as Evidence[]) : [],
-  runId: r.run_id,
-  snoozedUntil: r.snoozed_until,
+/** The actions table: the inserted columns in the order inserts name them, then the snooze, which only updates set. */
+const ACTIONS = table("actions", {
+  id: text(),
+  title: text(),
+  description: nullable(text()),
+  priority: text<Priority>(),
+  priorityRank: integer(),
+  category: nullable(text()),
+  status: text<ActionStatus>(),
+  source: text(),
+  type: text<ActionType>(),
+  lane: text<ActionLane>(),
+  contactId: nullable(text()),
+  dealId: nullable(text()),
+  createdBy: text(),
+  createdAt: integer(),
+  updatedAt: integer(),
+  evidence: jsonList<Evidence>(),
+  runId: nullable(text()),
+  orgId: text(),
+  snoozedUntil: nullable(integer()),
 });
+
+const INSERTED = ACTIONS.pick(
+  "id",
+  "title",
+  "description",
+  "priority",
+  "priorityRank",
+  "category",
+  "status",
+  "source",
+  "type",
+  "lane",
+  "contactId",
+  "dealId",
+  "createdBy",
+  "createdAt",
+  "updatedAt",
+  "evidence",
+  "runId",
+  "orgId",
+);
+
+/** What reads select: the inserted columns (but the organization) plus the snooze. */
+const READ = ACTIONS.pick(
+  "id",
+  "title",
+  "description",
+  "priority",
+  "priorityRank",
+  "category",
+  "status",
+  "source",
+  "type",
+  "lane",
+  "contactId",
+  "dealId",
+  "createdBy",
+  "createdAt",
+  "updatedAt",
+  "evidence",
+  "runId",
+  "snoozedUntil",
+);
+
+/** The record of a read row; the rank is the listing's cursor only. */
+const toAction = ({ priorityRank: _, ...action }: RowOf<typeof READ>): ActionRecord => action;
 
 export type ActionInsert = Omit<ActionRecord, "updatedAt" | "evidence" | "runId" | "snoozedUntil"> & {
   orgId: string;
@@ -89,30 +112,19 @@ export function actionInsertIfStatement(a: ActionInsert, onlyIf: Condition) {
 }
 
 function insertStatement(a: ActionInsert, onlyIf?: Condition) {
-  const values = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+  const values = INSERTED.placeholders;
   return {
     sql: onlyIf
-      ? `INSERT INTO actions (${COLUMNS}, org_id) SELECT ${values} WHERE ${onlyIf.sql}`
-      : `INSERT INTO actions (${COLUMNS}, org_id) VALUES (${values})`,
+      ? `INSERT INTO actions (${INSERTED.insertColumns}) SELECT ${values} WHERE ${onlyIf.sql}`
+      : `INSERT INTO actions (${INSERTED.insertColumns}) VALUES (${values})`,
     args: [
-      a.id,
-      a.title,
-      a.description,
-      a.priority,
-      priorityRank(a.priority),
-      a.category,
-      a.status,
-      a.source,
-      a.type,
-      a.lane,
-      a.contactId,
-      a.dealId,
-      a.createdBy,
-      a.createdAt,
-      a.createdAt,
-      a.evidence?.length ? JSON.stringify(a.evidence) : null,
-      a.runId ?? null,
-      a.orgId,
+      ...INSERTED.args({
+        ...a,
+        priorityRank: priorityRank(a.priority),
+        updatedAt: a.createdAt,
+        evidence: a.evidence ?? [],
+        runId: a.runId ?? null,
+      }),
       ...(onlyIf?.args ?? []),
     ],
   };
@@ -225,22 +237,23 @@ export async function listActions(
   }
   const filters = where.join("");
   const pageOf = (cond: string) =>
-    `SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? ${cond}${filters} ORDER BY priority_rank, id DESC LIMIT ?`;
+    `SELECT ${READ.select()} FROM actions WHERE org_id = ? ${cond}${filters} ORDER BY priority_rank, id DESC LIMIT ?`;
   // Keyset pagination read straight off actions_queue (org_id, priority_rank, id DESC). The cursor
   // is two seeks, the rest of the cursor's rank then the higher ranks: the equivalent `rank > ? OR
   // (rank = ? AND id < ?)` makes SQLite scan the organization's index range instead. A compound
   // SELECT without ORDER BY returns its left arm's rows first, each arm already in queue order.
   const rows = after
-    ? await db.all<Row>(
+    ? await READ.all(
+        db,
         `SELECT * FROM (${pageOf("AND priority_rank = ? AND id < ?")}) UNION ALL SELECT * FROM (${pageOf("AND priority_rank > ?")}) LIMIT ?`,
         [orgId, after.rank, after.id, ...args, limit + 1, orgId, after.rank, ...args, limit + 1, limit + 1],
       )
-    : await db.all<Row>(pageOf(""), [orgId, ...args, limit + 1]);
+    : await READ.all(db, pageOf(""), [orgId, ...args, limit + 1]);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     actions: page.map(toAction),
-    next: rows.length > limit && last ? { rank: last.priority_rank, id: last.id } : null,
+    next: rows.length > limit && last ? { rank: last.priorityRank, id: last.id } : null,
   };
 }
 
@@ -252,7 +265,8 @@ export async function updateAction(
   changes: { status?: ActionStatus; priority?: Priority; lane?: ActionLane; snoozedUntil?: number | null },
   now: number,
 ): Promise<ActionRecord | null> {
-  const row = await db.one<Row>(
+  const row = await READ.one(
+    db,
     `UPDATE actions SET
         status = coalesce(?, status),
         priority = coalesce(?, priority),
@@ -261,7 +275,7 @@ export async function updateAction(
         snoozed_until = CASE WHEN ? THEN ? ELSE snoozed_until END,
         updated_at = ?
       WHERE org_id = ? AND id = ?
-      RETURNING ${READ_COLUMNS}`,
+      RETURNING ${READ.select()}`,
     [
       changes.status ?? null,
       changes.priority ?? null,
@@ -280,14 +294,15 @@ export async function updateAction(
 
 /** One action of the organization, or null. */
 export async function findAction(db: Db, orgId: string, id: string): Promise<ActionRecord | null> {
-  const row = await db.one<Row>(`SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? AND id = ?`, [orgId, id]);
+  const row = await READ.one(db, `SELECT ${READ.select()} FROM actions WHERE org_id = ? AND id = ?`, [orgId, id]);
   return row ? toAction(row) : null;
 }
 
 /** Actions still awaiting approval or completion, critical first, then newest. */
 export async function listOpenActions(db: Db, orgId: string, limit: number): Promise<ActionRecord[]> {
-  const rows = await db.all<Row>(
-    `SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? AND status IN ('pending', 'approved', 'in_progress')
+  const rows = await READ.all(
+    db,
+    `SELECT ${READ.select()} FROM actions WHERE org_id = ? AND status IN ('pending', 'approved', 'in_progress')
       ORDER BY priority_rank, id DESC LIMIT ?`,
     [orgId, limit],
   );

@@ -1,6 +1,7 @@
 import type { InStatement } from "@libsql/client";
-import { type Evidence, type Priority, priorityRank, type SuggestionStatus } from "../domain.ts";
-import type { Condition, Db } from "./db.ts";
+import { type Evidence, type Priority, priorityRank, type SuggestionStatus } from "../../domain.ts";
+import { integer, json, jsonList, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Condition, Db } from "../db.ts";
 
 export interface SuggestionRecord {
   id: string;
@@ -18,40 +19,59 @@ export interface SuggestionRecord {
   updatedAt: number;
 }
 
-interface Row {
-  id: string;
-  agent_id: string;
-  run_id: string | null;
-  title: string;
-  detail: string;
-  priority: Priority;
-  status: SuggestionStatus;
-  evidence: string | null;
-  also_raised_by: string;
-  action_id: string | null;
-  reason: string | null;
-  created_at: number;
-  updated_at: number | null;
-}
-
-const COLUMNS =
-  "id, agent_id, run_id, title, detail, priority, status, evidence, also_raised_by, action_id, reason, created_at, updated_at";
-
-const toSuggestion = (r: Row): SuggestionRecord => ({
-  id: r.id,
-  agent: r.agent_id,
-  runId: r.run_id,
-  title: r.title,
-  detail: r.detail,
-  priority: r.priority,
-  status: r.status,
-  evidence: r.evidence ? (JSON.parse(r.evidence) as Evidence[]) : [],
-  alsoRaisedBy: JSON.parse(r.also_raised_by) as string[],
-  actionId: r.action_id,
-  reason: r.reason,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at ?? r.created_at,
+const SUGGESTIONS = table("suggestions", {
+  id: text(),
+  orgId: text(),
+  agent: text("agent_id"),
+  runId: nullable(text()),
+  title: text(),
+  detail: text(),
+  priority: text<Priority>(),
+  priorityRank: integer(),
+  status: text<SuggestionStatus>(),
+  evidence: jsonList<Evidence>(),
+  alsoRaisedBy: json<string[]>([]),
+  actionId: nullable(text()),
+  reason: nullable(text()),
+  createdAt: integer(),
+  updatedAt: nullable(integer()),
 });
+
+const READ = SUGGESTIONS.pick(
+  "id",
+  "agent",
+  "runId",
+  "title",
+  "detail",
+  "priority",
+  "status",
+  "evidence",
+  "alsoRaisedBy",
+  "actionId",
+  "reason",
+  "createdAt",
+  "updatedAt",
+);
+
+const INSERTED = SUGGESTIONS.pick(
+  "id",
+  "orgId",
+  "agent",
+  "runId",
+  "title",
+  "detail",
+  "priority",
+  "priorityRank",
+  "createdAt",
+  "updatedAt",
+  "evidence",
+);
+
+/** A suggestion never updated counts as updated when it was made. */
+const toSuggestion = (row: SqlRow): SuggestionRecord => {
+  const r = READ.read(row);
+  return { ...r, updatedAt: r.updatedAt ?? r.createdAt };
+};
 
 /** Suggestions of one status (open by default), critical first, then newest; optionally of one agent. */
 export async function listSuggestions(
@@ -59,8 +79,8 @@ export async function listSuggestions(
   orgId: string,
   filter: { agent?: string; status?: SuggestionStatus; limit?: number } = {},
 ): Promise<SuggestionRecord[]> {
-  const rows = await db.all<Row>(
-    `SELECT ${COLUMNS} FROM suggestions
+  const rows = await db.all<SqlRow>(
+    `SELECT ${READ.select()} FROM suggestions
       WHERE org_id = ?1 AND status = ?2 AND (?3 IS NULL OR agent_id = ?3)
       ORDER BY priority_rank, created_at DESC, id DESC LIMIT ?4`,
     [orgId, filter.status ?? "open", filter.agent ?? null, filter.limit ?? 200],
@@ -73,8 +93,8 @@ export const listOpenSuggestions = (db: Db, orgId: string, agent?: string, limit
 
 /** The newest open suggestions (what a run is handed to avoid saying a thing twice). */
 export async function newestOpenSuggestions(db: Db, orgId: string, limit: number): Promise<SuggestionRecord[]> {
-  const rows = await db.all<Row>(
-    `SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT ?`,
+  const rows = await db.all<SqlRow>(
+    `SELECT ${READ.select()} FROM suggestions WHERE org_id = ? AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT ?`,
     [orgId, limit],
   );
   return rows.map(toSuggestion);
@@ -82,8 +102,8 @@ export async function newestOpenSuggestions(db: Db, orgId: string, limit: number
 
 /** Suggestions dismissed since `since`, newest first: their topics are not suggested again. */
 export async function dismissedSince(db: Db, orgId: string, since: number, limit = 200): Promise<SuggestionRecord[]> {
-  const rows = await db.all<Row>(
-    `SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND status = 'dismissed' AND updated_at >= ?
+  const rows = await db.all<SqlRow>(
+    `SELECT ${READ.select()} FROM suggestions WHERE org_id = ? AND status = 'dismissed' AND updated_at >= ?
       ORDER BY updated_at DESC LIMIT ?`,
     [orgId, since, limit],
   );
@@ -91,7 +111,7 @@ export async function dismissedSince(db: Db, orgId: string, since: number, limit
 }
 
 export async function findSuggestion(db: Db, orgId: string, id: string): Promise<SuggestionRecord | null> {
-  const row = await db.one<Row>(`SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND id = ?`, [orgId, id]);
+  const row = await db.one<SqlRow>(`SELECT ${READ.select()} FROM suggestions WHERE org_id = ? AND id = ?`, [orgId, id]);
   return row ? toSuggestion(row) : null;
 }
 
@@ -107,21 +127,15 @@ export function suggestionInsertStatement(s: {
   evidence?: Evidence[];
 }) {
   return {
-    sql: `INSERT INTO suggestions (id, org_id, agent_id, run_id, title, detail, priority, priority_rank, created_at, updated_at, evidence)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    args: [
-      s.id,
-      s.orgId,
-      s.agentId,
-      s.runId,
-      s.title,
-      s.detail,
-      s.priority,
-      priorityRank(s.priority),
-      s.createdAt,
-      s.createdAt,
-      s.evidence?.length ? JSON.stringify(s.evidence) : null,
-    ],
+    sql: `INSERT INTO suggestions (${INSERTED.insertColumns})
+          VALUES (${INSERTED.placeholders})`,
+    args: INSERTED.args({
+      ...s,
+      agent: s.agentId,
+      priorityRank: priorityRank(s.priority),
+      updatedAt: s.createdAt,
+      evidence: s.evidence ?? [],
+    }),
   };
 }
 
