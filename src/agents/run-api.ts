@@ -39,7 +39,8 @@ import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsSta
 import { commit } from "../store/commit.ts";
 import { contactIssues, upsertContactStatement } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
-import { handoffInsertStatement, type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed.ts";
+import { handoffInsertStatement } from "../store/feed/handoffs.ts";
+import { type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed/insights.ts";
 import { existingRecordIds, isRecordKind, type RecordKind } from "../store/record-refs.ts";
 import { latestProfile, profileInsertStatement } from "../store/reports.ts";
 import {

@@ -91,6 +91,8 @@ export interface Table<S extends Columns> {
   args(record: RecordOf<S>): InValue[];
   /** The same table with only some of its fields, in the order given. */
   pick<K extends keyof S & string>(...fields: K[]): Table<Pick<S, K>>;
+  /** The same table without some of its fields, the others in declaration order. */
+  omit<K extends keyof S & string>(...fields: K[]): Table<Omit<S, K>>;
   /** Runs a query and reads each row. */
   all(db: Store, sql: string, args?: InValue[]): Promise<RecordOf<S>[]>;
   /** Runs a query and reads its first row, or null. */
@@ -118,6 +120,14 @@ export function table<S extends Columns>(name: string, columns: S): Table<S> {
     placeholders: names.map(() => "?").join(", "),
     args: (record) => fields.map((field) => columns[field]!.write(record[field])),
     pick: (...picked) => table(name, Object.fromEntries(picked.map((f) => [f, columns[f]])) as Pick<S, (typeof picked)[number]>),
+    omit: (...omitted) =>
+      table(
+        name,
+        Object.fromEntries(fields.filter((f) => !(omitted as string[]).includes(f)).map((f) => [f, columns[f]])) as Omit<
+          S,
+          (typeof omitted)[number]
+        >,
+      ),
     all: async (db, sql, args) => (await db.all<SqlRow>(sql, args)).map(read),
     one: async (db, sql, args) => {
       const row = await db.one<SqlRow>(sql, args);

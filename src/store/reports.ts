@@ -3,6 +3,7 @@ import type { InStatement } from "@libsql/client";
 import { DAY } from "../lib/clock.ts";
 import { contactFigures } from "./contacts/contacts.ts";
 import type { Db } from "./db.ts";
+import { insightFigures } from "./feed/insights.ts";
 
 export interface StoredReport<T> {
   id: string;
@@ -110,22 +111,12 @@ export interface ProfileSources {
 }
 
 export async function profileSources(db: Db, orgId: string, insightsSince: number): Promise<ProfileSources> {
-  const [contacts, types, high] = await Promise.all([
-    contactFigures(db, orgId),
-    db.all<{ type: string; n: number }>("SELECT type, count(*) AS n FROM insights WHERE org_id = ? AND created_at > ? GROUP BY type", [
-      orgId,
-      insightsSince,
-    ]),
-    db.all<{ title: string }>(
-      "SELECT title FROM insights WHERE org_id = ? AND created_at > ? AND impact = 'high' ORDER BY created_at DESC, id DESC LIMIT 3",
-      [orgId, insightsSince],
-    ),
-  ]);
+  const [contacts, insights] = await Promise.all([contactFigures(db, orgId), insightFigures(db, orgId, insightsSince)]);
   return {
     contactsByRelationship: contacts.byRelationship,
     topCompanies: contacts.topCompanies,
-    insightsByType: Object.fromEntries(types.map((t) => [t.type, t.n])),
-    highImpactInsights: high.map((h) => h.title),
+    insightsByType: insights.byType,
+    highImpactInsights: insights.highImpact,
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { InStatement } from "@libsql/client";
 import { type Db, isCheckViolation, parseJson } from "./db.ts";
-import { type Handoff, type HandoffRow, handoffOf } from "./feed.ts";
+import { HANDOFFS, type Handoff } from "./feed/handoffs.ts";
 
 /** A handoff a run claimed (its status is `claimed`). */
 export type ClaimedHandoff = Handoff;
@@ -21,6 +21,9 @@ export async function latestRunStart(db: Db, orgId: string, agentId: string): Pr
   );
   return row?.started_at ?? null;
 }
+
+/** What the claim returns (`RETURNING` below): a handoff and its rank. */
+const CLAIMED = HANDOFFS.omit("orgId", "status", "createdBy", "updatedAt", "evidence");
 
 /**
  * Inserts the run (status running) and claims the agent's queued handoffs in one transaction.
@@ -45,8 +48,10 @@ export async function startRun(db: Db, run: { id: string; orgId: string; agentId
     ],
     "write",
   );
-  const rows = (claimed?.rows ?? []) as unknown as (HandoffRow & { priority_rank: number })[];
-  return rows.sort((a, b) => a.priority_rank - b.priority_rank || a.created_at - b.created_at || a.id.localeCompare(b.id)).map(handoffOf);
+  const rows = (claimed?.rows ?? []).map(CLAIMED.read);
+  return rows
+    .sort((a, b) => a.priorityRank - b.priorityRank || a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+    .map(({ priorityRank: _, ...handoff }) => handoff);
 }
 
 export interface RunRecord {

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts";
 import { actionInsertStatement, newActionRow } from "../../src/store/actions/actions.ts";
 import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
-import { insightInsertStatement } from "../../src/store/feed.ts";
+import { insightInsertStatement } from "../../src/store/feed/insights.ts";
 import { fakeSources, handlesIn, modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 

@@ -31,6 +31,7 @@ describe("table()", () => {
     expect(things.placeholders).toBe("?, ?, ?, ?, ?, ?, ?, ?, ?, ?");
     expect(things.select()).toBe(things.insertColumns);
     expect(things.pick("id", "nameKey").select("t")).toBe("t.id AS id, t.name_key AS name_key");
+    expect(things.omit("status", "nameKey", "note", "count", "dueAt", "enabled", "meta", "evidence").select()).toBe("id, contact_ref");
     expect(things.column("dueAt")).toBe("due_at");
   });
 

@@ -18,7 +18,8 @@ import { actionInsertStatement, newActionRow } from "../../store/actions/actions
 import { upsertContactStatement } from "../../store/contacts/contacts.ts";
 import { type Db, openStore, type Store } from "../../store/db.ts";
 import { schemaOf } from "../../store/evals.ts";
-import { handoffInsertStatement, insightInsertStatement } from "../../store/feed.ts";
+import { handoffInsertStatement } from "../../store/feed/handoffs.ts";
+import { insightInsertStatement } from "../../store/feed/insights.ts";
 import type { StoredModelSettings } from "../../store/model.ts";
 import { saveModelSettings, setInstructionOverride } from "../../store/model.ts";
 import type { Organization } from "../../store/orgs.ts";
