@@ -20,7 +20,7 @@ import { iso } from "../lib/clock.ts";
 import type { Events } from "../lib/events.ts";
 import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 import { newId } from "../lib/random.ts";
-import { runInsertStatement } from "../store/agents.ts";
+import type { Organization } from "../store/orgs.ts";
 import {
   addRunUsageStatement,
   getInstructionOverride,
@@ -28,8 +28,8 @@ import {
   lastModelInputs,
   raiseModelAlertStatements,
   resolveModelAlertStatement,
-} from "../store/model.ts";
-import type { Organization } from "../store/orgs.ts";
+} from "../store/runs/model.ts";
+import { runInsertStatement } from "../store/runs/runs.ts";
 import { budgetSkipReason, warnOnBudgets } from "./budgets.ts";
 import { citationIssues } from "./handles.ts";
 import { type AgentJob, JOBS, jobOf } from "./jobs.ts";

@@ -53,7 +53,7 @@ import {
   latestRunStart,
   requeueUnreportedStatement,
   startRun,
-} from "../store/runs.ts";
+} from "../store/runs/runs.ts";
 import { mergeProfile, type ProfileBody } from "./compose-profile.ts";
 import { DISMISSAL_MEMORY_MS, planWrites } from "./dedupe.ts";
 

@@ -16,7 +16,6 @@ import { HOUR, MINUTE } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { type ActionInsert, actionInsertStatement } from "../store/actions/actions.ts";
 import { suggestionInsertStatement } from "../store/actions/suggestions.ts";
-import { type AgentRunSummary, type RunInsert, runInsertStatement } from "../store/agents.ts";
 import { alertInsertStatement } from "../store/alerts.ts";
 import { contactInsertStatement } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
@@ -25,6 +24,8 @@ import { handoffInsertStatement } from "../store/feed/handoffs.ts";
 import { insightInsertStatement } from "../store/feed/insights.ts";
 import type { Organization } from "../store/orgs.ts";
 import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
+import type { AgentRunSummary } from "../store/runs/agents.ts";
+import { type RunInsert, runInsertStatement } from "../store/runs/runs.ts";
 import { getUserById, listOrgUserIds } from "../store/users.ts";
 import {
   DEMO_ACTIONS,

@@ -22,9 +22,12 @@ export interface Column<T> {
   write(value: T): InValue;
 }
 
-const kind =
+/** A kind of column: how it reads and how it writes; `custom` for a stored form of the table's own. */
+export const custom =
   <T>(read: (value: unknown) => T, write: (value: T) => InValue) =>
   (name?: string): Column<T> => ({ name, read, write });
+
+const kind = custom;
 
 /** Text; `T` narrows it to a union of words (a status, a plan). The engines return strings. */
 export const text = <T extends string = string>(name?: string) =>
@@ -44,11 +47,11 @@ export const boolean = kind<boolean>(
   (value) => (value ? 1 : 0),
 );
 
-/** JSON text; a missing or unreadable value reads as `fallback`. */
+/** JSON text; a missing or unreadable value reads as `fallback`, undefined is written as NULL. */
 export const json = <T>(fallback: T, name?: string) =>
   kind<T>(
     (value) => parseJson<T>(value, fallback),
-    (value) => JSON.stringify(value),
+    (value) => (value === undefined ? null : JSON.stringify(value)),
   )(name);
 
 /** A JSON list stored as NULL when empty (evidence): reads back as []. */

@@ -11,7 +11,7 @@ import type { Logger } from "../../lib/log.ts";
 import type { OutboundPolicy } from "../../lib/outbound-policy.ts";
 import { type AuditActor, recordAudit } from "../../store/audit.ts";
 import type { Db } from "../../store/db.ts";
-import { deleteModelSettings, getModelSettings, saveModelSettings, tokensSince } from "../../store/model.ts";
+import { deleteModelSettings, getModelSettings, saveModelSettings, tokensSince } from "../../store/runs/model.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
 import { open, SecretBoxError, seal } from "../secret-box.ts";
 import { CALL_TIMEOUT_MS, callForObject, callForText, type ModelConnection, structuredMode } from "./client.ts";

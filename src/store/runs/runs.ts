@@ -4,8 +4,9 @@
  * (the leader lease, the claimed schedule slots). Every check-and-set is one atomic statement.
  */
 import type { InStatement } from "@libsql/client";
-import { type Db, isCheckViolation, parseJson } from "./db.ts";
-import { HANDOFFS, type Handoff } from "./feed/handoffs.ts";
+import { boolean, integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
+import { type Db, isCheckViolation } from "../db.ts";
+import { HANDOFFS, type Handoff } from "../feed/handoffs.ts";
 
 /** A handoff a run claimed (its status is `claimed`). */
 export type ClaimedHandoff = Handoff;
@@ -67,36 +68,62 @@ export interface RunRecord {
   finishedAt: number | null;
 }
 
-interface RunRow {
-  id: string;
-  agent_id: string;
-  status: RunRecord["status"];
-  summary: string | null;
-  error: string | null;
-  output: string | null;
-  metrics: string | null;
-  has_data: number;
-  started_at: number;
-  finished_at: number | null;
-}
+type Metrics = { dau: number; wau: number; mrr: number };
 
-const RUN_COLUMNS = "id, agent_id, status, summary, error, output, metrics, has_data, started_at, finished_at";
-
-const toRun = (r: RunRow): RunRecord => ({
-  id: r.id,
-  agentId: r.agent_id,
-  status: r.status,
-  summary: r.summary,
-  error: r.error,
-  output: parseJson<unknown>(r.output, null),
-  metrics: parseJson<RunRecord["metrics"]>(r.metrics, null),
-  hasData: r.has_data === 1,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
+/** The agent_runs table, in the order inserts name its columns. */
+const RUNS = table("agent_runs", {
+  id: text(),
+  orgId: text(),
+  agentId: text(),
+  status: text<RunRecord["status"]>(),
+  summary: nullable(text()),
+  error: nullable(text()),
+  output: json<unknown>(null),
+  metrics: nullable(json<Metrics | null>(null)),
+  hasData: boolean(),
+  startedAt: integer(),
+  finishedAt: nullable(integer()),
 });
 
+const RUN = RUNS.omit("orgId");
+
+const RUN_COLUMNS = RUN.select();
+
+const toRun = (row: SqlRow): RunRecord => RUN.read(row);
+
+export interface RunInsert {
+  id: string;
+  orgId: string;
+  agentId: string;
+  status: "running" | "ok" | "error";
+  summary?: string | null;
+  error?: string | null;
+  output?: unknown;
+  metrics?: Metrics | null;
+  hasData?: boolean;
+  startedAt: number;
+  finishedAt?: number | null;
+}
+
+/** A whole run in one row (the demo's, and an evaluation's). */
+export function runInsertStatement(r: RunInsert) {
+  return {
+    sql: `INSERT INTO agent_runs (${RUNS.insertColumns})
+          VALUES (${RUNS.placeholders})`,
+    args: RUNS.args({
+      ...r,
+      summary: r.summary ?? null,
+      error: r.error ?? null,
+      output: r.output,
+      metrics: r.metrics ?? null,
+      hasData: r.hasData ?? false,
+      finishedAt: r.finishedAt ?? null,
+    }),
+  };
+}
+
 export async function getRun(db: Db, orgId: string, agentId: string, runId: string): Promise<RunRecord | null> {
-  const row = await db.one<RunRow>(`SELECT ${RUN_COLUMNS} FROM agent_runs WHERE id = ? AND org_id = ? AND agent_id = ?`, [
+  const row = await db.one<SqlRow>(`SELECT ${RUN_COLUMNS} FROM agent_runs WHERE id = ? AND org_id = ? AND agent_id = ?`, [
     runId,
     orgId,
     agentId,
@@ -106,7 +133,7 @@ export async function getRun(db: Db, orgId: string, agentId: string, runId: stri
 
 /** The agent's runs, newest first. */
 export async function listRuns(db: Db, orgId: string, agentId: string, limit: number): Promise<RunRecord[]> {
-  const rows = await db.all<RunRow>(
+  const rows = await db.all<SqlRow>(
     `SELECT ${RUN_COLUMNS} FROM agent_runs WHERE org_id = ? AND agent_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`,
     [orgId, agentId, limit],
   );

@@ -4,7 +4,8 @@
  * schema of the organization's database, read from sqlite_master (never its rows).
  */
 import type { InStatement } from "@libsql/client";
-import type { Db } from "./db.ts";
+import { boolean, custom, integer, json, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 export interface EvalRunRow {
   id: string;
@@ -20,57 +21,40 @@ export interface EvalRunRow {
   finishedAt: number;
 }
 
-interface Row {
-  id: string;
-  org_id: string;
-  batch_id: string;
-  agent_id: string;
-  sets: string;
-  provider: string;
-  model: string;
-  passed: number;
-  scores: string;
-  started_at: number;
-  finished_at: number;
-}
+/** The sets an evaluation ran, stored comma-separated. */
+const commaList = custom<string[]>(
+  (value) => (value ? String(value).split(",") : []),
+  (value) => value.join(","),
+);
 
-const toRun = (r: Row): EvalRunRow => ({
-  id: r.id,
-  orgId: r.org_id,
-  batchId: r.batch_id,
-  agentId: r.agent_id,
-  sets: r.sets ? r.sets.split(",") : [],
-  provider: r.provider,
-  model: r.model,
-  passed: r.passed === 1,
-  scores: JSON.parse(r.scores),
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
+/** The eval_runs table, in the order inserts name its columns. */
+const EVAL_RUNS = table("eval_runs", {
+  id: text(),
+  orgId: text(),
+  batchId: text(),
+  agentId: text(),
+  sets: commaList(),
+  provider: text(),
+  model: text(),
+  passed: boolean(),
+  scores: json<unknown>(null),
+  startedAt: integer(),
+  finishedAt: integer(),
 });
+
+const toRun = (row: SqlRow): EvalRunRow => EVAL_RUNS.read(row);
 
 export function evalRunInsertStatement(r: EvalRunRow): InStatement {
   return {
-    sql: `INSERT INTO eval_runs (id, org_id, batch_id, agent_id, sets, provider, model, passed, scores, started_at, finished_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    args: [
-      r.id,
-      r.orgId,
-      r.batchId,
-      r.agentId,
-      r.sets.join(","),
-      r.provider,
-      r.model,
-      r.passed ? 1 : 0,
-      JSON.stringify(r.scores),
-      r.startedAt,
-      r.finishedAt,
-    ],
+    sql: `INSERT INTO eval_runs (${EVAL_RUNS.insertColumns})
+          VALUES (${EVAL_RUNS.placeholders})`,
+    args: EVAL_RUNS.args(r),
   };
 }
 
 /** The agent's latest evaluation, whatever model it measured. */
 export async function latestEvalOfAgent(db: Db, orgId: string, agentId: string): Promise<EvalRunRow | null> {
-  const row = await db.one<Row>("SELECT * FROM eval_runs WHERE org_id = ? AND agent_id = ? ORDER BY finished_at DESC, id DESC LIMIT 1", [
+  const row = await db.one<SqlRow>("SELECT * FROM eval_runs WHERE org_id = ? AND agent_id = ? ORDER BY finished_at DESC, id DESC LIMIT 1", [
     orgId,
     agentId,
   ]);
@@ -79,7 +63,7 @@ export async function latestEvalOfAgent(db: Db, orgId: string, agentId: string):
 
 /** Every row of the organization's latest evaluation of one model (provider and model name). */
 export async function latestEvalOfModel(db: Db, orgId: string, provider: string, model: string): Promise<EvalRunRow[]> {
-  const rows = await db.all<Row>(
+  const rows = await db.all<SqlRow>(
     `SELECT * FROM eval_runs WHERE org_id = ?1 AND batch_id = (
        SELECT batch_id FROM eval_runs WHERE org_id = ?1 AND provider = ?2 AND model = ?3 ORDER BY finished_at DESC, id DESC LIMIT 1)
      ORDER BY agent_id`,

@@ -4,8 +4,9 @@
  * organization's `model` integration alert.
  */
 import type { InStatement } from "@libsql/client";
-import type { ModelProvider } from "../domain.ts";
-import type { Db } from "./db.ts";
+import type { ModelProvider } from "../../domain.ts";
+import { integer, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 export interface StoredModelSettings {
   provider: ModelProvider;
@@ -17,33 +18,29 @@ export interface StoredModelSettings {
   updatedAt: number;
 }
 
+/** The model_settings table, in the order inserts name its columns. */
+const MODEL_SETTINGS = table("model_settings", {
+  orgId: text(),
+  provider: text<ModelProvider>(),
+  baseUrl: nullable(text()),
+  model: text(),
+  apiKey: nullable(text()),
+  dailyTokens: nullable(integer()),
+  updatedAt: integer(),
+});
+
+const SETTINGS = MODEL_SETTINGS.omit("orgId");
+
 export async function getModelSettings(db: Db, orgId: string): Promise<StoredModelSettings | null> {
-  const row = await db.one<{
-    provider: ModelProvider;
-    base_url: string | null;
-    model: string;
-    api_key: string | null;
-    daily_tokens: number | null;
-    updated_at: number;
-  }>("SELECT provider, base_url, model, api_key, daily_tokens, updated_at FROM model_settings WHERE org_id = ?", [orgId]);
-  return (
-    row && {
-      provider: row.provider,
-      baseUrl: row.base_url,
-      model: row.model,
-      apiKey: row.api_key,
-      dailyTokens: row.daily_tokens,
-      updatedAt: row.updated_at,
-    }
-  );
+  return SETTINGS.one(db, `SELECT ${SETTINGS.select()} FROM model_settings WHERE org_id = ?`, [orgId]);
 }
 
 export async function saveModelSettings(db: Db, orgId: string, s: StoredModelSettings): Promise<void> {
   await db.execute({
-    sql: `INSERT INTO model_settings (org_id, provider, base_url, model, api_key, daily_tokens, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    sql: `INSERT INTO model_settings (${MODEL_SETTINGS.insertColumns}) VALUES (${MODEL_SETTINGS.placeholders})
           ON CONFLICT (org_id) DO UPDATE SET provider = excluded.provider, base_url = excluded.base_url, model = excluded.model,
             api_key = excluded.api_key, daily_tokens = excluded.daily_tokens, updated_at = excluded.updated_at`,
-    args: [orgId, s.provider, s.baseUrl, s.model, s.apiKey, s.dailyTokens, s.updatedAt],
+    args: MODEL_SETTINGS.args({ ...s, orgId }),
   });
 }
 
@@ -111,14 +108,16 @@ export async function tokensSince(db: Db, orgId: string, since: number): Promise
   return Number(row?.n ?? 0);
 }
 
+const USAGE = table("run_usage", { tokensIn: integer(), tokensOut: integer() });
+
 /** Tokens of these runs, by run id (runs without a model call are absent). */
 export async function usageOfRuns(db: Db, runIds: string[]): Promise<Map<string, RunUsage>> {
   if (runIds.length === 0) return new Map();
-  const rows = await db.all<{ run_id: string; tokens_in: number; tokens_out: number }>(
+  const rows = await db.all<SqlRow>(
     `SELECT run_id, tokens_in, tokens_out FROM run_usage WHERE run_id IN (${runIds.map(() => "?").join(", ")})`,
     runIds,
   );
-  return new Map(rows.map((r) => [r.run_id, { tokensIn: r.tokens_in, tokensOut: r.tokens_out }]));
+  return new Map(rows.map((row) => [String(row.run_id), USAGE.read(row)]));
 }
 
 /** The input fingerprint and end of the agent's latest successful model run (src/docs/notes/model.md: unchanged inputs are not sent again). */

@@ -1,5 +1,5 @@
 /** Per-agent token caps, their spending, and the once-a-day claim of the 80 % warning (issue 25). */
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 export async function agentDailyTokens(db: Db, orgId: string, agentId: string): Promise<number | null> {
   const row = await db.one<{ daily_tokens: number | null }>("SELECT daily_tokens FROM agents WHERE org_id = ? AND id = ?", [

@@ -1,4 +1,5 @@
-import type { Db } from "./db.ts";
+import { boolean, integer, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 /** One agent with what the dashboard derives its health from. */
 export interface AgentRunSummary {
@@ -19,20 +20,21 @@ export interface AgentRunSummary {
   pausedReason: string | null;
 }
 
-interface Row {
-  id: string;
-  name: string;
-  category: string;
-  schedule: string | null;
-  last_status: "ok" | "error" | null;
-  last_at: number | null;
-  last_summary: string | null;
-  last_error: string | null;
-  ok_at: number | null;
-  ok_summary: string | null;
-  ok_has_data: number | null;
-  paused_reason: string | null;
-}
+/** The listing's row: the agent, its latest finished run (`last_…`) and latest successful one (`ok_…`). */
+const LISTED = table("agents", {
+  id: text(),
+  name: text(),
+  category: text(),
+  schedule: nullable(text()),
+  lastStatus: nullable(text<"ok" | "error">()),
+  lastFinishedAt: nullable(integer("last_at")),
+  lastSummary: nullable(text()),
+  lastError: nullable(text()),
+  okFinishedAt: nullable(integer("ok_at")),
+  okSummary: nullable(text()),
+  okHasData: boolean(),
+  pausedReason: nullable(text()),
+});
 
 /**
  * The last list read per store and organization, with the `agents_version` it was read at. Every
@@ -60,7 +62,7 @@ export async function listAgentsWithRuns(db: Db, orgId: string): Promise<AgentRu
 }
 
 async function readAgentsWithRuns(db: Db, orgId: string): Promise<AgentRunSummary[]> {
-  const rows = await db.all<Row>(
+  const rows = await db.all<SqlRow>(
     `SELECT a.id, a.name, a.category, a.schedule, CASE WHEN a.paused_at IS NULL THEN NULL ELSE a.paused_reason END AS paused_reason,
             lr.status AS last_status, lr.finished_at AS last_at, lr.summary AS last_summary, lr.error AS last_error,
             ok.finished_at AS ok_at, ok.summary AS ok_summary, ok.has_data AS ok_has_data
@@ -77,54 +79,7 @@ async function readAgentsWithRuns(db: Db, orgId: string): Promise<AgentRunSummar
       ORDER BY a.position`,
     [orgId],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    category: r.category,
-    schedule: r.schedule,
-    lastStatus: r.last_status,
-    lastFinishedAt: r.last_at,
-    lastSummary: r.last_summary,
-    lastError: r.last_error,
-    okFinishedAt: r.ok_at,
-    okSummary: r.ok_summary,
-    okHasData: r.ok_has_data === 1,
-    pausedReason: r.paused_reason,
-  }));
-}
-
-export interface RunInsert {
-  id: string;
-  orgId: string;
-  agentId: string;
-  status: "running" | "ok" | "error";
-  summary?: string | null;
-  error?: string | null;
-  output?: unknown;
-  metrics?: { dau: number; wau: number; mrr: number } | null;
-  hasData?: boolean;
-  startedAt: number;
-  finishedAt?: number | null;
-}
-
-export function runInsertStatement(r: RunInsert) {
-  return {
-    sql: `INSERT INTO agent_runs (id, org_id, agent_id, status, summary, error, output, metrics, has_data, started_at, finished_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    args: [
-      r.id,
-      r.orgId,
-      r.agentId,
-      r.status,
-      r.summary ?? null,
-      r.error ?? null,
-      r.output === undefined ? null : JSON.stringify(r.output),
-      r.metrics ? JSON.stringify(r.metrics) : null,
-      r.hasData ? 1 : 0,
-      r.startedAt,
-      r.finishedAt ?? null,
-    ],
-  };
+  return rows.map(LISTED.read);
 }
 
 /** Metrics of the latest successful pulse run that reported them. */
@@ -159,16 +114,13 @@ export interface ScheduledAgent {
   timeZone: string;
 }
 
+const SCHEDULED = table("agents", { orgId: text(), agentId: text("id"), schedule: text(), timeZone: text() });
+
 /** Every agent of every organization that has a schedule and is not paused. */
 export async function listScheduledAgents(db: Db): Promise<ScheduledAgent[]> {
-  const rows = await db.all<{
-    org_id: string;
-    id: string;
-    schedule: string;
-    time_zone: string;
-  }>(`SELECT a.org_id, a.id, a.schedule, o.time_zone FROM agents a JOIN organizations o ON o.id = a.org_id
+  const rows = await db.all<SqlRow>(`SELECT a.org_id, a.id, a.schedule, o.time_zone FROM agents a JOIN organizations o ON o.id = a.org_id
       WHERE a.schedule IS NOT NULL AND a.paused_at IS NULL ORDER BY a.org_id, a.position`);
-  return rows.map((r) => ({ orgId: r.org_id, agentId: r.id, schedule: r.schedule, timeZone: r.time_zone }));
+  return rows.map(SCHEDULED.read);
 }
 
 export interface AgentRecord {
