@@ -13,7 +13,7 @@ import { listOpenSuggestions } from "../store/actions/suggestions.ts";
 import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
 import { listInsightsSince } from "../store/feed/insights.ts";
-import { briefingReplaceStatements, latestBriefing } from "../store/reports.ts";
+import { briefingReplaceStatements, latestBriefing } from "../store/reports/reports.ts";
 import type { WordsFor } from "./model-words.ts";
 import { lastingText, type ModelText, sameDayWords } from "./since-then.ts";
 

@@ -13,7 +13,7 @@ import { listOpenActions } from "../store/actions/actions.ts";
 import { listOpenCriticalAlerts } from "../store/alerts.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
-import { latestStandup, standupReplaceStatements } from "../store/reports.ts";
+import { latestStandup, standupReplaceStatements } from "../store/reports/reports.ts";
 import { type AgentRunSummary, latestMetrics, listAgentsWithRuns } from "../store/runs/agents.ts";
 import { type Health, healthOf, summaryOf } from "./health.ts";
 import type { WordsFor } from "./model-words.ts";

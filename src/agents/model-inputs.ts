@@ -11,7 +11,7 @@ import { listOpenActions } from "../store/actions/actions.ts";
 import { dismissedSince, newestOpenSuggestions } from "../store/actions/suggestions.ts";
 import { recentContacts } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
-import { latestProfile } from "../store/reports.ts";
+import { latestProfile } from "../store/reports/reports.ts";
 import { latestMetrics } from "../store/runs/agents.ts";
 import type { ProfileBody } from "./compose-profile.ts";
 import { DISMISSAL_MEMORY_MS } from "./dedupe.ts";

@@ -42,7 +42,7 @@ import type { Db } from "../store/db.ts";
 import { handoffInsertStatement } from "../store/feed/handoffs.ts";
 import { type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed/insights.ts";
 import { existingRecordIds, isRecordKind, type RecordKind } from "../store/record-refs.ts";
-import { latestProfile, profileInsertStatement } from "../store/reports.ts";
+import { latestProfile, profileInsertStatement } from "../store/reports/reports.ts";
 import {
   type ClaimedHandoff,
   claimedHandoffIds,

@@ -16,7 +16,7 @@ import { newId } from "../lib/random.ts";
 import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
-import { latestProfile, profileInsertStatement, profileSources } from "../store/reports.ts";
+import { latestProfile, profileInsertStatement, profileSources } from "../store/reports/reports.ts";
 import { recentMetrics } from "../store/runs/agents.ts";
 import {
   type ClaimedHandoff,

@@ -23,7 +23,7 @@ import { countDemoRows, type DemoTable, newestOwnRunTimes, recordDemoRows, repla
 import { handoffInsertStatement } from "../store/feed/handoffs.ts";
 import { insightInsertStatement } from "../store/feed/insights.ts";
 import type { Organization } from "../store/orgs.ts";
-import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
+import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports/reports.ts";
 import type { AgentRunSummary } from "../store/runs/agents.ts";
 import { type RunInsert, runInsertStatement } from "../store/runs/runs.ts";
 import { getUserById, listOrgUserIds } from "../store/users.ts";

@@ -6,7 +6,7 @@ import { PIPELINE_STAGES, SUGGESTION_AGENTS } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { iso } from "../lib/clock.ts";
 import { listSuggestions } from "../store/actions/suggestions.ts";
-import { latestBriefing, latestProfile, latestStandup } from "../store/reports.ts";
+import { latestBriefing, latestProfile, latestStandup } from "../store/reports/reports.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, Priority } from "./schemas.ts";
 import { Suggestion, toSuggestionView } from "./suggestions.ts";

@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import { DAY, iso } from "../lib/clock.ts";
 import { listInsightsSince } from "../store/feed/insights.ts";
-import { latestProfile, listStandupsSince, profileAt } from "../store/reports.ts";
+import { latestProfile, listStandupsSince, profileAt } from "../store/reports/reports.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime } from "./schemas.ts";
 

@@ -14,7 +14,7 @@ import { suggestionInsertStatement } from "../../src/store/actions/suggestions.t
 import { alertInsertStatement } from "../../src/store/alerts.ts";
 import { insertApiKey } from "../../src/store/api-keys.ts";
 import type { Db } from "../../src/store/db.ts";
-import { profileInsertStatement, standupInsertStatement } from "../../src/store/reports.ts";
+import { profileInsertStatement, standupInsertStatement } from "../../src/store/reports/reports.ts";
 import { runInsertStatement } from "../../src/store/runs/runs.ts";
 import { createUser, type User } from "../../src/store/users.ts";
 import { api, startServer, type TestServer } from "./server.ts";

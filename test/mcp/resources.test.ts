@@ -10,7 +10,7 @@ import { AGENT_IDS } from "../../src/domain.ts";
 import { DAY } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/random.ts";
 import { insertInsight } from "../../src/store/feed/insights.ts";
-import { profileInsertStatement } from "../../src/store/reports.ts";
+import { profileInsertStatement } from "../../src/store/reports/reports.ts";
 import { connectHttp, errorJson, mcpPost, seedStandup } from "../helpers/mcp.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 

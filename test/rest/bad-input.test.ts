@@ -11,7 +11,7 @@ import { revokeApiKey } from "../../src/store/api-keys.ts";
 import { upsertContact } from "../../src/store/contacts/contacts.ts";
 import { insertHandoff } from "../../src/store/feed/handoffs.ts";
 import { insertInsight } from "../../src/store/feed/insights.ts";
-import { briefingInsertStatement } from "../../src/store/reports.ts";
+import { briefingInsertStatement } from "../../src/store/reports/reports.ts";
 import {
   client,
   envelopeProblems,

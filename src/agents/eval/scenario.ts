@@ -21,7 +21,7 @@ import { handoffInsertStatement } from "../../store/feed/handoffs.ts";
 import { insightInsertStatement } from "../../store/feed/insights.ts";
 import type { Organization } from "../../store/orgs.ts";
 import { seedAgents } from "../../store/orgs.ts";
-import { profileInsertStatement } from "../../store/reports.ts";
+import { profileInsertStatement } from "../../store/reports/reports.ts";
 import { schemaOf } from "../../store/runs/evals.ts";
 import type { StoredModelSettings } from "../../store/runs/model.ts";
 import { saveModelSettings, setInstructionOverride } from "../../store/runs/model.ts";

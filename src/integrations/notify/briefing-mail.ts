@@ -10,7 +10,7 @@ import { listOpenActions } from "../../store/actions/actions.ts";
 import { listOpenSuggestions } from "../../store/actions/suggestions.ts";
 import type { Db } from "../../store/db.ts";
 import type { ActionVerb } from "../../store/notify.ts";
-import { latestBriefing } from "../../store/reports.ts";
+import { latestBriefing } from "../../store/reports/reports.ts";
 import { newMailLink } from "./links.ts";
 
 export interface ComposedMail {

@@ -9,7 +9,7 @@ import { newId } from "../../lib/random.ts";
 import { clearServiceAlert, raiseServiceAlert } from "../../store/channels.ts";
 import type { ClaimedMessage } from "../../store/messages.ts";
 import { getPrefs } from "../../store/notify.ts";
-import { latestBriefing, latestStandup } from "../../store/reports.ts";
+import { latestBriefing, latestStandup } from "../../store/reports/reports.ts";
 import { getUserById } from "../../store/users.ts";
 import type { NotifyDeps, Sender, SendResult } from "../notify/outbox.ts";
 import { briefingBlocks, type StandupForSlack, standupBlocks } from "./blocks.ts";

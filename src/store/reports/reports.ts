@@ -1,9 +1,10 @@
 /** Stored agent output that is read whole: standups, briefings, company profiles (JSON bodies). */
 import type { InStatement } from "@libsql/client";
-import { DAY } from "../lib/clock.ts";
-import { contactFigures } from "./contacts/contacts.ts";
-import type { Db } from "./db.ts";
-import { insightFigures } from "./feed/insights.ts";
+import { DAY } from "../../lib/clock.ts";
+import { integer, json, nullable, type RowOf, type SqlRow, table, text } from "../columns.ts";
+import { contactFigures } from "../contacts/contacts.ts";
+import type { Db } from "../db.ts";
+import { insightFigures } from "../feed/insights.ts";
 
 export interface StoredReport<T> {
   id: string;
@@ -11,37 +12,53 @@ export interface StoredReport<T> {
   body: T;
 }
 
-interface Row {
-  id: string;
-  generated_at: number;
-  body: string;
-  mode?: string;
-}
+type Mode = "morning" | "evening";
 
-const toReport = <T>(r: Row): StoredReport<T> => ({ id: r.id, generatedAt: r.generated_at, body: JSON.parse(r.body) as T });
+/** The three tables, each in the order inserts name its columns; the body is JSON. */
+const STANDUPS = table("standups", { id: text(), orgId: text(), mode: text<Mode>(), generatedAt: integer(), body: json<unknown>(null) });
+const BRIEFINGS = table("briefings", { id: text(), orgId: text(), userId: text(), generatedAt: integer(), body: json<unknown>(null) });
+const PROFILES = table("profiles", {
+  id: text(),
+  orgId: text(),
+  runId: nullable(text()),
+  generatedAt: integer(),
+  body: json<unknown>(null),
+});
+
+/** What a read selects (`id, generated_at, body`, and a standup's `mode`). */
+const REPORT = PROFILES.pick("id", "generatedAt", "body");
+const MODE = STANDUPS.pick("mode");
+
+// The body's type is the caller's: each report kind has its own (src/agents/).
+const toReport = <T>(row: SqlRow): StoredReport<T> => {
+  const r = REPORT.read(row);
+  return { ...r, body: r.body as T };
+};
+
+const toStandup = <T>(row: SqlRow): StoredReport<T> & { mode: Mode } => ({ ...toReport<T>(row), ...MODE.read(row) });
 
 export async function latestStandup<T>(
   db: Db,
   orgId: string,
   mode: "morning" | "evening" | "latest",
-): Promise<(StoredReport<T> & { mode: "morning" | "evening" }) | null> {
+): Promise<(StoredReport<T> & { mode: Mode }) | null> {
   const row =
     mode === "latest"
-      ? await db.one<Row>(
+      ? await db.one<SqlRow>(
           "SELECT id, generated_at, body, mode FROM standups WHERE org_id = ? ORDER BY generated_at DESC, id DESC LIMIT 1",
           [orgId],
         )
-      : await db.one<Row>(
+      : await db.one<SqlRow>(
           "SELECT id, generated_at, body, mode FROM standups WHERE org_id = ? AND mode = ? ORDER BY generated_at DESC, id DESC LIMIT 1",
           [orgId, mode],
         );
-  return row ? { ...toReport<T>(row), mode: row.mode as "morning" | "evening" } : null;
+  return row ? toStandup<T>(row) : null;
 }
 
-export function standupInsertStatement(s: { id: string; orgId: string; mode: "morning" | "evening"; generatedAt: number; body: unknown }) {
+export function standupInsertStatement(s: RowOf<typeof STANDUPS>) {
   return {
-    sql: "INSERT INTO standups (id, org_id, mode, generated_at, body) VALUES (?, ?, ?, ?, ?)",
-    args: [s.id, s.orgId, s.mode, s.generatedAt, JSON.stringify(s.body)],
+    sql: `INSERT INTO standups (${STANDUPS.insertColumns}) VALUES (${STANDUPS.placeholders})`,
+    args: STANDUPS.args(s),
   };
 }
 
@@ -60,17 +77,17 @@ export function standupReplaceStatements(s: Parameters<typeof standupInsertState
 }
 
 export async function latestBriefing<T>(db: Db, userId: string): Promise<StoredReport<T> | null> {
-  const row = await db.one<Row>(
+  const row = await db.one<SqlRow>(
     "SELECT id, generated_at, body FROM briefings WHERE user_id = ? ORDER BY generated_at DESC, id DESC LIMIT 1",
     [userId],
   );
   return row ? toReport<T>(row) : null;
 }
 
-export function briefingInsertStatement(b: { id: string; orgId: string; userId: string; generatedAt: number; body: unknown }) {
+export function briefingInsertStatement(b: RowOf<typeof BRIEFINGS>) {
   return {
-    sql: "INSERT INTO briefings (id, org_id, user_id, generated_at, body) VALUES (?, ?, ?, ?, ?)",
-    args: [b.id, b.orgId, b.userId, b.generatedAt, JSON.stringify(b.body)],
+    sql: `INSERT INTO briefings (${BRIEFINGS.insertColumns}) VALUES (${BRIEFINGS.placeholders})`,
+    args: BRIEFINGS.args(b),
   };
 }
 
@@ -86,17 +103,17 @@ export function briefingReplaceStatements(b: Parameters<typeof briefingInsertSta
 }
 
 export async function latestProfile<T>(db: Db, orgId: string): Promise<StoredReport<T> | null> {
-  const row = await db.one<Row>(
+  const row = await db.one<SqlRow>(
     "SELECT id, generated_at, body FROM profiles WHERE org_id = ? ORDER BY generated_at DESC, id DESC LIMIT 1",
     [orgId],
   );
   return row ? toReport<T>(row) : null;
 }
 
-export function profileInsertStatement(p: { id: string; orgId: string; runId: string | null; generatedAt: number; body: unknown }) {
+export function profileInsertStatement(p: RowOf<typeof PROFILES>) {
   return {
-    sql: "INSERT INTO profiles (id, org_id, run_id, generated_at, body) VALUES (?, ?, ?, ?, ?)",
-    args: [p.id, p.orgId, p.runId, p.generatedAt, JSON.stringify(p.body)],
+    sql: `INSERT INTO profiles (${PROFILES.insertColumns}) VALUES (${PROFILES.placeholders})`,
+    args: PROFILES.args(p),
   };
 }
 
@@ -126,17 +143,17 @@ export async function listStandupsSince<T>(
   orgId: string,
   since: number,
   limit = 14,
-): Promise<(StoredReport<T> & { mode: "morning" | "evening" })[]> {
-  const rows = await db.all<Row>(
+): Promise<(StoredReport<T> & { mode: Mode })[]> {
+  const rows = await db.all<SqlRow>(
     "SELECT id, generated_at, body, mode FROM standups WHERE org_id = ? AND generated_at >= ? ORDER BY generated_at DESC, id DESC LIMIT ?",
     [orgId, since, limit],
   );
-  return rows.reverse().map((r) => ({ ...toReport<T>(r), mode: r.mode as "morning" | "evening" }));
+  return rows.reverse().map(toStandup<T>);
 }
 
 /** The profile in force at a time: the latest one generated at or before it. */
 export async function profileAt<T>(db: Db, orgId: string, at: number): Promise<StoredReport<T> | null> {
-  const row = await db.one<Row>(
+  const row = await db.one<SqlRow>(
     "SELECT id, generated_at, body FROM profiles WHERE org_id = ? AND generated_at <= ? ORDER BY generated_at DESC, id DESC LIMIT 1",
     [orgId, at],
   );
