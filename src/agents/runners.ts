@@ -13,6 +13,7 @@ import { DAY, iso } from "../lib/clock.ts";
 import type { Events } from "../lib/events.ts";
 import type { Logger } from "../lib/log.ts";
 import { newId } from "../lib/random.ts";
+import { getUserById, listOrgUserIds } from "../store/auth/users.ts";
 import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs.ts";
@@ -25,7 +26,6 @@ import {
   requeueUnreportedStatement,
   startRun,
 } from "../store/runs/runs.ts";
-import { getUserById, listOrgUserIds } from "../store/users.ts";
 import { briefingStatements } from "./compose-briefing.ts";
 import { composeProfile, DERIVED_PATTERNS, type ProfileBody } from "./compose-profile.ts";
 import { type StandupMode, standupModeAt, standupStatements } from "./compose-standup.ts";

@@ -52,7 +52,7 @@ export async function listUsersFromCli(flags: Flags, env: Env, io: CliIo): Promi
   return withStore(
     env,
     async (db, org) => {
-      const users = await (await import("../store/user-admin.ts")).listUsers(db, org.id);
+      const users = await (await import("../store/auth/user-admin.ts")).listUsers(db, org.id);
       if (flags.json) {
         printJson(
           io,
@@ -101,7 +101,7 @@ export async function deactivateUserFromCli(flags: Flags, env: Env, io: CliIo): 
 
 export async function listKeysFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   return withUser(env, flags, async (user, _run, db) => {
-    const keys = await (await import("../store/api-keys.ts")).listActiveApiKeys(db, user.id);
+    const keys = await (await import("../store/auth/api-keys.ts")).listActiveApiKeys(db, user.id);
     if (flags.json)
       printJson(
         io,
@@ -124,7 +124,7 @@ export async function revokeKeyFromCli(flags: Flags, env: Env, io: CliIo): Promi
   const hash = String(flags.hash).trim().toLowerCase();
   return withStore(env, async (db, org, config) => {
     const [{ findActiveKeyOwner }, { runAsCli }, { revokeUserApiKeyOp }] = await Promise.all([
-      import("../store/api-keys.ts"),
+      import("../store/auth/api-keys.ts"),
       import("./principal.ts"),
       import("../operations/user-admin.ts"),
     ]);

@@ -17,6 +17,7 @@ import { newId } from "../lib/random.ts";
 import { type ActionInsert, actionInsertStatement } from "../store/actions/actions.ts";
 import { suggestionInsertStatement } from "../store/actions/suggestions.ts";
 import { alertInsertStatement } from "../store/alerts.ts";
+import { getUserById, listOrgUserIds } from "../store/auth/users.ts";
 import { contactInsertStatement } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
 import { countDemoRows, type DemoTable, newestOwnRunTimes, recordDemoRows, replaceDemoRows } from "../store/demo.ts";
@@ -26,7 +27,6 @@ import type { Organization } from "../store/orgs.ts";
 import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports/reports.ts";
 import type { AgentRunSummary } from "../store/runs/agents.ts";
 import { type RunInsert, runInsertStatement } from "../store/runs/runs.ts";
-import { getUserById, listOrgUserIds } from "../store/users.ts";
 import {
   DEMO_ACTIONS,
   DEMO_ALERTS,

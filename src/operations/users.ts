@@ -21,7 +21,7 @@ import {
   listOrgUsers,
   type User,
   updateOrgUser,
-} from "../store/users.ts";
+} from "../store/auth/users.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime, Email, Title } from "./schemas.ts";
 

@@ -1,8 +1,9 @@
 import type { OAuthScope } from "../domain.ts";
 import { scopeString, scopesFromString } from "../domain.ts";
 import { DAY } from "../lib/clock.ts";
+import { type CredentialUser, credentialUserOf } from "./auth/users.ts";
+import type { SqlRow } from "./columns.ts";
 import type { Db } from "./db.ts";
-import { type CredentialUser, type CredentialUserRow, credentialUserOf } from "./users.ts";
 
 export interface AccessTokenOwner extends CredentialUser {
   grantId: string;
@@ -19,7 +20,7 @@ export interface AccessTokenOwner extends CredentialUser {
  */
 export async function findActiveAccessToken(db: Db, tokenHash: string, now: number): Promise<AccessTokenOwner | null> {
   const row = await db.one<
-    CredentialUserRow & {
+    SqlRow & {
       grant_id: string;
       client_id: string;
       scopes: string;

@@ -16,9 +16,9 @@ import { loadConfig } from "../../src/config.ts";
 import { type Clock, systemClock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { resolveDeps } from "../../src/resolve-deps.ts";
-import { insertApiKey } from "../../src/store/api-keys.ts";
+import { insertApiKey } from "../../src/store/auth/api-keys.ts";
+import { createUser } from "../../src/store/auth/users.ts";
 import { openStore } from "../../src/store/db.ts";
-import { createUser } from "../../src/store/users.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "./server.ts";
 import { freePort } from "./spawn.ts";
 

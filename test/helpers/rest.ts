@@ -12,11 +12,11 @@ import { newId } from "../../src/lib/random.ts";
 import { type ActionInsert, actionInsertStatement } from "../../src/store/actions/actions.ts";
 import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
 import { alertInsertStatement } from "../../src/store/alerts.ts";
-import { insertApiKey } from "../../src/store/api-keys.ts";
+import { insertApiKey } from "../../src/store/auth/api-keys.ts";
+import { createUser, type User } from "../../src/store/auth/users.ts";
 import type { Db } from "../../src/store/db.ts";
 import { profileInsertStatement, standupInsertStatement } from "../../src/store/reports/reports.ts";
 import { runInsertStatement } from "../../src/store/runs/runs.ts";
-import { createUser, type User } from "../../src/store/users.ts";
 import { api, startServer, type TestServer } from "./server.ts";
 
 export type Call = ReturnType<typeof api>;

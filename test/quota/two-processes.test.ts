@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
 import { loadConfig } from "../../src/config.ts";
 import { HOUR } from "../../src/lib/clock.ts";
-import { insertApiKey } from "../../src/store/api-keys.ts";
+import { insertApiKey } from "../../src/store/auth/api-keys.ts";
+import { createUser } from "../../src/store/auth/users.ts";
 import type { Db } from "../../src/store/db.ts";
-import { createUser } from "../../src/store/users.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn.ts";
 

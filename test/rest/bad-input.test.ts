@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, sha256Hex } from "../../src/lib/random.ts";
-import { revokeApiKey } from "../../src/store/api-keys.ts";
+import { revokeApiKey } from "../../src/store/auth/api-keys.ts";
 import { upsertContact } from "../../src/store/contacts/contacts.ts";
 import { insertHandoff } from "../../src/store/feed/handoffs.ts";
 import { insertInsight } from "../../src/store/feed/insights.ts";

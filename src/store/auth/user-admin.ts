@@ -1,10 +1,11 @@
 /**
  * Administration of users at the command line (src/docs/notes/operating.md): listing, the deactivated check, setting a
- * password. Deactivation itself is `deactivateUser` (store/users.ts), reset links are sign-in links
+ * password. Deactivation itself is `deactivateUser` (store/auth/users.ts), reset links are sign-in links
  * with purpose 'reset' (auth/sign-in-links.ts).
  */
-import type { Plan } from "../domain.ts";
-import type { Db } from "./db.ts";
+import type { Plan } from "../../domain.ts";
+import { integer, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 export interface UserListing {
   id: string;
@@ -16,31 +17,26 @@ export interface UserListing {
   activeKeys: number;
 }
 
+/** A user of the listing and their active keys. */
+const LISTED = table("users", {
+  id: text(),
+  email: text(),
+  name: text(),
+  plan: text<Plan>(),
+  createdAt: integer(),
+  deactivatedAt: nullable(integer()),
+  activeKeys: integer("keys"),
+});
+
 export async function listUsers(db: Db, orgId: string): Promise<UserListing[]> {
-  const rows = await db.all<{
-    id: string;
-    email: string;
-    name: string;
-    plan: string;
-    created_at: number;
-    deactivated_at: number | null;
-    keys: number;
-  }>(
+  const rows = await db.all<SqlRow>(
     `SELECT u.id, u.email, u.name, u.plan, u.created_at, u.deactivated_at,
             (SELECT count(*) FROM api_keys k WHERE k.user_id = u.id AND k.revoked_at IS NULL) AS keys
        FROM users u
       WHERE u.org_id = ? ORDER BY u.created_at, u.id`,
     [orgId],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    email: r.email,
-    name: r.name,
-    plan: r.plan as Plan,
-    createdAt: r.created_at,
-    deactivatedAt: r.deactivated_at,
-    activeKeys: r.keys,
-  }));
+  return rows.map(LISTED.read);
 }
 
 export async function isDeactivated(db: Db, userId: string): Promise<boolean> {

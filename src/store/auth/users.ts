@@ -1,7 +1,8 @@
-import type { Plan, Role } from "../domain.ts";
-import { newId } from "../lib/random.ts";
-import { type AuditActor, auditStatementIfChanged } from "./audit.ts";
-import { type Db, isUniqueViolation } from "./db.ts";
+import type { Plan, Role } from "../../domain.ts";
+import { newId } from "../../lib/random.ts";
+import { type AuditActor, auditStatementIfChanged } from "../audit.ts";
+import { custom, integer, nullable, type SqlRow, table, text } from "../columns.ts";
+import { type Db, isUniqueViolation } from "../db.ts";
 
 export interface User {
   id: string;
@@ -16,31 +17,33 @@ export interface User {
   deactivatedAt: number | null;
 }
 
-interface UserRow {
-  id: string;
-  org_id: string;
-  email: string;
-  name: string;
-  plan: string;
-  time_zone: string | null;
-  created_at: number;
-  password_hash: string;
-  role: string;
-  deactivated_at: number | null;
-}
-
-const COLUMNS = "id, org_id, email, name, plan, time_zone, created_at, password_hash, role, deactivated_at";
-const toUser = (r: UserRow): User => ({
-  id: r.id,
-  orgId: r.org_id,
-  email: r.email,
-  name: r.name,
-  plan: r.plan as Plan,
-  timeZone: r.time_zone,
-  createdAt: r.created_at,
-  role: r.role === "owner" ? "owner" : "member",
-  deactivatedAt: r.deactivated_at ?? null,
+/** The users table. */
+const USERS = table("users", {
+  id: text(),
+  orgId: text(),
+  email: text(),
+  name: text(),
+  plan: text<Plan>(),
+  timeZone: nullable(text()),
+  createdAt: integer(),
+  passwordHash: text(),
+  // Anything but an owner is a member.
+  role: custom<Role>(
+    (value) => (value === "owner" ? "owner" : "member"),
+    (value) => value,
+  )(),
+  deactivatedAt: nullable(integer()),
 });
+
+const COLUMNS = USERS.select();
+
+const toUser = (row: SqlRow): User => {
+  const { passwordHash: _, ...user } = USERS.read(row);
+  return user;
+};
+
+/** What a new user's insert names. */
+const INSERTED = USERS.pick("id", "orgId", "email", "name", "passwordHash", "plan", "createdAt", "role");
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -53,16 +56,10 @@ export async function createUser(
 ): Promise<User> {
   const id = newId("usr", now);
   try {
-    await db.run("INSERT INTO users (id, org_id, email, name, password_hash, plan, created_at, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-      id,
-      input.orgId,
-      normalizeEmail(input.email),
-      input.name,
-      input.passwordHash,
-      input.plan,
-      now,
-      input.role ?? "member",
-    ]);
+    await db.run(
+      `INSERT INTO users (${INSERTED.insertColumns}) VALUES (${INSERTED.placeholders})`,
+      INSERTED.args({ ...input, id, email: normalizeEmail(input.email), createdAt: now, role: input.role ?? "member" }),
+    );
   } catch (error) {
     if (isUniqueViolation(error, "users", "email")) throw new EmailTakenError(input.email);
     throw error;
@@ -73,14 +70,14 @@ export async function createUser(
 }
 
 export async function getUserById(db: Db, id: string): Promise<User | null> {
-  const row = await db.one<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = ?`, [id]);
+  const row = await db.one<SqlRow>(`SELECT ${COLUMNS} FROM users WHERE id = ?`, [id]);
   return row ? toUser(row) : null;
 }
 
 /** The user and their password hash, for sign-in. Emails compare case-insensitively. */
 export async function getUserByEmail(db: Db, email: string): Promise<(User & { passwordHash: string }) | null> {
-  const row = await db.one<UserRow>(`SELECT ${COLUMNS} FROM users WHERE email = ?`, [normalizeEmail(email)]);
-  return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
+  const row = await db.one<SqlRow>(`SELECT ${COLUMNS} FROM users WHERE email = ?`, [normalizeEmail(email)]);
+  return row ? USERS.read(row) : null;
 }
 
 export async function setUserPlan(db: Db, email: string, plan: Plan): Promise<boolean> {
@@ -99,7 +96,7 @@ export async function listOrgUserIds(db: Db, orgId: string): Promise<string[]> {
 
 /** The organization's users, owners first, then by creation (the settings page's list). */
 export async function listOrgUsers(db: Db, orgId: string): Promise<User[]> {
-  const rows = await db.all<UserRow>(`SELECT ${COLUMNS} FROM users WHERE org_id = ? ORDER BY role = 'owner' DESC, created_at, id`, [orgId]);
+  const rows = await db.all<SqlRow>(`SELECT ${COLUMNS} FROM users WHERE org_id = ? ORDER BY role = 'owner' DESC, created_at, id`, [orgId]);
   return rows.map(toUser);
 }
 
@@ -170,14 +167,14 @@ export async function deactivateUser(db: Db, orgId: string, userId: string, acto
 }
 
 /** The person columns a credential lookup joins from users (`u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role`). */
-export interface CredentialUserRow {
-  user_id: string;
-  org_id: string;
-  email: string;
-  name: string;
-  plan: string;
-  role: string;
-}
+const CREDENTIAL_USER = table("users", {
+  userId: text("user_id"),
+  orgId: text(),
+  email: text(),
+  name: text(),
+  plan: text<Plan>(),
+  role: text<Role>(),
+});
 
 /** The person a key or a token acts for. */
 export interface CredentialUser {
@@ -190,11 +187,4 @@ export interface CredentialUser {
 }
 
 /** The person a key or a token acts for, read fresh with it (so plan and role changes are immediate). */
-export const credentialUserOf = (row: CredentialUserRow): CredentialUser => ({
-  userId: row.user_id,
-  orgId: row.org_id,
-  email: row.email,
-  name: row.name,
-  plan: row.plan as Plan,
-  role: row.role as Role,
-});
+export const credentialUserOf = (row: SqlRow): CredentialUser => CREDENTIAL_USER.read(row);

@@ -1,5 +1,5 @@
 /** OIDC identities (issue 25): an (issuer, subject) pair linked to one user. */
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 export async function userIdOfIdentity(db: Db, issuer: string, subject: string): Promise<string | null> {
   const row = await db.one<{ user_id: string }>("SELECT user_id FROM user_identities WHERE issuer = ? AND subject = ?", [issuer, subject]);

@@ -1,5 +1,5 @@
 /** Failed sign-ins per email (src/docs/notes/web-and-accounts.md throttling): one row per failure, pruned as the window moves. */
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 export async function recordSignInFailure(db: Db, email: string, now: number, windowMs: number): Promise<void> {
   await db.batch(

@@ -1,5 +1,5 @@
 /** One-time first-run setup tokens (src/docs/notes/running.md#first-start): only the token's SHA-256 is stored. */
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 export async function insertSetupToken(db: Db, tokenHash: string, now: number): Promise<void> {
   await db.run("INSERT INTO setup_tokens (token_hash, created_at) VALUES (?, ?)", [tokenHash, now]);

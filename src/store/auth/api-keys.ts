@@ -1,6 +1,7 @@
-import type { KeyScope } from "../domain.ts";
-import { type Db, parseJson } from "./db.ts";
-import { type CredentialUser, type CredentialUserRow, credentialUserOf } from "./users.ts";
+import type { KeyScope } from "../../domain.ts";
+import { integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
+import { type CredentialUser, credentialUserOf } from "./users.ts";
 
 export interface ApiKeyRecord {
   hash: string;
@@ -10,43 +11,38 @@ export interface ApiKeyRecord {
   lastUsedAt: number | null;
 }
 
-interface KeyRow {
-  hash: string;
-  name: string;
-  scopes: string;
-  created_at: number;
-  last_used_at: number | null;
-}
-
-const toKey = (r: KeyRow): ApiKeyRecord => ({
-  hash: r.hash,
-  name: r.name,
-  scopes: parseJson<KeyScope[]>(r.scopes, []),
-  createdAt: r.created_at,
-  lastUsedAt: r.last_used_at,
+/** The api_keys table, in the order inserts name its columns; only the key's SHA-256 is stored. */
+const API_KEYS = table("api_keys", {
+  hash: text(),
+  userId: text(),
+  name: text(),
+  scopes: json<KeyScope[]>([]),
+  createdAt: integer(),
+  lastUsedAt: nullable(integer()),
 });
+
+const INSERTED = API_KEYS.omit("lastUsedAt");
+const KEY = API_KEYS.omit("userId");
+const USE = API_KEYS.pick("scopes", "lastUsedAt");
 
 export async function insertApiKey(
   db: Db,
   key: { hash: string; userId: string; name: string; scopes: KeyScope[] },
   now: number,
 ): Promise<void> {
-  await db.run("INSERT INTO api_keys (hash, user_id, name, scopes, created_at) VALUES (?, ?, ?, ?, ?)", [
-    key.hash,
-    key.userId,
-    key.name,
-    JSON.stringify(key.scopes),
-    now,
-  ]);
+  await db.run(
+    `INSERT INTO api_keys (${INSERTED.insertColumns}) VALUES (${INSERTED.placeholders})`,
+    INSERTED.args({ ...key, createdAt: now }),
+  );
 }
 
 /** Active keys of one user, newest first. */
 export async function listActiveApiKeys(db: Db, userId: string): Promise<ApiKeyRecord[]> {
-  const rows = await db.all<KeyRow>(
+  const rows = await db.all<SqlRow>(
     "SELECT hash, name, scopes, created_at, last_used_at FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, rowid DESC",
     [userId],
   );
-  return rows.map(toKey);
+  return rows.map(KEY.read);
 }
 
 /** Revokes an active key of this user; false when it is not one (unknown, revoked, or another user's). */
@@ -68,9 +64,9 @@ export async function insertApiKeyWithinLimit(
   since: number,
 ): Promise<boolean> {
   const inserted = await db.run(
-    `INSERT INTO api_keys (hash, user_id, name, scopes, created_at)
-     SELECT ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM api_keys WHERE user_id = ? AND created_at > ?) < ?`,
-    [key.hash, key.userId, key.name, JSON.stringify(key.scopes), now, key.userId, since, limit],
+    `INSERT INTO api_keys (${INSERTED.insertColumns})
+     SELECT ${INSERTED.placeholders} WHERE (SELECT count(*) FROM api_keys WHERE user_id = ? AND created_at > ?) < ?`,
+    [...INSERTED.args({ ...key, createdAt: now }), key.userId, since, limit],
   );
   return inserted === 1;
 }
@@ -91,23 +87,14 @@ export interface KeyOwner extends CredentialUser {
 
 /** The owner of an active key, read fresh on every request (revocation and plan changes are immediate). */
 export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner | null> {
-  const [row] = await db.all<
-    CredentialUserRow & {
-      scopes: string;
-      last_used_at: number | null;
-    }
-  >(
+  const [row] = await db.all<SqlRow>(
     `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role, k.scopes, k.last_used_at
        FROM api_keys k JOIN users u ON u.id = k.user_id
       WHERE k.hash = ? AND k.revoked_at IS NULL`,
     [hash],
   );
   if (!row) return null;
-  return {
-    ...credentialUserOf(row),
-    scopes: parseJson<KeyScope[]>(row.scopes, []),
-    lastUsedAt: row.last_used_at,
-  };
+  return { ...credentialUserOf(row), ...USE.read(row) };
 }
 
 export async function touchApiKey(db: Db, hash: string, now: number): Promise<void> {

@@ -3,7 +3,7 @@
  * owner creates the user (/welcome), 'reset' from `crew user reset-password` (/reset-password). Only
  * the token's SHA-256 is stored.
  */
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 export type LinkPurpose = "welcome" | "reset";
 

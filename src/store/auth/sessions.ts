@@ -1,4 +1,5 @@
-import type { Db } from "./db.ts";
+import { integer, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 export interface SessionRow {
   id: string;
@@ -7,22 +8,21 @@ export interface SessionRow {
   expiresAt: number;
 }
 
+/** The sessions table, in the order inserts name its columns; the id is the token's SHA-256. */
+const SESSIONS = table("sessions", { id: text(), userId: text(), csrfToken: text(), createdAt: integer(), expiresAt: integer() });
+
+const SESSION = SESSIONS.omit("createdAt");
+
 export async function insertSession(db: Db, s: SessionRow, now: number): Promise<void> {
-  await db.run("INSERT INTO sessions (id, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)", [
-    s.id,
-    s.userId,
-    s.csrfToken,
-    now,
-    s.expiresAt,
-  ]);
+  await db.run(
+    `INSERT INTO sessions (${SESSIONS.insertColumns}) VALUES (${SESSIONS.placeholders})`,
+    SESSIONS.args({ ...s, createdAt: now }),
+  );
 }
 
 export async function findSession(db: Db, id: string): Promise<SessionRow | null> {
-  const row = await db.one<{ id: string; user_id: string; csrf_token: string; expires_at: number }>(
-    "SELECT id, user_id, csrf_token, expires_at FROM sessions WHERE id = ?",
-    [id],
-  );
-  return row ? { id: row.id, userId: row.user_id, csrfToken: row.csrf_token, expiresAt: row.expires_at } : null;
+  const row = await db.one<SqlRow>("SELECT id, user_id, csrf_token, expires_at FROM sessions WHERE id = ?", [id]);
+  return row ? SESSION.read(row) : null;
 }
 
 export async function extendSession(db: Db, id: string, expiresAt: number): Promise<void> {
