@@ -8,7 +8,7 @@ import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../lib/random.ts";
 import { findActiveKeyOwner, touchApiKey } from "../store/auth/api-keys.ts";
 import type { Db } from "../store/db.ts";
-import { findActiveAccessToken, touchGrant } from "../store/oauth-tokens.ts";
+import { findActiveAccessToken, touchGrant } from "../store/oauth/tokens.ts";
 import { principalFor } from "./access.ts";
 import { isApiKey } from "./api-keys.ts";
 

@@ -11,7 +11,7 @@ import { iso, isoOrNull } from "../lib/clock.ts";
 import { redirectHost } from "../lib/redirect-uri.ts";
 import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
-import { listConnectedApps, revokeGrant } from "../store/oauth-grants.ts";
+import { listConnectedApps, revokeGrant } from "../store/oauth/grants.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime } from "./schemas.ts";
 

@@ -1,9 +1,9 @@
-import type { OAuthScope } from "../domain.ts";
-import { scopeString, scopesFromString } from "../domain.ts";
-import { DAY } from "../lib/clock.ts";
-import { type CredentialUser, credentialUserOf } from "./auth/users.ts";
-import type { SqlRow } from "./columns.ts";
-import type { Db } from "./db.ts";
+import type { OAuthScope } from "../../domain.ts";
+import { DAY } from "../../lib/clock.ts";
+import { type CredentialUser, credentialUserOf } from "../auth/users.ts";
+import { integer, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
+import { oauthScopes } from "./grants.ts";
 
 export interface AccessTokenOwner extends CredentialUser {
   grantId: string;
@@ -14,20 +14,21 @@ export interface AccessTokenOwner extends CredentialUser {
   grantLastUsedAt: number | null;
 }
 
+/** What an access token lookup reads besides its person (`g.id AS grant_id, g.client_id, t.scopes, t.resource, g.last_used_at`). */
+const ACCESS = table("oauth_tokens", {
+  grantId: text(),
+  clientId: text(),
+  scopes: oauthScopes(),
+  resource: text(),
+  grantLastUsedAt: nullable(integer("last_used_at")),
+});
+
 /**
  * The owner of an unexpired, unrevoked access token whose grant is alive. Read on every request,
  * so revoking a grant or a token is immediate.
  */
 export async function findActiveAccessToken(db: Db, tokenHash: string, now: number): Promise<AccessTokenOwner | null> {
-  const row = await db.one<
-    SqlRow & {
-      grant_id: string;
-      client_id: string;
-      scopes: string;
-      resource: string;
-      last_used_at: number | null;
-    }
-  >(
+  const row = await db.one<SqlRow>(
     `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role, g.id AS grant_id, g.client_id, t.scopes, t.resource, g.last_used_at
        FROM oauth_tokens t
        JOIN oauth_grants g ON g.id = t.grant_id
@@ -36,14 +37,7 @@ export async function findActiveAccessToken(db: Db, tokenHash: string, now: numb
     [tokenHash, now],
   );
   if (!row) return null;
-  return {
-    ...credentialUserOf(row),
-    grantId: row.grant_id,
-    clientId: row.client_id,
-    scopes: row.scopes.split(" ").filter(Boolean) as OAuthScope[],
-    resource: row.resource,
-    grantLastUsedAt: row.last_used_at,
-  };
+  return { ...credentialUserOf(row), ...ACCESS.read(row) };
 }
 
 /** "Last used" of a connected application, on use of its access token. */
@@ -64,14 +58,35 @@ export interface TokenPair {
   refresh: IssuedToken;
 }
 
-const TOKEN_COLUMNS = "token_hash, grant_id, kind, scopes, resource, created_at, expires_at, parent_hash";
+/** The oauth_tokens table, in the order inserts name its columns. */
+const TOKENS = table("oauth_tokens", {
+  tokenHash: text(),
+  grantId: text(),
+  kind: text<"access" | "refresh">(),
+  scopes: oauthScopes(),
+  resource: text(),
+  createdAt: integer(),
+  expiresAt: integer(),
+  parentHash: nullable(text()),
+});
+
+const TOKEN_COLUMNS = TOKENS.insertColumns;
 
 function tokenArgs(grantId: string, kind: "access" | "refresh", t: IssuedToken, resource: string, now: number, parent: string | null) {
-  return [t.hash, grantId, kind, scopeString(t.scopes), resource, now, t.expiresAt, parent];
+  return TOKENS.args({
+    tokenHash: t.hash,
+    grantId,
+    kind,
+    scopes: [...t.scopes],
+    resource,
+    createdAt: now,
+    expiresAt: t.expiresAt,
+    parentHash: parent,
+  });
 }
 
 const insertToken = (...a: Parameters<typeof tokenArgs>) => ({
-  sql: `INSERT INTO oauth_tokens (${TOKEN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  sql: `INSERT INTO oauth_tokens (${TOKEN_COLUMNS}) VALUES (${TOKENS.placeholders})`,
   args: tokenArgs(...a),
 });
 
@@ -103,35 +118,26 @@ export interface RefreshToken {
   grantRevokedAt: number | null;
 }
 
+const REFRESH = table("oauth_tokens", {
+  hash: text("token_hash"),
+  grantId: text(),
+  clientId: text(),
+  scopes: oauthScopes(),
+  resource: text(),
+  expiresAt: integer(),
+  usedAt: nullable(integer()),
+  revokedAt: nullable(integer()),
+  grantRevokedAt: nullable(integer()),
+});
+
 export async function findRefreshToken(db: Db, hash: string): Promise<RefreshToken | null> {
-  const row = await db.one<{
-    token_hash: string;
-    grant_id: string;
-    client_id: string;
-    scopes: string;
-    resource: string;
-    expires_at: number;
-    used_at: number | null;
-    revoked_at: number | null;
-    grant_revoked_at: number | null;
-  }>(
+  const row = await db.one<SqlRow>(
     `SELECT t.token_hash, t.grant_id, g.client_id, t.scopes, t.resource, t.expires_at, t.used_at, t.revoked_at, g.revoked_at AS grant_revoked_at
        FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
       WHERE t.token_hash = ? AND t.kind = 'refresh'`,
     [hash],
   );
-  if (!row) return null;
-  return {
-    hash: row.token_hash,
-    grantId: row.grant_id,
-    clientId: row.client_id,
-    scopes: scopesFromString(row.scopes),
-    resource: row.resource,
-    expiresAt: row.expires_at,
-    usedAt: row.used_at,
-    revokedAt: row.revoked_at,
-    grantRevokedAt: row.grant_revoked_at,
-  };
+  return row ? REFRESH.read(row) : null;
 }
 
 /**
@@ -150,7 +156,7 @@ export async function findRefreshToken(db: Db, hash: string): Promise<RefreshTok
 export async function rotateRefreshToken(db: Db, presentedHash: string, pair: TokenPair, now: number): Promise<boolean> {
   // INSERT … SELECT … WHERE: the new token exists only if the presented one is still live.
   const insertIfLive = (...a: Parameters<typeof tokenArgs>) => ({
-    sql: `INSERT INTO oauth_tokens (${TOKEN_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?
+    sql: `INSERT INTO oauth_tokens (${TOKEN_COLUMNS}) SELECT ${TOKENS.placeholders}
            WHERE EXISTS (SELECT 1 FROM oauth_tokens p JOIN oauth_grants g ON g.id = p.grant_id
                           WHERE p.token_hash = ? AND p.revoked_at IS NULL AND p.expires_at > ? AND g.revoked_at IS NULL)`,
     args: [...tokenArgs(...a), presentedHash, now],
@@ -180,16 +186,18 @@ export async function rotateRefreshToken(db: Db, presentedHash: string, pair: To
   return (results[0]?.rowsAffected ?? 0) === 1;
 }
 
+const REVOCATION = table("oauth_tokens", { kind: text<"access" | "refresh">(), grantId: text(), clientId: text() });
+
 /** What a token revocation (RFC 7009) needs to know: its kind, grant and client. */
 export async function findTokenForRevocation(
   db: Db,
   hash: string,
 ): Promise<{ kind: "access" | "refresh"; grantId: string; clientId: string } | null> {
-  const row = await db.one<{ kind: "access" | "refresh"; grant_id: string; client_id: string }>(
+  const row = await db.one<SqlRow>(
     "SELECT t.kind, t.grant_id, g.client_id FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = ?",
     [hash],
   );
-  return row ? { kind: row.kind, grantId: row.grant_id, clientId: row.client_id } : null;
+  return row ? REVOCATION.read(row) : null;
 }
 
 export async function revokeToken(db: Db, hash: string, now: number): Promise<void> {

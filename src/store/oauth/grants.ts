@@ -3,9 +3,10 @@
  * tokens hang off a grant; revoking the grant kills every token issued under it at once (the
  * token lookup joins the grant).
  */
-import type { ClientMetadata, OAuthScope } from "../domain.ts";
-import { scopeString, scopesFromString } from "../domain.ts";
-import { type Db, parseJson } from "./db.ts";
+import type { ClientMetadata, OAuthScope } from "../../domain.ts";
+import { scopeString, scopesFromString } from "../../domain.ts";
+import { custom, integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 export interface Grant {
   id: string;
@@ -23,39 +24,39 @@ export interface ConnectedApp extends Grant {
   clientName: string | null;
 }
 
-interface GrantRow {
-  id: string;
-  client_id: string;
-  user_id: string;
-  scopes: string;
-  resource: string;
-  redirect_uri: string;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
+/** Scopes as stored: space-separated, canonical order (src/domain.ts); unknown words are dropped on reading. */
+export const oauthScopes = custom<OAuthScope[]>(
+  (value) => scopesFromString(String(value ?? "")),
+  (value) => scopeString(value),
+);
 
-const COLUMNS = "g.id, g.client_id, g.user_id, g.scopes, g.resource, g.redirect_uri, g.created_at, g.last_used_at, g.revoked_at";
-
-const toGrant = (r: GrantRow): Grant => ({
-  id: r.id,
-  clientId: r.client_id,
-  userId: r.user_id,
-  scopes: scopesFromString(r.scopes),
-  resource: r.resource,
-  redirectUri: r.redirect_uri,
-  createdAt: r.created_at,
-  lastUsedAt: r.last_used_at,
-  revokedAt: r.revoked_at,
+/** The oauth_grants table, in the order inserts name its columns. */
+const GRANTS = table("oauth_grants", {
+  id: text(),
+  clientId: text(),
+  userId: text(),
+  scopes: oauthScopes(),
+  resource: text(),
+  redirectUri: text(),
+  createdAt: integer(),
+  lastUsedAt: nullable(integer()),
+  revokedAt: nullable(integer()),
 });
+
+const COLUMNS = GRANTS.select("g");
+
+const INSERTED = GRANTS.omit("lastUsedAt", "revokedAt");
+
+/** The client's name, from its registration. */
+const CLIENT_NAME = table("oauth_clients", { metadata: json<Partial<ClientMetadata>>({}) });
 
 /** Inserts the grant and marks its client as used (so the unused-registration purge keeps it), in one transaction. */
 export async function insertGrant(db: Db, g: Omit<Grant, "createdAt" | "lastUsedAt" | "revokedAt">, now: number): Promise<void> {
   await db.batch(
     [
       {
-        sql: "INSERT INTO oauth_grants (id, client_id, user_id, scopes, resource, redirect_uri, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        args: [g.id, g.clientId, g.userId, scopeString(g.scopes), g.resource, g.redirectUri, now],
+        sql: `INSERT INTO oauth_grants (${INSERTED.insertColumns}) VALUES (${INSERTED.placeholders})`,
+        args: INSERTED.args({ ...g, createdAt: now }),
       },
       { sql: "UPDATE oauth_clients SET first_used_at = ? WHERE id = ? AND first_used_at IS NULL", args: [now, g.clientId] },
     ],
@@ -97,7 +98,7 @@ export async function revokeGrant(db: Db, grantId: string, now: number, userId?:
  * whose code was never exchanged, or whose tokens all expired, connects nothing). Newest first.
  */
 export async function listConnectedApps(db: Db, userId: string, now: number): Promise<ConnectedApp[]> {
-  const rows = await db.all<GrantRow & { metadata: string | null }>(
+  const rows = await db.all<SqlRow>(
     `SELECT ${COLUMNS}, c.metadata
        FROM oauth_grants g
        LEFT JOIN oauth_clients c ON c.id = g.client_id
@@ -107,8 +108,5 @@ export async function listConnectedApps(db: Db, userId: string, now: number): Pr
       ORDER BY g.created_at DESC, g.id DESC`,
     [userId, now],
   );
-  return rows.map((r) => ({
-    ...toGrant(r),
-    clientName: parseJson<Partial<ClientMetadata>>(r.metadata, {}).client_name ?? null,
-  }));
+  return rows.map((row) => ({ ...GRANTS.read(row), clientName: CLIENT_NAME.read(row).metadata.client_name ?? null }));
 }

@@ -1,6 +1,7 @@
 /** Registered OAuth clients (RFC 7591). The secret of a confidential client is stored as SHA-256 only. */
-import type { ClientMetadata } from "../domain.ts";
-import { type Db, parseJson } from "./db.ts";
+import type { ClientMetadata } from "../../domain.ts";
+import { integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 export interface OAuthClient {
   id: string;
@@ -10,38 +11,38 @@ export interface OAuthClient {
   firstUsedAt: number | null;
 }
 
+/** The oauth_clients table, in the order inserts name its columns. */
+const CLIENTS = table("oauth_clients", {
+  id: text(),
+  secretHash: nullable(text()),
+  metadata: json<ClientMetadata>({
+    redirect_uris: [],
+    token_endpoint_auth_method: "none",
+    grant_types: [],
+    response_types: [],
+  }),
+  registeredFrom: text(),
+  createdAt: integer(),
+  firstUsedAt: nullable(integer()),
+});
+
+const INSERTED = CLIENTS.omit("firstUsedAt");
+const CLIENT = CLIENTS.omit("registeredFrom");
+
 export async function insertClient(
   db: Db,
   client: { id: string; secretHash: string | null; metadata: ClientMetadata; registeredFrom: string },
   now: number,
 ): Promise<void> {
-  await db.run("INSERT INTO oauth_clients (id, secret_hash, metadata, registered_from, created_at) VALUES (?, ?, ?, ?, ?)", [
-    client.id,
-    client.secretHash,
-    JSON.stringify(client.metadata),
-    client.registeredFrom,
-    now,
-  ]);
+  await db.run(
+    `INSERT INTO oauth_clients (${INSERTED.insertColumns}) VALUES (${INSERTED.placeholders})`,
+    INSERTED.args({ ...client, createdAt: now }),
+  );
 }
 
 export async function findClient(db: Db, id: string): Promise<OAuthClient | null> {
-  const row = await db.one<{ id: string; secret_hash: string | null; metadata: string; created_at: number; first_used_at: number | null }>(
-    "SELECT id, secret_hash, metadata, created_at, first_used_at FROM oauth_clients WHERE id = ?",
-    [id],
-  );
-  if (!row) return null;
-  return {
-    id: row.id,
-    secretHash: row.secret_hash,
-    metadata: parseJson<ClientMetadata>(row.metadata, {
-      redirect_uris: [],
-      token_endpoint_auth_method: "none",
-      grant_types: [],
-      response_types: [],
-    }),
-    createdAt: row.created_at,
-    firstUsedAt: row.first_used_at,
-  };
+  const row = await db.one<SqlRow>("SELECT id, secret_hash, metadata, created_at, first_used_at FROM oauth_clients WHERE id = ?", [id]);
+  return row ? CLIENT.read(row) : null;
 }
 
 export async function countRegistrationsSince(db: Db, address: string, since: number): Promise<number> {
