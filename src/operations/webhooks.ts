@@ -12,7 +12,7 @@ import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { recordAudit } from "../store/audit.ts";
 import type { Db } from "../store/db.ts";
-import { deleteWebhook, getWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRecord } from "../store/webhooks.ts";
+import { deleteWebhook, getWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRecord } from "../store/delivery/webhooks.ts";
 import { sealWebhookSecret } from "../webhooks/secret-at-rest.ts";
 import { newWebhookSecret } from "../webhooks/sign.ts";
 import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../webhooks/targets.ts";

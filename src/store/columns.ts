@@ -80,6 +80,8 @@ export type RowOf<T> = T extends Table<infer S> ? RecordOf<S> : never;
 export interface Table<S extends Columns> {
   readonly table: string;
   readonly fields: readonly (keyof S & string)[];
+  /** The declaration itself, to build another from it (`{ ...T.columns, extra: text() }`). */
+  readonly columns: S;
   /** The SQL column of a field. */
   column(field: keyof S & string): string;
   /** `id, title, contact_id`, or with a table alias `a.id AS id, a.title AS title, a.contact_id AS contact_id`. */
@@ -116,6 +118,7 @@ export function table<S extends Columns>(name: string, columns: S): Table<S> {
   return {
     table: name,
     fields,
+    columns,
     column: sqlOf,
     select: (alias) => (alias ? names.map((n) => `${alias}.${n} AS ${n}`) : names).join(", "),
     read,

@@ -20,7 +20,7 @@ import { invoke } from "../operations/invoke.ts";
 import type { Operation } from "../operations/registry.ts";
 import { findAction } from "../store/actions/actions.ts";
 import { getUserById } from "../store/auth/users.ts";
-import { type ActionVerb, claimMailLink, findMailLink, type LinkState, setPrefsStatement } from "../store/notify.ts";
+import { type ActionVerb, claimMailLink, findMailLink, type LinkState, setPrefsStatement } from "../store/delivery/notify.ts";
 
 const VERBS: Record<ActionVerb, { status: "approved" | "done" | "dismissed"; label: string; past: string }> = {
   approve: { status: "approved", label: "Approve", past: "approved" },

@@ -9,7 +9,7 @@ import type { InStatement } from "@libsql/client";
 import { listOpenActions } from "../../store/actions/actions.ts";
 import { listOpenSuggestions } from "../../store/actions/suggestions.ts";
 import type { Db } from "../../store/db.ts";
-import type { ActionVerb } from "../../store/notify.ts";
+import type { ActionVerb } from "../../store/delivery/notify.ts";
 import { latestBriefing } from "../../store/reports/reports.ts";
 import { newMailLink } from "./links.ts";
 

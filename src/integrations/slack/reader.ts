@@ -12,8 +12,8 @@ import type { Clock } from "../../lib/clock.ts";
 import { DAY } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
 import { newId } from "../../lib/random.ts";
-import { clearServiceAlert, getChannel, raiseServiceAlert, saveChannelStateStatement } from "../../store/channels.ts";
 import type { Db } from "../../store/db.ts";
+import { clearServiceAlert, getChannel, raiseServiceAlert, saveChannelStateStatement } from "../../store/delivery/channels.ts";
 import { slackClient, slackFailureOf } from "./client.ts";
 import { slackConnection } from "./connection.ts";
 

@@ -4,7 +4,8 @@
  * and the RFC 8058 one-click unsubscribe. Only a link token's SHA-256 is stored.
  */
 import type { InStatement } from "@libsql/client";
-import type { Db } from "./db.ts";
+import { custom, integer, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 export interface NotificationPrefs {
   briefingEmail: boolean;
@@ -13,12 +14,23 @@ export interface NotificationPrefs {
 
 export const DEFAULT_PREFS: NotificationPrefs = { briefingEmail: true, briefingSlack: false };
 
+/** A preference stored 0/1; no row (a LEFT JOIN's NULL) means the default. */
+const flag = (fallback: boolean) =>
+  custom<boolean>(
+    (value) => (value === null || value === undefined ? fallback : value === 1 || value === true),
+    (value) => (value ? 1 : 0),
+  )();
+
+const PREFS = table("notification_prefs", {
+  briefingEmail: flag(DEFAULT_PREFS.briefingEmail),
+  briefingSlack: flag(DEFAULT_PREFS.briefingSlack),
+});
+
+const RECIPIENT = table("users", { id: text(), email: text(), name: text(), ...PREFS.columns });
+
 export async function getPrefs(db: Db, userId: string): Promise<NotificationPrefs> {
-  const row = await db.one<{ briefing_email: number; briefing_slack: number }>(
-    "SELECT briefing_email, briefing_slack FROM notification_prefs WHERE user_id = ?",
-    [userId],
-  );
-  return row ? { briefingEmail: row.briefing_email === 1, briefingSlack: row.briefing_slack === 1 } : { ...DEFAULT_PREFS };
+  const row = await db.one<SqlRow>("SELECT briefing_email, briefing_slack FROM notification_prefs WHERE user_id = ?", [userId]);
+  return row ? PREFS.read(row) : { ...DEFAULT_PREFS };
 }
 
 /** Changes only the given fields (the others keep their stored or default value). */
@@ -44,18 +56,12 @@ export function setPrefsStatement(userId: string, changes: Partial<NotificationP
 
 /** The organization's active users with an address, with their preferences: who a briefing may reach. */
 export async function listRecipients(db: Db, orgId: string): Promise<({ id: string; email: string; name: string } & NotificationPrefs)[]> {
-  const rows = await db.all<{ id: string; email: string; name: string; briefing_email: number | null; briefing_slack: number | null }>(
+  const rows = await db.all<SqlRow>(
     `SELECT u.id, u.email, u.name, p.briefing_email, p.briefing_slack FROM users u LEFT JOIN notification_prefs p ON p.user_id = u.id
       WHERE u.org_id = ? AND u.deactivated_at IS NULL AND u.email <> '' ORDER BY u.created_at, u.id`,
     [orgId],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    email: r.email,
-    name: r.name,
-    briefingEmail: r.briefing_email === null ? DEFAULT_PREFS.briefingEmail : r.briefing_email === 1,
-    briefingSlack: r.briefing_slack === null ? DEFAULT_PREFS.briefingSlack : r.briefing_slack === 1,
-  }));
+  return rows.map(RECIPIENT.read);
 }
 
 export const ACTION_VERBS = ["approve", "done", "dismiss"] as const;
@@ -65,18 +71,38 @@ export type MailLink =
   | { purpose: "action"; userId: string; actionId: string; verb: ActionVerb }
   | { purpose: "unsubscribe"; userId: string };
 
+/** The mail_links table, in the order inserts name its columns; only the token's SHA-256 is stored. */
+const MAIL_LINKS = table("mail_links", {
+  tokenHash: text(),
+  userId: text(),
+  purpose: text<MailLink["purpose"]>(),
+  actionId: nullable(text()),
+  verb: nullable(text<ActionVerb>()),
+  createdAt: integer(),
+  expiresAt: integer(),
+  usedAt: nullable(integer()),
+});
+
+const INSERTED = MAIL_LINKS.omit("usedAt");
+
+/** A link as a click reads it: with its user's organization. */
+const FOUND = table("mail_links", {
+  ...MAIL_LINKS.pick("userId", "purpose", "actionId", "verb", "expiresAt", "usedAt").columns,
+  orgId: text(),
+});
+
 export function insertMailLinkStatement(tokenHash: string, link: MailLink, now: number, expiresAt: number): InStatement {
   return {
-    sql: "INSERT INTO mail_links (token_hash, user_id, purpose, action_id, verb, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    args: [
+    sql: `INSERT INTO mail_links (${INSERTED.insertColumns}) VALUES (${INSERTED.placeholders})`,
+    args: INSERTED.args({
       tokenHash,
-      link.userId,
-      link.purpose,
-      link.purpose === "action" ? link.actionId : null,
-      link.purpose === "action" ? link.verb : null,
-      now,
+      userId: link.userId,
+      purpose: link.purpose,
+      actionId: link.purpose === "action" ? link.actionId : null,
+      verb: link.purpose === "action" ? link.verb : null,
+      createdAt: now,
       expiresAt,
-    ],
+    }),
   };
 }
 
@@ -88,24 +114,17 @@ export async function findMailLink(
   tokenHash: string,
   now: number,
 ): Promise<(MailLink & { state: LinkState; orgId: string }) | null> {
-  const row = await db.one<{
-    user_id: string;
-    org_id: string;
-    purpose: "action" | "unsubscribe";
-    action_id: string | null;
-    verb: ActionVerb | null;
-    expires_at: number;
-    used_at: number | null;
-  }>(
+  const found = await db.one<SqlRow>(
     `SELECT l.user_id, u.org_id, l.purpose, l.action_id, l.verb, l.expires_at, l.used_at FROM mail_links l JOIN users u ON u.id = l.user_id
       WHERE l.token_hash = ? AND u.deactivated_at IS NULL`,
     [tokenHash],
   );
-  if (!row) return null;
-  const state: LinkState = row.used_at !== null ? "used" : row.expires_at <= now ? "expired" : "valid";
+  if (!found) return null;
+  const row = FOUND.read(found);
+  const state: LinkState = row.usedAt !== null ? "used" : row.expiresAt <= now ? "expired" : "valid";
   return row.purpose === "action"
-    ? { purpose: "action", userId: row.user_id, orgId: row.org_id, actionId: row.action_id ?? "", verb: row.verb ?? "done", state }
-    : { purpose: "unsubscribe", userId: row.user_id, orgId: row.org_id, state };
+    ? { purpose: "action", userId: row.userId, orgId: row.orgId, actionId: row.actionId ?? "", verb: row.verb ?? "done", state }
+    : { purpose: "unsubscribe", userId: row.userId, orgId: row.orgId, state };
 }
 
 /** Marks an action link used; false when another request used it first (or it expired meanwhile). */

@@ -6,10 +6,11 @@
  */
 
 import type { InStatement } from "@libsql/client";
-import type { WebhookEvent } from "../domain.ts";
-import { newId } from "../lib/random.ts";
-import { type Condition, type Db, parseJson } from "./db.ts";
-import { claimDueRows } from "./outbox-claim.ts";
+import type { WebhookEvent } from "../../domain.ts";
+import { newId } from "../../lib/random.ts";
+import { integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Condition, Db } from "../db.ts";
+import { claimDueRows } from "./claim.ts";
 
 export interface WebhookRecord {
   id: string;
@@ -26,31 +27,28 @@ export interface WebhookRecord {
   lastFailureReason: string | null;
 }
 
-interface WebhookRow {
-  id: string;
-  url: string;
-  events: string;
-  description: string | null;
-  created_by: string;
-  created_at: number;
-  last_attempt_at: number | null;
-  last_success_at: number | null;
-  last_failure_at: number | null;
-  last_failure_reason: string | null;
-}
-
-const toWebhook = (r: WebhookRow): WebhookRecord => ({
-  id: r.id,
-  url: r.url,
-  events: parseJson<string[]>(r.events, []),
-  description: r.description,
-  createdBy: r.created_by,
-  createdAt: r.created_at,
-  lastAttemptAt: r.last_attempt_at,
-  lastSuccessAt: r.last_success_at,
-  lastFailureAt: r.last_failure_at,
-  lastFailureReason: r.last_failure_reason,
+/** The webhooks table, in the order inserts name its columns; the last attempt is read from the deliveries. */
+const WEBHOOKS = table("webhooks", {
+  id: text(),
+  orgId: text(),
+  url: text(),
+  events: json<string[]>([]),
+  description: nullable(text()),
+  secret: text(),
+  createdBy: text(),
+  createdAt: integer(),
+  lastAttemptAt: nullable(integer()),
+  lastSuccessAt: nullable(integer()),
+  lastFailureAt: nullable(integer()),
+  lastFailureReason: nullable(text()),
 });
+
+const INSERTED = WEBHOOKS.pick("id", "orgId", "url", "events", "description", "secret", "createdBy", "createdAt");
+
+/** What reads return: never the secret. */
+const WEBHOOK = WEBHOOKS.omit("orgId", "secret");
+
+const TARGET = WEBHOOKS.pick("id", "url", "secret");
 
 const WEBHOOK_COLUMNS = `id, url, events, description, created_by, created_at, last_success_at, last_failure_at, last_failure_reason,
   (SELECT max(d.last_attempt_at) FROM webhook_deliveries d WHERE d.webhook_id = webhooks.id) AS last_attempt_at`;
@@ -61,20 +59,20 @@ export async function insertWebhook(
   now: number,
 ): Promise<void> {
   await db.run(
-    "INSERT INTO webhooks (id, org_id, url, events, description, secret, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    [w.id, w.orgId, w.url, JSON.stringify(w.events), w.description, w.secret, w.createdBy, now],
+    `INSERT INTO webhooks (${INSERTED.insertColumns}) VALUES (${INSERTED.placeholders})`,
+    INSERTED.args({ ...w, createdAt: now }),
   );
 }
 
 /** The organization's subscriptions, newest first (ids are ULIDs). Secrets are never read here. */
 export async function listWebhooks(db: Db, orgId: string): Promise<WebhookRecord[]> {
-  const rows = await db.all<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ? ORDER BY id DESC`, [orgId]);
-  return rows.map(toWebhook);
+  const rows = await db.all<SqlRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ? ORDER BY id DESC`, [orgId]);
+  return rows.map(WEBHOOK.read);
 }
 
 export async function getWebhook(db: Db, orgId: string, id: string): Promise<WebhookRecord | null> {
-  const row = await db.one<WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ? AND id = ?`, [orgId, id]);
-  return row ? toWebhook(row) : null;
+  const row = await db.one<SqlRow>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE org_id = ? AND id = ?`, [orgId, id]);
+  return row ? WEBHOOK.read(row) : null;
 }
 
 /** Deletes a subscription and its outbox rows in one transaction; false when it is not the organization's. */
@@ -132,34 +130,32 @@ export interface ClaimedDelivery {
   attempt: number;
 }
 
-interface ClaimRow {
-  webhook_id: string;
-  event_id: string;
-  event: string;
-  payload: string;
-  attempts: number;
-}
+/** What a claim returns of a delivery. */
+const CLAIMED = table("webhook_deliveries", {
+  webhookId: text(),
+  eventId: text(),
+  event: text(),
+  payload: text(),
+  attempt: integer("attempts"),
+});
 
 /** Claims up to `limit` due deliveries for this process until `lockedUntil` (a row another process took first is skipped). */
 export async function claimDueDeliveries(db: Db, now: number, lockedUntil: number, limit: number): Promise<ClaimedDelivery[]> {
-  const rows = await claimDueRows<ClaimRow>(
+  const rows = await claimDueRows<SqlRow>(
     db,
-    { table: "webhook_deliveries", key: "rowid", returning: "webhook_id, event_id, event, payload, attempts" },
+    { table: "webhook_deliveries", key: "rowid", returning: CLAIMED.select() },
     now,
     lockedUntil,
     limit,
   );
-  return rows.map((r) => ({ webhookId: r.webhook_id, eventId: r.event_id, event: r.event, payload: r.payload, attempt: r.attempts }));
+  return rows.map(CLAIMED.read);
 }
 
 /** Where and how to send: the URL and signing secret of each subscription named. */
 export async function webhookTargets(db: Db, ids: string[]): Promise<Map<string, { url: string; secret: string }>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.all<{ id: string; url: string; secret: string }>(
-    `SELECT id, url, secret FROM webhooks WHERE id IN (${ids.map(() => "?").join(", ")})`,
-    ids,
-  );
-  return new Map(rows.map((r) => [r.id, { url: r.url, secret: r.secret }]));
+  const rows = await db.all<SqlRow>(`SELECT id, url, secret FROM webhooks WHERE id IN (${ids.map(() => "?").join(", ")})`, ids);
+  return new Map(rows.map((row) => TARGET.read(row)).map(({ id, ...target }) => [id, target]));
 }
 
 export type AttemptOutcome =
@@ -222,38 +218,30 @@ export interface DeliveryRecord {
   updatedAt: number;
 }
 
-interface DeliveryRow {
-  event_id: string;
-  event: string;
-  payload: string;
-  status: DeliveryRecord["status"];
-  attempts: number;
-  next_attempt_at: number | null;
-  last_attempt_at: number | null;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-}
+/** The webhook_deliveries table as the delivery log reads it. */
+const DELIVERIES = table("webhook_deliveries", {
+  webhookId: text(),
+  eventId: text(),
+  event: text(),
+  payload: json<unknown>(null),
+  status: text<DeliveryRecord["status"]>(),
+  attempts: integer(),
+  nextAttemptAt: nullable(integer()),
+  lastAttemptAt: nullable(integer()),
+  lastStatus: nullable(integer()),
+  lastError: nullable(text()),
+  createdAt: integer(),
+  updatedAt: integer(),
+});
+
+const DELIVERY = DELIVERIES.omit("webhookId");
 
 /** The subscription's most recent deliveries, newest event first (event ids are ULIDs). */
 export async function listDeliveries(db: Db, webhookId: string, limit: number): Promise<DeliveryRecord[]> {
-  const rows = await db.all<DeliveryRow>(
+  const rows = await db.all<SqlRow>(
     `SELECT event_id, event, payload, status, attempts, next_attempt_at, last_attempt_at, last_status, last_error, created_at, updated_at
        FROM webhook_deliveries WHERE webhook_id = ? ORDER BY event_id DESC LIMIT ?`,
     [webhookId, limit],
   );
-  return rows.map((r) => ({
-    eventId: r.event_id,
-    event: r.event,
-    payload: parseJson<unknown>(r.payload, null),
-    status: r.status,
-    attempts: r.attempts,
-    nextAttemptAt: r.next_attempt_at,
-    lastAttemptAt: r.last_attempt_at,
-    lastStatus: r.last_status,
-    lastError: r.last_error,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  }));
+  return rows.map(DELIVERY.read);
 }

@@ -4,7 +4,8 @@
  * it is a credential). `state` is what the Slack agent has read so far.
  */
 import type { InStatement } from "@libsql/client";
-import { type Db, parseJson } from "./db.ts";
+import { integer, json, type SqlRow, table } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 export type ChannelKind = "slack" | "teams";
 
@@ -15,19 +16,19 @@ export interface StoredChannel {
   updatedAt: number;
 }
 
+const CHANNEL = table("org_channels", {
+  config: json<Record<string, unknown>>({}),
+  state: json<Record<string, unknown>>({}),
+  createdAt: integer(),
+  updatedAt: integer(),
+});
+
 export async function getChannel(db: Db, orgId: string, kind: ChannelKind): Promise<StoredChannel | null> {
-  const row = await db.one<{ config: string; state: string; created_at: number; updated_at: number }>(
-    "SELECT config, state, created_at, updated_at FROM org_channels WHERE org_id = ? AND kind = ?",
-    [orgId, kind],
-  );
-  return (
-    row && {
-      config: parseJson<Record<string, unknown>>(row.config, {}),
-      state: parseJson<Record<string, unknown>>(row.state, {}),
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    }
-  );
+  const row = await db.one<SqlRow>("SELECT config, state, created_at, updated_at FROM org_channels WHERE org_id = ? AND kind = ?", [
+    orgId,
+    kind,
+  ]);
+  return row ? CHANNEL.read(row) : null;
 }
 
 /** Connects or replaces the connection; what the agent read so far starts over with a new connection. */

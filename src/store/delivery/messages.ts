@@ -1,6 +1,6 @@
 /**
  * The message outbox (src/docs/notes/delivery.md): every outgoing mail, Slack and Teams message is a row here, sent
- * by a background deliverer. It follows the webhook outbox (store/webhooks.ts) statement for
+ * by a background deliverer. It follows the webhook outbox (store/delivery/webhooks.ts) statement for
  * statement: the claim (`pending` or an expired `delivering` → `delivering`, attempts + 1) is one
  * atomic UPDATE, and the outcome is recorded only by the claim that is still current, so processes
  * sharing the database never send one attempt twice and a crashed claim is taken again once its
@@ -8,9 +8,10 @@
  * constraint: a second enqueue with the same key is ignored.
  */
 import type { InStatement } from "@libsql/client";
-import { newId } from "../lib/random.ts";
-import { type Db, parseJson } from "./db.ts";
-import { claimDueRows } from "./outbox-claim.ts";
+import { newId } from "../../lib/random.ts";
+import { integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
+import { claimDueRows } from "./claim.ts";
 
 export const MESSAGE_CHANNELS = ["email", "slack", "teams"] as const;
 export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
@@ -46,34 +47,21 @@ export interface ClaimedMessage {
   attempt: number;
 }
 
-interface ClaimRow {
-  id: string;
-  org_id: string;
-  user_id: string | null;
-  channel: MessageChannel;
-  kind: string;
-  payload: string;
-  attempts: number;
-}
+/** What a claim returns of a message. */
+const CLAIMED = table("messages", {
+  id: text(),
+  orgId: text(),
+  userId: nullable(text()),
+  channel: text<MessageChannel>(),
+  kind: text(),
+  payload: json<unknown>(null),
+  attempt: integer("attempts"),
+});
 
 /** Claims up to `limit` due messages until `lockedUntil` (a row another process took first is skipped). */
 export async function claimDueMessages(db: Db, now: number, lockedUntil: number, limit: number): Promise<ClaimedMessage[]> {
-  const rows = await claimDueRows<ClaimRow>(
-    db,
-    { table: "messages", key: "id", returning: "id, org_id, user_id, channel, kind, payload, attempts" },
-    now,
-    lockedUntil,
-    limit,
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    orgId: r.org_id,
-    userId: r.user_id,
-    channel: r.channel,
-    kind: r.kind,
-    payload: parseJson<unknown>(r.payload, null),
-    attempt: r.attempts,
-  }));
+  const rows = await claimDueRows<SqlRow>(db, { table: "messages", key: "id", returning: CLAIMED.select() }, now, lockedUntil, limit);
+  return rows.map(CLAIMED.read);
 }
 
 export type MessageOutcome =
@@ -121,37 +109,28 @@ export interface MessageRecord {
   createdAt: number;
 }
 
+/** The delivery log's row: the message and its user's address. */
+const LOGGED = table("messages", {
+  id: text(),
+  userId: nullable(text()),
+  userEmail: nullable(text("email")),
+  channel: text<MessageChannel>(),
+  kind: text(),
+  status: text<MessageStatus>(),
+  attempts: integer(),
+  nextAttemptAt: nullable(integer()),
+  lastAttemptAt: nullable(integer()),
+  lastError: nullable(text()),
+  createdAt: integer(),
+});
+
 /** The organization's delivery log, newest first (ids are ULIDs). */
 export async function listMessages(db: Db, orgId: string, limit: number): Promise<MessageRecord[]> {
-  const rows = await db.all<{
-    id: string;
-    user_id: string | null;
-    email: string | null;
-    channel: MessageChannel;
-    kind: string;
-    status: MessageStatus;
-    attempts: number;
-    next_attempt_at: number | null;
-    last_attempt_at: number | null;
-    last_error: string | null;
-    created_at: number;
-  }>(
+  const rows = await db.all<SqlRow>(
     `SELECT m.id, m.user_id, u.email, m.channel, m.kind, m.status, m.attempts, m.next_attempt_at, m.last_attempt_at, m.last_error, m.created_at
        FROM messages m LEFT JOIN users u ON u.id = m.user_id
       WHERE m.org_id = ? ORDER BY m.id DESC LIMIT ?`,
     [orgId, limit],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    userId: r.user_id,
-    userEmail: r.email,
-    channel: r.channel,
-    kind: r.kind,
-    status: r.status,
-    attempts: r.attempts,
-    nextAttemptAt: r.next_attempt_at,
-    lastAttemptAt: r.last_attempt_at,
-    lastError: r.last_error,
-    createdAt: r.created_at,
-  }));
+  return rows.map(LOGGED.read);
 }

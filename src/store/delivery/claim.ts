@@ -2,7 +2,7 @@
  * The one claim of the two outboxes (messages, webhook_deliveries): due rows (pending and due, or
  * delivering with an expired lock) become `delivering` until `lockedUntil`, their attempt counted.
  */
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 const DUE = "((status = 'pending' AND next_attempt_at <= ?) OR (status = 'delivering' AND locked_until < ?))";
 
