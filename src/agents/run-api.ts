@@ -35,12 +35,12 @@ import {
   suggestionMergeStatement,
   supersedeSuggestionsStatement,
 } from "../store/actions/suggestions.ts";
-import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
 import { commit } from "../store/commit.ts";
 import { contactIssues, upsertContactStatement } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
 import { handoffInsertStatement } from "../store/feed/handoffs.ts";
 import { type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed/insights.ts";
+import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/integrations/alerts.ts";
 import { existingRecordIds, isRecordKind, type RecordKind } from "../store/record-refs.ts";
 import { latestProfile, profileInsertStatement } from "../store/reports/reports.ts";
 import {

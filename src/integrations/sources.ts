@@ -13,18 +13,16 @@ import type { Logger } from "../lib/log.ts";
 import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 import { newId } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
+import { openOrgAlert, raiseOrgAlert, resolveOrgAlertStatement } from "../store/integrations/alerts.ts";
 import {
   feedsOfAgent,
   getSource,
   listSources,
   mailboxOf,
-  openOrgAlert,
-  raiseOrgAlert,
   recordSourceOutcome,
-  resolveOrgAlertStatement,
   type SourceRow,
   saveSourceState,
-} from "../store/sources.ts";
+} from "../store/integrations/sources.ts";
 import { readCalendarEvents } from "./calendar-source.ts";
 import { FeedError, readFeed } from "./feeds/feed.ts";
 import { truncate } from "./feeds/plain-text.ts";

@@ -16,7 +16,7 @@ import { isoInZone } from "../integrations/zoned-time.ts";
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
 import { getUserById } from "../store/auth/users.ts";
-import { hasIntegration } from "../store/integrations.ts";
+import { hasIntegration } from "../store/integrations/integrations.ts";
 import { getOrg } from "../store/orgs.ts";
 import type { OperationContext } from "./registry.ts";
 import { defineOperation } from "./registry.ts";

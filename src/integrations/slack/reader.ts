@@ -13,7 +13,8 @@ import { DAY } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
 import { newId } from "../../lib/random.ts";
 import type { Db } from "../../store/db.ts";
-import { clearServiceAlert, getChannel, raiseServiceAlert, saveChannelStateStatement } from "../../store/delivery/channels.ts";
+import { getChannel, saveChannelStateStatement } from "../../store/delivery/channels.ts";
+import { clearServiceAlert, raiseServiceAlert } from "../../store/integrations/alerts.ts";
 import { slackClient, slackFailureOf } from "./client.ts";
 import { slackConnection } from "./connection.ts";
 

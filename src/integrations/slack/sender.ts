@@ -7,9 +7,9 @@
  */
 import { newId } from "../../lib/random.ts";
 import { getUserById } from "../../store/auth/users.ts";
-import { clearServiceAlert, raiseServiceAlert } from "../../store/delivery/channels.ts";
 import type { ClaimedMessage } from "../../store/delivery/messages.ts";
 import { getPrefs } from "../../store/delivery/notify.ts";
+import { clearServiceAlert, raiseServiceAlert } from "../../store/integrations/alerts.ts";
 import { latestBriefing, latestStandup } from "../../store/reports/reports.ts";
 import type { NotifyDeps, Sender, SendResult } from "../notify/outbox.ts";
 import { briefingBlocks, type StandupForSlack, standupBlocks } from "./blocks.ts";

@@ -47,26 +47,3 @@ export function saveChannelStateStatement(orgId: string, kind: ChannelKind, stat
 export async function deleteChannel(db: Db, orgId: string, kind: ChannelKind): Promise<boolean> {
   return (await db.run("DELETE FROM org_channels WHERE org_id = ? AND kind = ?", [orgId, kind])) === 1;
 }
-
-/**
- * The organization-wide alert of a delivery service (`slack`, `teams`): raised once while open
- * (a second failure does not add another), resolved by the next success.
- */
-export async function raiseServiceAlert(
-  db: Db,
-  a: { id: string; orgId: string; service: string; message: string; now: number },
-): Promise<void> {
-  await db.run(
-    `INSERT INTO integration_alerts (id, org_id, user_id, service, severity, message, flagged_at)
-     SELECT ?, ?, NULL, ?, 'critical', ?, ? WHERE NOT EXISTS (
-       SELECT 1 FROM integration_alerts WHERE org_id = ? AND service = ? AND user_id IS NULL AND resolved_at IS NULL)`,
-    [a.id, a.orgId, a.service, a.message, a.now, a.orgId, a.service],
-  );
-}
-
-export async function clearServiceAlert(db: Db, orgId: string, service: string, now: number): Promise<void> {
-  await db.run(
-    "UPDATE integration_alerts SET resolved_at = ? WHERE org_id = ? AND service = ? AND user_id IS NULL AND resolved_at IS NULL",
-    [now, orgId, service],
-  );
-}

@@ -37,12 +37,3 @@ export async function claimBudgetWarning(db: Db, orgId: string, agentId: string,
   );
   return row !== null;
 }
-
-/** Budget warnings of earlier days are over: a new day has a new budget. */
-export function resolveOldBudgetWarningsStatement(orgId: string, dayStart: number, now: number) {
-  return {
-    sql: `UPDATE integration_alerts SET resolved_at = ?
-           WHERE org_id = ? AND service = 'model' AND severity = 'warning' AND resolved_at IS NULL AND flagged_at < ?`,
-    args: [now, orgId, dayStart],
-  };
-}

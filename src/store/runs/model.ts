@@ -1,7 +1,7 @@
 /**
  * The model connection's rows (src/docs/notes/model.md): an organization's model settings (API key sealed by the
- * caller), per-agent instruction overrides, the tokens each model-backed run spent, and the
- * organization's `model` integration alert.
+ * caller), per-agent instruction overrides, the tokens each model-backed run spent. The
+ * organization's `model` alert is in integrations/alerts.ts.
  */
 import type { InStatement } from "@libsql/client";
 import type { ModelProvider } from "../../domain.ts";
@@ -132,35 +132,4 @@ export async function lastModelInputs(db: Db, orgId: string, agentId: string): P
 
 export function inputHashStatement(runId: string, hash: string): InStatement {
   return { sql: "UPDATE agent_runs SET input_hash = ? WHERE id = ?", args: [hash, runId] };
-}
-
-export const MODEL_ALERT_SERVICE = "model";
-
-/**
- * One open critical `model` alert per organization: the first failure opens it, later ones update
- * its message (it keeps the time the trouble began). One batch, so two failing runs make one alert.
- */
-export function raiseModelAlertStatements(orgId: string, id: string, message: string, now: number): InStatement[] {
-  return [
-    {
-      sql: `UPDATE integration_alerts SET message = ?
-             WHERE org_id = ? AND user_id IS NULL AND service = 'model' AND resolved_at IS NULL`,
-      args: [message, orgId],
-    },
-    {
-      sql: `INSERT INTO integration_alerts (id, org_id, user_id, service, severity, message, flagged_at)
-            SELECT ?, ?, NULL, 'model', 'critical', ?, ?
-             WHERE NOT EXISTS (SELECT 1 FROM integration_alerts
-                                WHERE org_id = ? AND user_id IS NULL AND service = 'model' AND resolved_at IS NULL)`,
-      args: [id, orgId, message, now, orgId],
-    },
-  ];
-}
-
-export function resolveModelAlertStatement(orgId: string, now: number): InStatement {
-  return {
-    sql: `UPDATE integration_alerts SET resolved_at = ?
-           WHERE org_id = ? AND user_id IS NULL AND service = 'model' AND severity = 'critical' AND resolved_at IS NULL`,
-    args: [now, orgId],
-  };
 }

@@ -1,11 +1,12 @@
 /**
  * Sources of the model-backed agents (src/docs/notes/sources.md), `sources` table: an organization's IMAP mailbox
  * (at most one) and its feeds. `config` is JSON whose password is only ever sealed; `state` is JSON
- * of what the last successful run saw. Also the organization-wide alerts a failing source raises
- * (`integration_alerts` rows without a user: `imap`, `feeds`).
+ * of what the last successful run saw. The organization-wide alerts a failing source raises
+ * (`imap`, `feeds`) are in alerts.ts.
  */
 import type { InStatement } from "@libsql/client";
-import type { Db } from "./db.ts";
+import { custom, integer, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 /**
  * Rows as plain objects through `db.execute` only: it means the same on the libsql client and on
@@ -48,35 +49,30 @@ export interface SourceRow {
   lastFailureReason: string | null;
 }
 
-interface RawRow {
-  id: string;
-  org_id: string;
-  kind: SourceKind;
-  config: string;
-  agents: string;
-  state: string;
-  created_at: number;
-  updated_at: number;
-  last_success_at: number | null;
-  last_failure_at: number | null;
-  last_failure_reason: string | null;
-}
+/** A stored list of agent ids: JSON, anything else read as none. */
+const agentList = custom<string[]>(
+  (value) => parseList(String(value ?? "")),
+  (value) => JSON.stringify(value),
+);
 
-const COLUMNS = "id, org_id, kind, config, agents, state, created_at, updated_at, last_success_at, last_failure_at, last_failure_reason";
-
-const toRow = (r: RawRow): SourceRow => ({
-  id: r.id,
-  orgId: r.org_id,
-  kind: r.kind,
-  config: r.config,
-  agents: parseList(r.agents),
-  state: r.state,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  lastSuccessAt: r.last_success_at,
-  lastFailureAt: r.last_failure_at,
-  lastFailureReason: r.last_failure_reason,
+/** The sources table. */
+const SOURCES = table("sources", {
+  id: text(),
+  orgId: text(),
+  kind: text<SourceKind>(),
+  config: text(),
+  agents: agentList(),
+  state: text(),
+  createdAt: integer(),
+  updatedAt: integer(),
+  lastSuccessAt: nullable(integer()),
+  lastFailureAt: nullable(integer()),
+  lastFailureReason: nullable(text()),
 });
+
+const COLUMNS = SOURCES.select();
+
+const toRow = (row: SqlRow): SourceRow => SOURCES.read(row);
 
 /** Records how a read of the source went: null `failure` is a success. */
 export async function recordSourceOutcome(db: Db, orgId: string, id: string, failure: string | null, now: number): Promise<void> {
@@ -90,20 +86,20 @@ export async function recordSourceOutcome(db: Db, orgId: string, id: string, fai
 
 /** The organization's sources, mailbox first, then feeds oldest first (the order they were added). */
 export async function listSources(db: Db, orgId: string): Promise<SourceRow[]> {
-  const rows = await rowsOf<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? ORDER BY kind = 'imap' DESC, created_at, id`, [
+  const rows = await rowsOf<SqlRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? ORDER BY kind = 'imap' DESC, created_at, id`, [
     orgId,
   ]);
   return rows.map(toRow);
 }
 
 export async function getSource(db: Db, orgId: string, id: string): Promise<SourceRow | null> {
-  const row = await firstOf<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND id = ?`, [orgId, id]);
+  const row = await firstOf<SqlRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND id = ?`, [orgId, id]);
   return row && toRow(row);
 }
 
 /** The feeds an agent reads (feeds naming it). */
 export async function feedsOfAgent(db: Db, orgId: string, agentId: string): Promise<SourceRow[]> {
-  const rows = await rowsOf<RawRow>(
+  const rows = await rowsOf<SqlRow>(
     db,
     `SELECT ${COLUMNS} FROM sources
       WHERE org_id = ? AND kind = 'feed' AND EXISTS (SELECT 1 FROM json_each(sources.agents) WHERE value = ?)
@@ -114,7 +110,7 @@ export async function feedsOfAgent(db: Db, orgId: string, agentId: string): Prom
 }
 
 export async function mailboxOf(db: Db, orgId: string): Promise<SourceRow | null> {
-  const row = await firstOf<RawRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND kind = 'imap'`, [orgId]);
+  const row = await firstOf<SqlRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND kind = 'imap'`, [orgId]);
   return row && toRow(row);
 }
 
@@ -150,53 +146,4 @@ export function deleteSourceStatement(orgId: string, id: string): InStatement {
  */
 export async function saveSourceState(db: Db, orgId: string, id: string, state: string, now: number): Promise<void> {
   await db.execute({ sql: "UPDATE sources SET state = ?, updated_at = ? WHERE org_id = ? AND id = ?", args: [state, now, orgId, id] });
-}
-
-/** Closes the organization's open alert of that service (`imap`, `feeds`). */
-export function resolveOrgAlertStatement(orgId: string, service: string, now: number): InStatement {
-  return {
-    sql: `UPDATE integration_alerts SET resolved_at = ?
-           WHERE org_id = ? AND user_id IS NULL AND service = ? AND resolved_at IS NULL`,
-    args: [now, orgId, service],
-  };
-}
-
-export async function openOrgAlert(db: Db, orgId: string, service: string): Promise<{ message: string; flaggedAt: number } | null> {
-  const row = await firstOf<{ message: string; flagged_at: number }>(
-    db,
-    `SELECT message, flagged_at FROM integration_alerts
-      WHERE org_id = ? AND user_id IS NULL AND service = ? AND resolved_at IS NULL
-      ORDER BY flagged_at DESC LIMIT 1`,
-    [orgId, service],
-  );
-  return row && { message: row.message, flaggedAt: row.flagged_at };
-}
-
-/**
- * One open critical alert per organization and service: the first failure opens it, later ones
- * only update its message (it keeps the time the trouble began). One batch, so two failing reads
- * at once still make one alert.
- */
-export async function raiseOrgAlert(
-  db: Db,
-  a: { id: string; orgId: string; service: string; message: string },
-  now: number,
-): Promise<void> {
-  await db.batch(
-    [
-      {
-        sql: `UPDATE integration_alerts SET message = ?
-               WHERE org_id = ? AND user_id IS NULL AND service = ? AND resolved_at IS NULL`,
-        args: [a.message, a.orgId, a.service],
-      },
-      {
-        sql: `INSERT INTO integration_alerts (id, org_id, user_id, service, severity, message, flagged_at)
-              SELECT ?, ?, NULL, ?, 'critical', ?, ?
-               WHERE NOT EXISTS (SELECT 1 FROM integration_alerts
-                                  WHERE org_id = ? AND user_id IS NULL AND service = ? AND resolved_at IS NULL)`,
-        args: [a.id, a.orgId, a.service, a.message, now, a.orgId, a.service],
-      },
-    ],
-    "write",
-  );
 }
