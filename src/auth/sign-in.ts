@@ -10,7 +10,7 @@
  */
 
 import { MINUTE } from "../lib/clock.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import { clearSignInFailures, countSignInFailures, recordSignInFailure } from "../store/auth/sign-in-failures.ts";
 import { isDeactivated } from "../store/auth/user-admin.ts";
 import { getUserByEmail, normalizeEmail, type User } from "../store/auth/users.ts";

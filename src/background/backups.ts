@@ -8,7 +8,7 @@ import { Cron } from "croner";
 import type { AppDeps, BackgroundTask } from "../deps.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import { backupFileName, isBackupFileName, SECRET_NOTE, writeBackup } from "../store/backup.ts";
 import { takeLease } from "../store/leases.ts";
 import { getDefaultOrg } from "../store/orgs.ts";

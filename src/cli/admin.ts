@@ -147,7 +147,7 @@ export async function auditFromCli(flags: Flags, env: Env, io: CliIo): Promise<n
   return withStore(
     env,
     async (db, org) => {
-      const entries = await (await import("../store/audit.ts")).listAudit(db, org.id, limit);
+      const entries = await (await import("../store/audit/audit.ts")).listAudit(db, org.id, limit);
       if (flags.json)
         printJson(
           io,

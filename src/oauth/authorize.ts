@@ -8,7 +8,7 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { messagePage } from "../html/layout.ts";
 import { accountOf, readForm, refuseForgedForm } from "../html/page-frame.ts";
 import { newId, sha256Hex } from "../lib/random.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import { insertCode } from "../store/oauth/codes.ts";
 import { insertGrant } from "../store/oauth/grants.ts";
 import { type AuthorizeCheck, checkAuthorizeRequest, clientRedirect } from "./authorize-request.ts";

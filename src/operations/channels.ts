@@ -12,7 +12,7 @@ import type { Principal } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { type SlackConfig, sealChannelSecret } from "../integrations/slack/connection.ts";
 import { iso } from "../lib/clock.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import type { Db } from "../store/db.ts";
 import { type ChannelKind, deleteChannel, getChannel, saveChannelStatement } from "../store/delivery/channels.ts";
 import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../webhooks/targets.ts";

@@ -10,7 +10,7 @@ import type { Config } from "../config.ts";
 import { allowedKeyScopes, cheapestPlanFor, KEY_SCOPES, type KeyScope, PLANS, type Plan, type Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { HOUR, iso, isoOrNull } from "../lib/clock.ts";
-import { type AuditActor, recordAudit } from "../store/audit.ts";
+import { type AuditActor, recordAudit } from "../store/audit/audit.ts";
 import { insertApiKeyWithinLimit, listActiveApiKeys, oldestKeyCreatedSince, revokeApiKey } from "../store/auth/api-keys.ts";
 import type { Db } from "../store/db.ts";
 import { defineOperation } from "./registry.ts";

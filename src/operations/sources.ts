@@ -24,7 +24,7 @@ import {
 } from "../integrations/sources.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { type AuditActor, auditStatement } from "../store/audit.ts";
+import { type AuditActor, auditStatement } from "../store/audit/audit.ts";
 import type { Db } from "../store/db.ts";
 import { openOrgAlert, resolveOrgAlertStatement } from "../store/integrations/alerts.ts";
 import { deleteSourceStatement, getSource, listSources, saveSourceStatement } from "../store/integrations/sources.ts";

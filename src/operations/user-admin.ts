@@ -11,7 +11,7 @@ import { createSignInLink } from "../auth/sign-in-links.ts";
 import { PLANS, ROLES } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { HOUR, iso, isoOrNull } from "../lib/clock.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import { findActiveKeyOwner, revokeApiKey } from "../store/auth/api-keys.ts";
 import { isDeactivated, setPassword } from "../store/auth/user-admin.ts";
 import { activeOwnerIds, getUserById, type User } from "../store/auth/users.ts";

@@ -11,7 +11,7 @@ import { PLANS, type Plan, ROLES, type Role } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { DAY, iso, isoOrNull } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import {
   activeOwnerIds,
   createUser,

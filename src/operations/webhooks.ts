@@ -10,7 +10,7 @@ import { type Principal, WEBHOOK_EVENTS } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import type { Db } from "../store/db.ts";
 import { deleteWebhook, getWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRecord } from "../store/delivery/webhooks.ts";
 import { sealWebhookSecret } from "../webhooks/secret-at-rest.ts";

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { listAudit } from "../../src/store/audit.ts";
+import { listAudit } from "../../src/store/audit/audit.ts";
 import { openStore } from "../../src/store/db.ts";
 import { getDefaultOrg } from "../../src/store/orgs.ts";
 import { runCliInProcess } from "../helpers/cli.ts";

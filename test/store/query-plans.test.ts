@@ -9,7 +9,7 @@
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR } from "../../src/lib/clock.ts";
-import { listAudit, listBackupEvents } from "../../src/store/audit.ts";
+import { listAudit, listBackupEvents } from "../../src/store/audit/audit.ts";
 import { recentContacts } from "../../src/store/contacts/contacts.ts";
 import { listHandoffs } from "../../src/store/feed/handoffs.ts";
 import { listRecentInsights } from "../../src/store/feed/insights.ts";

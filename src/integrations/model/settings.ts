@@ -9,7 +9,7 @@ import type { Config, ModelProvider } from "../../config.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { OutboundPolicy } from "../../lib/outbound-policy.ts";
-import { type AuditActor, recordAudit } from "../../store/audit.ts";
+import { type AuditActor, recordAudit } from "../../store/audit/audit.ts";
 import type { Db } from "../../store/db.ts";
 import { deleteModelSettings, getModelSettings, saveModelSettings, tokensSince } from "../../store/runs/model.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";

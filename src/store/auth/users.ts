@@ -1,6 +1,6 @@
 import type { Plan, Role } from "../../domain.ts";
 import { newId } from "../../lib/random.ts";
-import { type AuditActor, auditStatementIfChanged } from "../audit.ts";
+import { type AuditActor, auditStatementIfChanged } from "../audit/audit.ts";
 import { custom, integer, nullable, type SqlRow, table, text } from "../columns.ts";
 import { type Db, isUniqueViolation } from "../db.ts";
 

@@ -4,8 +4,11 @@
  * `crew audit`. Rows carry ids, emails, key hashes and URLs without query strings — never a
  * secret, a token or a password.
  */
-import { newId } from "../lib/random.ts";
-import { type Db, parseJson } from "./db.ts";
+
+import type { InValue } from "@libsql/client";
+import { newId } from "../../lib/random.ts";
+import { integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
+import type { Db } from "../db.ts";
 
 /** Every event src/docs/notes/operating.md#audit-log names; sources and model settings are written by their own features. */
 export const AUDIT_EVENTS = [
@@ -48,16 +51,17 @@ export interface AuditEntry {
   detail: Record<string, unknown>;
 }
 
-interface AuditRow {
-  id: string;
-  org_id: string;
-  at: number;
-  event: string;
-  actor_kind: string;
-  actor_id: string | null;
-  subject: string | null;
-  detail: string;
-}
+/** The audit_events table, in the order inserts name its columns; the actor is stored as a kind and an id. */
+const AUDIT_EVENTS_TABLE = table("audit_events", {
+  id: text(),
+  orgId: text(),
+  at: integer(),
+  event: text<AuditEventName>(),
+  actorKind: text<AuditActor["kind"]>(),
+  actorId: nullable(text()),
+  subject: nullable(text()),
+  detail: json<Record<string, unknown>>({}),
+});
 
 /** Longest subject kept: an email or a URL without its query fits. */
 const MAX_SUBJECT = 320;
@@ -81,19 +85,19 @@ export function auditStatement(
   now: number,
   subject: string | null = null,
   detail: Record<string, unknown> = {},
-): { sql: string; args: (string | number | null)[] } {
+): { sql: string; args: InValue[] } {
   return {
-    sql: "INSERT INTO audit_events (id, org_id, at, event, actor_kind, actor_id, subject, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    args: [
-      newId("aud", now),
+    sql: `INSERT INTO audit_events (${AUDIT_EVENTS_TABLE.insertColumns}) VALUES (${AUDIT_EVENTS_TABLE.placeholders})`,
+    args: AUDIT_EVENTS_TABLE.args({
+      id: newId("aud", now),
       orgId,
-      now,
+      at: now,
       event,
-      actor.kind,
-      actor.kind === "user" ? actor.userId : null,
-      cleanSubject(subject),
-      JSON.stringify(detail),
-    ],
+      actorKind: actor.kind,
+      actorId: actor.kind === "user" ? actor.userId : null,
+      subject: cleanSubject(subject),
+      detail,
+    }),
   };
 }
 
@@ -129,21 +133,18 @@ export async function listAudit(
 ): Promise<AuditEntry[]> {
   // Filtered in SQL, so older events of a kind are not lost behind a window of newer others.
   const only = events?.length ? ` AND event IN (${events.map(() => "?").join(", ")})` : "";
-  const rows = await db.all<AuditRow>(
+  const rows = await db.all<SqlRow>(
     `SELECT id, org_id, at, event, actor_kind, actor_id, subject, detail FROM audit_events
       WHERE org_id = ? AND (? IS NULL OR id < ?)${only} ORDER BY id DESC LIMIT ?`,
     [orgId, before ?? null, before ?? null, ...(events ?? []), limit],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    orgId: r.org_id,
-    at: r.at,
-    event: r.event as AuditEventName,
-    actor:
-      r.actor_kind === "user" && r.actor_id ? { kind: "user", userId: r.actor_id } : { kind: r.actor_kind === "cli" ? "cli" : "system" },
-    subject: r.subject,
-    detail: parseJson<Record<string, unknown>>(r.detail, {}),
-  }));
+  return rows.map((row) => {
+    const { actorKind, actorId, subject, detail, ...head } = AUDIT_EVENTS_TABLE.read(row);
+    const actor: AuditActor =
+      actorKind === "user" && actorId ? { kind: "user", userId: actorId } : { kind: actorKind === "cli" ? "cli" : "system" };
+    // The entry's fields in their documented order (`crew audit --json` prints them so).
+    return { ...head, actor, subject, detail };
+  });
 }
 
 /** Backups written on this deployment (they are recorded in the default organization's log), newest first. */
