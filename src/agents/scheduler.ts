@@ -22,7 +22,7 @@ import { HOUR } from "../lib/clock.ts";
 import { type Loop, startLoop } from "../lib/loop.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import { randomSecret } from "../lib/random.ts";
-import { releaseLease, takeLease } from "../store/leases.ts";
+import { releaseLease, takeLease } from "../store/leases/leases.ts";
 import { listScheduledAgents } from "../store/runs/agents.ts";
 import { claimSlot, closeAbandonedRuns, latestRunStart } from "../store/runs/runs.ts";
 import type { ModelRunDeps } from "./model-run.ts";

@@ -10,7 +10,7 @@ import { MINUTE } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
 import { recordAudit } from "../store/audit/audit.ts";
 import { backupFileName, isBackupFileName, SECRET_NOTE, writeBackup } from "../store/backup.ts";
-import { takeLease } from "../store/leases.ts";
+import { takeLease } from "../store/leases/leases.ts";
 import { getDefaultOrg } from "../store/orgs.ts";
 
 /** The file operations a backup pass needs (node:fs in boot.ts). */

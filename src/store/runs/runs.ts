@@ -224,7 +224,7 @@ export async function closeAbandonedRuns(db: Db, cutoff: number, now: number, me
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scheduler coordination (the leader lease is in store/leases.ts).
+// Scheduler coordination (the leader lease is in store/leases/leases.ts).
 
 /**
  * Claims the schedule slot `slotAt` of an agent: succeeds only when no slot at or after it was

@@ -3,7 +3,7 @@
  * sharing the database does a job (the scheduler's leader, the retention pass, a scheduled backup).
  * src/background/ takes and hands them back; every check-and-set is one atomic statement.
  */
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 /**
  * Takes or renews the named lease for `holder` until `expiresAt`: one atomic upsert that succeeds
