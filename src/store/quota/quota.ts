@@ -1,4 +1,4 @@
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 /**
  * Takes `n` requests from a user's window in one atomic statement, all or none: it succeeds
