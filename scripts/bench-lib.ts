@@ -24,7 +24,7 @@ import { silentLogger } from "../src/lib/log.ts";
 import { newId, randomSecret } from "../src/lib/random.ts";
 import { insertApiKey } from "../src/store/auth/api-keys.ts";
 import { createUser } from "../src/store/auth/users.ts";
-import { ensureDefaultOrgAndAgents } from "../src/store/orgs.ts";
+import { ensureDefaultOrgAndAgents } from "../src/store/orgs/orgs.ts";
 import { runInsertStatement } from "../src/store/runs/runs.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

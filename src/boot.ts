@@ -16,7 +16,7 @@ import { createLogger, type Logger } from "./lib/log.ts";
 import { randomSecret } from "./lib/random.ts";
 import { type Db, openStore } from "./store/db.ts";
 import { migrate } from "./store/migrations.ts";
-import { ensureDefaultOrgAndAgents } from "./store/orgs.ts";
+import { ensureDefaultOrgAndAgents } from "./store/orgs/orgs.ts";
 
 export const SCHEMA_PATH = fileURLToPath(new URL("../schema.sql", import.meta.url));
 

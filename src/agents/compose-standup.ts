@@ -12,7 +12,7 @@ import { newId } from "../lib/random.ts";
 import { listOpenActions } from "../store/actions/actions.ts";
 import type { Db } from "../store/db.ts";
 import { listOpenCriticalAlerts } from "../store/integrations/alerts.ts";
-import type { Organization } from "../store/orgs.ts";
+import type { Organization } from "../store/orgs/orgs.ts";
 import { latestStandup, standupReplaceStatements } from "../store/reports/reports.ts";
 import { type AgentRunSummary, latestMetrics, listAgentsWithRuns } from "../store/runs/agents.ts";
 import { type Health, healthOf, summaryOf } from "./health.ts";

@@ -21,7 +21,7 @@ import type { Events } from "../lib/events.ts";
 import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 import { newId } from "../lib/random.ts";
 import { raiseModelAlertStatements, resolveModelAlertStatement } from "../store/integrations/alerts.ts";
-import type { Organization } from "../store/orgs.ts";
+import type { Organization } from "../store/orgs/orgs.ts";
 import { addRunUsageStatement, getInstructionOverride, inputHashStatement, lastModelInputs } from "../store/runs/model.ts";
 import { runInsertStatement } from "../store/runs/runs.ts";
 import { budgetSkipReason, warnOnBudgets } from "./budgets.ts";

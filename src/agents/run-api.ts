@@ -41,7 +41,7 @@ import type { Db } from "../store/db.ts";
 import { handoffInsertStatement } from "../store/feed/handoffs.ts";
 import { type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed/insights.ts";
 import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/integrations/alerts.ts";
-import { existingRecordIds, isRecordKind, type RecordKind } from "../store/record-refs.ts";
+import { existingRecordIds, isRecordKind, type RecordKind } from "../store/orgs/record-refs.ts";
 import { latestProfile, profileInsertStatement } from "../store/reports/reports.ts";
 import {
   type ClaimedHandoff,

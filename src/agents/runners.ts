@@ -16,7 +16,7 @@ import { newId } from "../lib/random.ts";
 import { getUserById, listOrgUserIds } from "../store/auth/users.ts";
 import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
-import type { Organization } from "../store/orgs.ts";
+import type { Organization } from "../store/orgs/orgs.ts";
 import { latestProfile, profileInsertStatement, profileSources } from "../store/reports/reports.ts";
 import { recentMetrics } from "../store/runs/agents.ts";
 import {

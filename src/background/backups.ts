@@ -11,7 +11,7 @@ import { randomSecret } from "../lib/random.ts";
 import { recordAudit } from "../store/audit/audit.ts";
 import { backupFileName, isBackupFileName, SECRET_NOTE, writeBackup } from "../store/backup.ts";
 import { takeLease } from "../store/leases/leases.ts";
-import { getDefaultOrg } from "../store/orgs.ts";
+import { getDefaultOrg } from "../store/orgs/orgs.ts";
 
 /** The file operations a backup pass needs (node:fs in boot.ts). */
 export interface BackupFiles {

@@ -20,7 +20,7 @@ export async function createOrgFromCli(flags: Flags, env: Env, io: CliIo): Promi
   if (zone !== undefined && !isValidTimeZone(zone))
     throw new UsageError(`--time-zone "${zone}" is not an IANA time zone such as Europe/Paris`);
   return withStore(env, async (db, _default, config) => {
-    const { createOrg, OrgNameTakenError } = await import("../store/orgs.ts");
+    const { createOrg, OrgNameTakenError } = await import("../store/orgs/orgs.ts");
     try {
       const org = await createOrg(db, name, zone ?? config.defaultTimeZone, systemClock.now());
       if (flags.json) printJson(io, org);
@@ -35,7 +35,7 @@ export async function createOrgFromCli(flags: Flags, env: Env, io: CliIo): Promi
 
 export async function listOrgsFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   return withStore(env, async (db) => {
-    const orgs = await (await import("../store/orgs.ts")).listOrgs(db);
+    const orgs = await (await import("../store/orgs/orgs.ts")).listOrgs(db);
     if (flags.json) printJson(io, orgs);
     else
       io.out(

@@ -13,7 +13,7 @@ import { ACTION_TYPES, AGENT_IDS, PIPELINE_STAGES } from "../domain.ts";
 import { notFound } from "../errors.ts";
 import { type Clock, iso, isoOrNull } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";
-import { getOrg } from "../store/orgs.ts";
+import { getOrg } from "../store/orgs/orgs.ts";
 import { getAgentRecord, setAgentSchedule } from "../store/runs/agents.ts";
 import { agentDailyTokens, setAgentDailyTokens } from "../store/runs/budgets.ts";
 import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/runs/model.ts";

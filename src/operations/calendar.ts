@@ -17,7 +17,7 @@ import { DAY, MINUTE } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
 import { getUserById } from "../store/auth/users.ts";
 import { hasIntegration } from "../store/integrations/integrations.ts";
-import { getOrg } from "../store/orgs.ts";
+import { getOrg } from "../store/orgs/orgs.ts";
 import type { OperationContext } from "./registry.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, Email, LongText, Title } from "./schemas.ts";

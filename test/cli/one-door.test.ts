@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { listAudit } from "../../src/store/audit/audit.ts";
 import { openStore } from "../../src/store/db.ts";
-import { getDefaultOrg } from "../../src/store/orgs.ts";
+import { getDefaultOrg } from "../../src/store/orgs/orgs.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 

@@ -22,7 +22,7 @@ import { insertApiKey } from "../../src/store/auth/api-keys.ts";
 import { createUser, type User } from "../../src/store/auth/users.ts";
 import { type Db, openStore } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrations.ts";
-import { ensureDefaultOrgAndAgents, type Organization } from "../../src/store/orgs.ts";
+import { ensureDefaultOrgAndAgents, type Organization } from "../../src/store/orgs/orgs.ts";
 import { assertContract } from "./contract.ts";
 
 export const TEST_PASSWORD = "correct horse battery staple";

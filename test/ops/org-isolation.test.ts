@@ -16,7 +16,7 @@ import { operations } from "../../src/operations/index.ts";
 import type { Operation } from "../../src/operations/registry.ts";
 import type { User } from "../../src/store/auth/users.ts";
 import { insertGrant } from "../../src/store/oauth/grants.ts";
-import { createOrg, type Organization } from "../../src/store/orgs.ts";
+import { createOrg, type Organization } from "../../src/store/orgs/orgs.ts";
 import { startRun } from "../../src/store/runs/runs.ts";
 import { connectHttp } from "../helpers/mcp.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";

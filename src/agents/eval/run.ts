@@ -14,7 +14,7 @@ import type { Logger } from "../../lib/log.ts";
 import type { OutboundPolicy } from "../../lib/outbound-policy.ts";
 import { newId } from "../../lib/random.ts";
 import type { Db } from "../../store/db.ts";
-import type { Organization } from "../../store/orgs.ts";
+import type { Organization } from "../../store/orgs/orgs.ts";
 import { evalRunInsertStatement } from "../../store/runs/evals.ts";
 import { getModelSettings, listInstructionOverrides } from "../../store/runs/model.ts";
 import { MODEL_AGENTS } from "../jobs.ts";

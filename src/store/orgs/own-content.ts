@@ -5,7 +5,7 @@
  * schedule from whatever is stored, so their runs say nothing about whether anyone used Crew yet.
  * Each test is an index seek (org_id first), so the answer costs the same on a busy organization.
  */
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 export async function hasOwnContent(db: Db, orgId: string, composers: readonly string[]): Promise<boolean> {
   const tables = ["actions", "contacts", "insights", "handoffs", "suggestions"];

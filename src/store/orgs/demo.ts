@@ -4,7 +4,7 @@
  * replace exactly the rows the first one inserted, leaving everything else alone.
  */
 import type { InStatement } from "@libsql/client";
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 /** Every table the demo writes to; the names are constants, never input. */
 export const DEMO_TABLES = [

@@ -1,6 +1,7 @@
-import { AGENTS } from "../domain.ts";
-import { newId } from "../lib/random.ts";
-import { type Db, isUniqueViolation } from "./db.ts";
+import { AGENTS } from "../../domain.ts";
+import { newId } from "../../lib/random.ts";
+import { boolean, integer, type SqlRow, table, text } from "../columns.ts";
+import { type Db, isUniqueViolation } from "../db.ts";
 
 export interface Organization {
   id: string;
@@ -8,21 +9,20 @@ export interface Organization {
   timeZone: string;
 }
 
-interface OrgRow {
-  id: string;
-  name: string;
-  time_zone: string;
-}
+const ORG = table("organizations", { id: text(), name: text(), timeZone: text() });
 
-const toOrg = (r: OrgRow): Organization => ({ id: r.id, name: r.name, timeZone: r.time_zone });
+const toOrg = (row: SqlRow): Organization => ORG.read(row);
+
+/** The listing adds whether it is the default and how many users it has. */
+const LISTED = table("organizations", { ...ORG.columns, isDefault: boolean(), users: integer() });
 
 export async function getDefaultOrg(db: Db): Promise<Organization | null> {
-  const row = await db.one<OrgRow>("SELECT id, name, time_zone FROM organizations WHERE is_default = 1");
+  const row = await db.one<SqlRow>("SELECT id, name, time_zone FROM organizations WHERE is_default = 1");
   return row ? toOrg(row) : null;
 }
 
 export async function getOrg(db: Db, id: string): Promise<Organization | null> {
-  const row = await db.one<OrgRow>("SELECT id, name, time_zone FROM organizations WHERE id = ?", [id]);
+  const row = await db.one<SqlRow>("SELECT id, name, time_zone FROM organizations WHERE id = ?", [id]);
   return row ? toOrg(row) : null;
 }
 
@@ -54,16 +54,16 @@ export async function seedAgents(db: Db, orgId: string): Promise<void> {
 
 /** Every organization, the default first. */
 export async function listOrgs(db: Db): Promise<(Organization & { isDefault: boolean; users: number })[]> {
-  const rows = await db.all<OrgRow & { is_default: number; users: number }>(
+  const rows = await db.all<SqlRow>(
     `SELECT o.id, o.name, o.time_zone, o.is_default, (SELECT count(*) FROM users u WHERE u.org_id = o.id) AS users
        FROM organizations o ORDER BY o.is_default DESC, o.created_at, o.id`,
   );
-  return rows.map((r) => ({ ...toOrg(r), isDefault: r.is_default === 1, users: r.users }));
+  return rows.map(LISTED.read);
 }
 
 /** An organization by id (`org_…`) or by exact name. */
 export async function findOrg(db: Db, ref: string): Promise<Organization | null> {
-  const row = await db.one<OrgRow>("SELECT id, name, time_zone FROM organizations WHERE id = ?1 OR name = ?1 ORDER BY id = ?1 DESC", [ref]);
+  const row = await db.one<SqlRow>("SELECT id, name, time_zone FROM organizations WHERE id = ?1 OR name = ?1 ORDER BY id = ?1 DESC", [ref]);
   return row ? toOrg(row) : null;
 }
 

@@ -1,5 +1,5 @@
 /** Which of some Crew record ids exist in an organization: the check of evidence that cites Crew records. */
-import type { Db } from "./db.ts";
+import type { Db } from "../db.ts";
 
 /** The evidence kinds that name a Crew record, and the table holding it. */
 export const RECORD_TABLES = {
