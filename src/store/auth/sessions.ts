@@ -1,7 +1,7 @@
 import { integer, type SqlRow, table, text } from "../columns.ts";
 import type { Db } from "../db.ts";
 
-export interface SessionRow {
+export interface StoredSession {
   id: string;
   userId: string;
   csrfToken: string;
@@ -13,14 +13,14 @@ const SESSIONS = table("sessions", { id: text(), userId: text(), csrfToken: text
 
 const SESSION = SESSIONS.omit("createdAt");
 
-export async function insertSession(db: Db, s: SessionRow, now: number): Promise<void> {
+export async function insertSession(db: Db, s: StoredSession, now: number): Promise<void> {
   await db.run(
     `INSERT INTO sessions (${SESSIONS.insertColumns}) VALUES (${SESSIONS.placeholders})`,
     SESSIONS.args({ ...s, createdAt: now }),
   );
 }
 
-export async function findSession(db: Db, id: string): Promise<SessionRow | null> {
+export async function findSession(db: Db, id: string): Promise<StoredSession | null> {
   const row = await db.one<SqlRow>("SELECT id, user_id, csrf_token, expires_at FROM sessions WHERE id = ?", [id]);
   return row ? SESSION.read(row) : null;
 }

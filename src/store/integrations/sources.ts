@@ -32,7 +32,7 @@ function parseList(text: string): string[] {
 
 export type SourceKind = "imap" | "feed";
 
-export interface SourceRow {
+export interface StoredSource {
   id: string;
   orgId: string;
   kind: SourceKind;
@@ -72,7 +72,7 @@ const SOURCES = table("sources", {
 
 const COLUMNS = SOURCES.select();
 
-const toRow = (row: SqlRow): SourceRow => SOURCES.read(row);
+const toRow = (row: SqlRow): StoredSource => SOURCES.read(row);
 
 /** Records how a read of the source went: null `failure` is a success. */
 export async function recordSourceOutcome(db: Db, orgId: string, id: string, failure: string | null, now: number): Promise<void> {
@@ -85,20 +85,20 @@ export async function recordSourceOutcome(db: Db, orgId: string, id: string, fai
 }
 
 /** The organization's sources, mailbox first, then feeds oldest first (the order they were added). */
-export async function listSources(db: Db, orgId: string): Promise<SourceRow[]> {
+export async function listSources(db: Db, orgId: string): Promise<StoredSource[]> {
   const rows = await rowsOf<SqlRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? ORDER BY kind = 'imap' DESC, created_at, id`, [
     orgId,
   ]);
   return rows.map(toRow);
 }
 
-export async function getSource(db: Db, orgId: string, id: string): Promise<SourceRow | null> {
+export async function getSource(db: Db, orgId: string, id: string): Promise<StoredSource | null> {
   const row = await firstOf<SqlRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND id = ?`, [orgId, id]);
   return row && toRow(row);
 }
 
 /** The feeds an agent reads (feeds naming it). */
-export async function feedsOfAgent(db: Db, orgId: string, agentId: string): Promise<SourceRow[]> {
+export async function feedsOfAgent(db: Db, orgId: string, agentId: string): Promise<StoredSource[]> {
   const rows = await rowsOf<SqlRow>(
     db,
     `SELECT ${COLUMNS} FROM sources
@@ -109,14 +109,14 @@ export async function feedsOfAgent(db: Db, orgId: string, agentId: string): Prom
   return rows.map(toRow);
 }
 
-export async function mailboxOf(db: Db, orgId: string): Promise<SourceRow | null> {
+export async function mailboxOf(db: Db, orgId: string): Promise<StoredSource | null> {
   const row = await firstOf<SqlRow>(db, `SELECT ${COLUMNS} FROM sources WHERE org_id = ? AND kind = 'imap'`, [orgId]);
   return row && toRow(row);
 }
 
 /** Adds a feed, or (for a mailbox) replaces the organization's one mailbox, its read position with it. */
 export function saveSourceStatement(
-  s: Omit<SourceRow, "state" | "createdAt" | "updatedAt" | "lastSuccessAt" | "lastFailureAt" | "lastFailureReason">,
+  s: Omit<StoredSource, "state" | "createdAt" | "updatedAt" | "lastSuccessAt" | "lastFailureAt" | "lastFailureReason">,
   now: number,
 ): InStatement {
   if (s.kind === "imap") {

@@ -7,7 +7,7 @@ import type { InStatement } from "@libsql/client";
 import { boolean, custom, integer, json, type SqlRow, table, text } from "../columns.ts";
 import type { Db } from "../db.ts";
 
-export interface EvalRunRow {
+export interface EvalRunRecord {
   id: string;
   orgId: string;
   batchId: string;
@@ -42,9 +42,9 @@ const EVAL_RUNS = table("eval_runs", {
   finishedAt: integer(),
 });
 
-const toRun = (row: SqlRow): EvalRunRow => EVAL_RUNS.read(row);
+const toRun = (row: SqlRow): EvalRunRecord => EVAL_RUNS.read(row);
 
-export function evalRunInsertStatement(r: EvalRunRow): InStatement {
+export function evalRunInsertStatement(r: EvalRunRecord): InStatement {
   return {
     sql: `INSERT INTO eval_runs (${EVAL_RUNS.insertColumns})
           VALUES (${EVAL_RUNS.placeholders})`,
@@ -53,7 +53,7 @@ export function evalRunInsertStatement(r: EvalRunRow): InStatement {
 }
 
 /** The agent's latest evaluation, whatever model it measured. */
-export async function latestEvalOfAgent(db: Db, orgId: string, agentId: string): Promise<EvalRunRow | null> {
+export async function latestEvalOfAgent(db: Db, orgId: string, agentId: string): Promise<EvalRunRecord | null> {
   const row = await db.one<SqlRow>("SELECT * FROM eval_runs WHERE org_id = ? AND agent_id = ? ORDER BY finished_at DESC, id DESC LIMIT 1", [
     orgId,
     agentId,
@@ -62,7 +62,7 @@ export async function latestEvalOfAgent(db: Db, orgId: string, agentId: string):
 }
 
 /** Every row of the organization's latest evaluation of one model (provider and model name). */
-export async function latestEvalOfModel(db: Db, orgId: string, provider: string, model: string): Promise<EvalRunRow[]> {
+export async function latestEvalOfModel(db: Db, orgId: string, provider: string, model: string): Promise<EvalRunRecord[]> {
   const rows = await db.all<SqlRow>(
     `SELECT * FROM eval_runs WHERE org_id = ?1 AND batch_id = (
        SELECT batch_id FROM eval_runs WHERE org_id = ?1 AND provider = ?2 AND model = ?3 ORDER BY finished_at DESC, id DESC LIMIT 1)

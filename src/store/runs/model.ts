@@ -120,14 +120,16 @@ export async function usageOfRuns(db: Db, runIds: string[]): Promise<Map<string,
   return new Map(rows.map((row) => [String(row.run_id), USAGE.read(row)]));
 }
 
+const MODEL_INPUTS = table("agent_runs", { hash: text("input_hash"), finishedAt: integer() });
+
 /** The input fingerprint and end of the agent's latest successful model run (src/docs/notes/model.md: unchanged inputs are not sent again). */
 export async function lastModelInputs(db: Db, orgId: string, agentId: string): Promise<{ hash: string; finishedAt: number } | null> {
-  const row = await db.one<{ input_hash: string; finished_at: number }>(
+  const row = await db.one<SqlRow>(
     `SELECT input_hash, finished_at FROM agent_runs WHERE org_id = ? AND agent_id = ? AND status = 'ok' AND input_hash IS NOT NULL
       ORDER BY finished_at DESC, id DESC LIMIT 1`,
     [orgId, agentId],
   );
-  return row ? { hash: row.input_hash, finishedAt: row.finished_at } : null;
+  return row ? MODEL_INPUTS.read(row) : null;
 }
 
 export function inputHashStatement(runId: string, hash: string): InStatement {
