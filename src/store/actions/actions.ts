@@ -1,7 +1,7 @@
 import type { ActionLane, ActionStatus, ActionType, Evidence } from "../../domain.ts";
 import { type DomainEvent, defaultLane, type Priority, priorityRank } from "../../domain.ts";
 import { newId } from "../../lib/random.ts";
-import { integer, jsonList, nullable, type RowOf, table, text } from "../columns.ts";
+import { integer, jsonList, nullable, type SqlRow, table, text } from "../columns.ts";
 import type { Condition, Db } from "../db.ts";
 
 export interface ActionRecord {
@@ -93,8 +93,13 @@ const READ = ACTIONS.pick(
   "snoozedUntil",
 );
 
+const READ_COLUMNS = READ.select();
+
 /** The record of a read row; the rank is the listing's cursor only. */
-const toAction = ({ priorityRank: _, ...action }: RowOf<typeof READ>): ActionRecord => action;
+const toAction = (row: SqlRow): ActionRecord => {
+  const { priorityRank: _, ...action } = READ.read(row);
+  return action;
+};
 
 export type ActionInsert = Omit<ActionRecord, "updatedAt" | "evidence" | "runId" | "snoozedUntil"> & {
   orgId: string;
@@ -237,20 +242,19 @@ export async function listActions(
   }
   const filters = where.join("");
   const pageOf = (cond: string) =>
-    `SELECT ${READ.select()} FROM actions WHERE org_id = ? ${cond}${filters} ORDER BY priority_rank, id DESC LIMIT ?`;
+    `SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? ${cond}${filters} ORDER BY priority_rank, id DESC LIMIT ?`;
   // Keyset pagination read straight off actions_queue (org_id, priority_rank, id DESC). The cursor
   // is two seeks, the rest of the cursor's rank then the higher ranks: the equivalent `rank > ? OR
   // (rank = ? AND id < ?)` makes SQLite scan the organization's index range instead. A compound
   // SELECT without ORDER BY returns its left arm's rows first, each arm already in queue order.
   const rows = after
-    ? await READ.all(
-        db,
+    ? await db.all<SqlRow>(
         `SELECT * FROM (${pageOf("AND priority_rank = ? AND id < ?")}) UNION ALL SELECT * FROM (${pageOf("AND priority_rank > ?")}) LIMIT ?`,
         [orgId, after.rank, after.id, ...args, limit + 1, orgId, after.rank, ...args, limit + 1, limit + 1],
       )
-    : await READ.all(db, pageOf(""), [orgId, ...args, limit + 1]);
+    : await db.all<SqlRow>(pageOf(""), [orgId, ...args, limit + 1]);
   const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
+  const last = page.length ? READ.read(page[page.length - 1]!) : undefined;
   return {
     actions: page.map(toAction),
     next: rows.length > limit && last ? { rank: last.priorityRank, id: last.id } : null,
@@ -265,8 +269,7 @@ export async function updateAction(
   changes: { status?: ActionStatus; priority?: Priority; lane?: ActionLane; snoozedUntil?: number | null },
   now: number,
 ): Promise<ActionRecord | null> {
-  const row = await READ.one(
-    db,
+  const row = await db.one<SqlRow>(
     `UPDATE actions SET
         status = coalesce(?, status),
         priority = coalesce(?, priority),
@@ -275,7 +278,7 @@ export async function updateAction(
         snoozed_until = CASE WHEN ? THEN ? ELSE snoozed_until END,
         updated_at = ?
       WHERE org_id = ? AND id = ?
-      RETURNING ${READ.select()}`,
+      RETURNING ${READ_COLUMNS}`,
     [
       changes.status ?? null,
       changes.priority ?? null,
@@ -294,15 +297,14 @@ export async function updateAction(
 
 /** One action of the organization, or null. */
 export async function findAction(db: Db, orgId: string, id: string): Promise<ActionRecord | null> {
-  const row = await READ.one(db, `SELECT ${READ.select()} FROM actions WHERE org_id = ? AND id = ?`, [orgId, id]);
+  const row = await db.one<SqlRow>(`SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? AND id = ?`, [orgId, id]);
   return row ? toAction(row) : null;
 }
 
 /** Actions still awaiting approval or completion, critical first, then newest. */
 export async function listOpenActions(db: Db, orgId: string, limit: number): Promise<ActionRecord[]> {
-  const rows = await READ.all(
-    db,
-    `SELECT ${READ.select()} FROM actions WHERE org_id = ? AND status IN ('pending', 'approved', 'in_progress')
+  const rows = await db.all<SqlRow>(
+    `SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? AND status IN ('pending', 'approved', 'in_progress')
       ORDER BY priority_rank, id DESC LIMIT ?`,
     [orgId, limit],
   );

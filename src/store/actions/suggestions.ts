@@ -53,6 +53,8 @@ const READ = SUGGESTIONS.pick(
   "updatedAt",
 );
 
+const COLUMNS = READ.select();
+
 const INSERTED = SUGGESTIONS.pick(
   "id",
   "orgId",
@@ -80,7 +82,7 @@ export async function listSuggestions(
   filter: { agent?: string; status?: SuggestionStatus; limit?: number } = {},
 ): Promise<SuggestionRecord[]> {
   const rows = await db.all<SqlRow>(
-    `SELECT ${READ.select()} FROM suggestions
+    `SELECT ${COLUMNS} FROM suggestions
       WHERE org_id = ?1 AND status = ?2 AND (?3 IS NULL OR agent_id = ?3)
       ORDER BY priority_rank, created_at DESC, id DESC LIMIT ?4`,
     [orgId, filter.status ?? "open", filter.agent ?? null, filter.limit ?? 200],
@@ -94,7 +96,7 @@ export const listOpenSuggestions = (db: Db, orgId: string, agent?: string, limit
 /** The newest open suggestions (what a run is handed to avoid saying a thing twice). */
 export async function newestOpenSuggestions(db: Db, orgId: string, limit: number): Promise<SuggestionRecord[]> {
   const rows = await db.all<SqlRow>(
-    `SELECT ${READ.select()} FROM suggestions WHERE org_id = ? AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT ?`,
+    `SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT ?`,
     [orgId, limit],
   );
   return rows.map(toSuggestion);
@@ -103,7 +105,7 @@ export async function newestOpenSuggestions(db: Db, orgId: string, limit: number
 /** Suggestions dismissed since `since`, newest first: their topics are not suggested again. */
 export async function dismissedSince(db: Db, orgId: string, since: number, limit = 200): Promise<SuggestionRecord[]> {
   const rows = await db.all<SqlRow>(
-    `SELECT ${READ.select()} FROM suggestions WHERE org_id = ? AND status = 'dismissed' AND updated_at >= ?
+    `SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND status = 'dismissed' AND updated_at >= ?
       ORDER BY updated_at DESC LIMIT ?`,
     [orgId, since, limit],
   );
@@ -111,7 +113,7 @@ export async function dismissedSince(db: Db, orgId: string, since: number, limit
 }
 
 export async function findSuggestion(db: Db, orgId: string, id: string): Promise<SuggestionRecord | null> {
-  const row = await db.one<SqlRow>(`SELECT ${READ.select()} FROM suggestions WHERE org_id = ? AND id = ?`, [orgId, id]);
+  const row = await db.one<SqlRow>(`SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND id = ?`, [orgId, id]);
   return row ? toSuggestion(row) : null;
 }
 
