@@ -82,8 +82,8 @@ async function freePort(): Promise<number> {
 }
 
 /** A user on the operator plan, an admin key, and some agent history so the dashboard has rows to read. */
-async function prepare(databaseUrl: string): Promise<string> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl });
+async function prepare(databaseUrl: string, secret: string): Promise<string> {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, CREW_SECRET: secret });
   const now = Date.now();
   const db = await prepareStore(config, silentLogger, now);
   const org = await ensureDefaultOrgAndAgents(db, config.defaultTimeZone, now);
@@ -134,24 +134,42 @@ export interface BenchServer {
   url: string;
   /** An admin API key of an operator-plan user. */
   key: string;
-  /** The database file the server uses. */
+  /** The database file the server uses ("" on PostgreSQL). */
   databasePath: string;
+  databaseUrl: string;
+  /** Another server process (the same script, environment and database) on its own port; stopped with the first. */
+  spawnPeer(): Promise<string>;
+}
+
+export interface ServerOptions {
+  /** Extra `node` arguments for the server (e.g. --cpu-prof). */
+  nodeArgs?: string[];
+  /** The database to prepare and serve; default: a SQLite file in the temp folder. */
+  databaseUrl?: string;
+  /** Runs after the database is prepared (schema, user, key) and before the server starts: bulk rows. */
+  seed?(databaseUrl: string): Promise<void>;
 }
 
 /**
- * Prepares a database in a temp folder, starts `node [nodeArgs] --import tsx <script> --serve` on a
- * free loopback port, runs `body` once it is ready, then stops the child (SIGTERM, awaited) and
- * removes the folder.
+ * Prepares a database (a SQLite file in a temp folder unless `databaseUrl` is given), starts
+ * `node [nodeArgs] --import tsx <script> --serve` on a free loopback port, runs `body` once it is
+ * ready, then stops the server(s) (SIGTERM, awaited) and removes the folder.
  */
-export async function withServer(script: string, body: (server: BenchServer) => Promise<void>, nodeArgs: string[] = []): Promise<void> {
+export async function withServer(
+  script: string,
+  body: (server: BenchServer) => Promise<void>,
+  { nodeArgs = [], databaseUrl: given, seed }: ServerOptions = {},
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `crew-${basename(script, ".ts")}-`));
-  const databaseUrl = `file:${join(dir, "crew.db")}`;
-  let child: ChildProcess | null = null;
-  try {
-    const key = await prepare(databaseUrl);
+  const databasePath = given ? "" : join(dir, "crew.db");
+  const databaseUrl = given ?? `file:${databasePath}`;
+  // One secret for every process on the database, as PostgreSQL requires (src/config.ts).
+  const secret = randomSecret(32);
+  const children: ChildProcess[] = [];
+  const start = async (): Promise<string> => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script, "--serve"], {
+    const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script, "--serve"], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -160,19 +178,30 @@ export async function withServer(script: string, body: (server: BenchServer) => 
         BASE_URL: url,
         DATABASE_URL: databaseUrl,
         RATE_LIMIT_PER_HOUR: String(RATE_LIMIT),
-        CREW_SECRET: randomSecret(32),
+        CREW_SECRET: secret,
         LOG_LEVEL: "silent",
       },
       stdio: ["ignore", "inherit", "inherit"],
     });
+    children.push(child);
     await waitReady(url, child);
-    await body({ url, key, databasePath: join(dir, "crew.db") });
+    return url;
+  };
+  try {
+    const key = await prepare(databaseUrl, secret);
+    if (seed) await seed(databaseUrl);
+    const url = await start();
+    await body({ url, key, databasePath, databaseUrl, spawnPeer: start });
   } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child?.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    await Promise.all(
+      children
+        .filter((child) => child.exitCode === null)
+        .map((child) => {
+          const exited = new Promise((resolve) => child.once("exit", resolve));
+          child.kill("SIGTERM");
+          return exited;
+        }),
+    );
     rmSync(dir, { recursive: true, force: true });
   }
 }

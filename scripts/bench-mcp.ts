@@ -136,9 +136,11 @@ if (process.argv.includes("--serve")) {
   await runServer();
 } else {
   const profileDir = process.env.BENCH_CPU_PROF;
-  await bench.withServer("scripts/bench-mcp.ts", runBench, [
-    // gc() for the idle-subscription figure (scripts/bench-listen.ts).
-    "--expose-gc",
-    ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
-  ]);
+  await bench.withServer("scripts/bench-mcp.ts", runBench, {
+    nodeArgs: [
+      // gc() for the idle-subscription figure (scripts/bench-listen.ts).
+      "--expose-gc",
+      ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+    ],
+  });
 }

@@ -11,8 +11,9 @@
  * bare route answering the same JSON as GET /api/mcp/agents, GET /gated (Crew's request id and
  * Bearer gate, i.e. key lookup and quota, before a constant answer), GET /api/mcp/agents and POST
  * /api/mcp/actions with an API key. Then scripts/bench-mcp.ts runs (MCP against its peers); with
- * `--scale N`, scripts/bench-scale.ts runs instead (Crew filled to N actions). The quota stays on (it is part of
- * what is measured) with a limit too high to reach.
+ * `--scale N [--engine postgres]`, scripts/bench-scale.ts runs instead (Crew filled to N actions; with
+ * PostgreSQL, SQLite and PostgreSQL side by side and two processes against one). The quota stays on
+ * (it is part of what is measured) with a limit too high to reach.
  * Loopback only; bounded: about 4 × 8 s × BENCH_ROUNDS. Env: BENCH_SECONDS (per scenario, default 6),
  * BENCH_CONNECTIONS (default 10), BENCH_CPU_PROF=<dir> (server writes a .cpuprofile there),
  * BENCH_ONLY=gated|agents|actions (that scenario alone, no bare route: for profiling one path).
@@ -104,7 +105,7 @@ if (process.argv.includes("--serve")) {
   process.exitCode = await runPart("scripts/bench-scale.ts", process.argv.slice(2));
 } else {
   const profileDir = process.env.BENCH_CPU_PROF;
-  await bench.withServer("scripts/bench.ts", runBench, profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []);
+  await bench.withServer("scripts/bench.ts", runBench, { nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [] });
   if (!process.env.BENCH_ONLY) {
     const code = await runPart("scripts/bench-mcp.ts", []);
     if (code !== 0) process.exitCode = code;

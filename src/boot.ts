@@ -14,14 +14,12 @@ import type { AppDeps } from "./deps.ts";
 import type { Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { randomSecret } from "./lib/random.ts";
+import { readSchema } from "./lib/schema-file.ts";
 import { type Db, openStore } from "./store/db.ts";
 import { migrate } from "./store/migrations.ts";
 import { ensureDefaultOrgAndAgents } from "./store/orgs/orgs.ts";
 
-export const SCHEMA_PATH = fileURLToPath(new URL("../schema.sql", import.meta.url));
-
-/** Defined by scripts/build-binary.ts when schema.sql is embedded in the single executable. */
-declare const CREW_EMBEDDED_SCHEMA: string | undefined;
+export { readSchema, SCHEMA_PATH } from "./lib/schema-file.ts";
 
 /** Defined by scripts/build-binary.ts: the notes of /docs embedded in the single executable. */
 declare const CREW_EMBEDDED_NOTES: { file: string; text: string }[] | undefined;
@@ -34,11 +32,6 @@ export function readNotes(): { file: string; text: string }[] {
   return readdirSync(folder)
     .filter((file) => file.endsWith(".md"))
     .map((file) => ({ file, text: readFileSync(join(folder, file), "utf8") }));
-}
-
-export function readSchema(): string {
-  if (typeof CREW_EMBEDDED_SCHEMA === "string") return CREW_EMBEDDED_SCHEMA;
-  return readFileSync(SCHEMA_PATH, "utf8");
 }
 
 /** The folder a `file:` database lives in, or null for a remote database. */

@@ -210,6 +210,11 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     throw new ConfigError(`TZ_DEFAULT must be an IANA time zone such as Europe/Paris, got "${defaultTimeZone}"`);
   }
 
+  const backupDir = (env.BACKUP_DIR ?? "").trim() || null;
+  // Scheduled backups copy the SQLite file (VACUUM INTO); PostgreSQL's are pg_dump's (src/docs/notes/postgres.md).
+  if (backupDir && /^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    throw new ConfigError("BACKUP_DIR is for SQLite databases: with PostgreSQL, back up with pg_dump (see /docs/notes/postgres#backups)");
+  }
   const secret = (env.CREW_SECRET ?? "").trim() || undefined;
   if (secret !== undefined && secret.length < 32) {
     throw new ConfigError("CREW_SECRET must be at least 32 characters");
@@ -279,7 +284,7 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     allowedOrigins,
     trustedProxies,
     logLevel,
-    backupDir: (env.BACKUP_DIR ?? "").trim() || null,
+    backupDir,
     backupSchedule,
     backupKeep: integer(env, "BACKUP_KEEP", 7, 1, 10_000),
     clientMetadataDocuments: (env.OAUTH_CLIENT_METADATA_DOCUMENTS ?? "").trim() === "" || flag(env, "OAUTH_CLIENT_METADATA_DOCUMENTS"),

@@ -4,15 +4,16 @@
  * restore checks the file first, refuses while a server leads the scheduler on this database
  * (unless --force), keeps the replaced database beside it and swaps the files. Neither migrates
  * (a backup is the database as it is; the server upgrades at start). Every message names the secret file.
+ * On PostgreSQL both refuse and name pg_dump and pg_restore instead.
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { LEASE_NAME } from "../agents/scheduler.ts";
 import { privateDir, privateEmptyFile, readSchema, readSecretFile } from "../boot.ts";
-import { type Config, loadConfig } from "../config.ts";
+import { type Config, loadConfig, secretsFromFiles } from "../config.ts";
 import { systemClock } from "../lib/clock.ts";
 import { activeLeader, BackupError, backupFileName, checkBackup, localPath, SECRET_NOTE, writeBackup } from "../store/backup.ts";
-import { type Db, openStore } from "../store/db.ts";
+import { type Db, isPostgresUrl, openStore } from "../store/db.ts";
 import { requireExistingDatabase } from "./environment.ts";
 import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
 
@@ -31,7 +32,25 @@ function localDatabase(config: Config): string {
   return path;
 }
 
+/**
+ * PostgreSQL is backed up with its own tools (src/docs/notes/postgres.md#backups): pg_dump takes a
+ * consistent snapshot while Crew writes, as VACUUM INTO does for the SQLite file. Checked before
+ * the configuration is loaded, so the advice comes even where CREW_SECRET is not set.
+ */
+function refusePostgres(env: Env, command: "backup" | "restore"): void {
+  const url = (secretsFromFiles(env, readSecretFile).DATABASE_URL ?? "").trim();
+  if (!isPostgresUrl(url)) return;
+  const dump = 'pg_dump --format=custom --file crew.dump "$DATABASE_URL"';
+  const restore = 'pg_restore --clean --if-exists --no-owner --dbname "$DATABASE_URL" crew.dump';
+  throw new CommandError(
+    command === "backup"
+      ? `DATABASE_URL is PostgreSQL: back it up with PostgreSQL's own tools, e.g. ${dump} (restore with ${restore}); keep CREW_SECRET with the dump: without it the stored integration credentials cannot be decrypted`
+      : `DATABASE_URL is PostgreSQL: restore a pg_dump file with PostgreSQL's own tools, e.g. ${restore} (made with ${dump}), with every Crew process stopped; the processes need the CREW_SECRET the dump was written with`,
+  );
+}
+
 export async function backupFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  refusePostgres(env, "backup");
   const config = loadConfig(env, readSecretFile);
   const path = localDatabase(config);
   requireExistingDatabase(config, env); // before a backups folder is made beside it
@@ -83,6 +102,7 @@ async function auditAsIs(
 }
 
 export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
+  refusePostgres(env, "restore");
   if (typeof flags.file !== "string" || flags.file.trim() === "") throw new UsageError("name the backup FILE to restore");
   const config = loadConfig(env, readSecretFile);
   const path = resolve(localDatabase(config));

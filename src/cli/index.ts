@@ -233,7 +233,7 @@ const COMMANDS: Command[] = [
 
 COMMANDS.push(...OPERATE_COMMANDS);
 
-const GROUPS = ["user", "key", "webhook", "agents", "model", "org", "notify"];
+const GROUPS = ["user", "key", "webhook", "agents", "model", "org", "notify", "db"];
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,7 +1,8 @@
 /**
  * The operating commands of src/docs/notes/operating.md, as entries of the dispatcher's table (src/cli/index.ts):
- * organizations, user and key administration, the audit log, backups and restore. Their
- * implementations load only when one runs (src/cli/admin.ts, src/cli/backups.ts).
+ * organizations, user and key administration, the audit log, backups and restore, the copy to
+ * PostgreSQL. Their implementations load only when one runs (src/cli/admin.ts, src/cli/backups.ts,
+ * src/cli/db-copy.ts).
  */
 import { type Command, jsonOption, orgOption } from "./support.ts";
 
@@ -104,5 +105,26 @@ export const OPERATE_COMMANDS: Command[] = [
       "The replaced database is kept beside it (crew.db.before-restore-…). A backup from an older release\n" +
       "is brought forward by the migrations; one from a newer release is refused.",
     run: (flags, env, io) => import("./backups.ts").then((m) => m.restoreFromCli(flags, env, io)),
+  },
+  {
+    name: "db copy",
+    summary: "Copy the SQLite database into an empty PostgreSQL database, verifying every table's row count.",
+    options: {
+      to: {
+        type: "string",
+        value: "URL",
+        description: "The PostgreSQL database (postgres://…), which must have none of Crew's tables.",
+        required: true,
+      },
+      from: { type: "string", value: "URL", description: "The SQLite database to copy (default: DATABASE_URL), e.g. file:data/crew.db." },
+      json: jsonOption,
+    },
+    examples: ["npx crew db copy --to postgres://crew@db.internal:5432/crew"],
+    notes:
+      "Stop every Crew process first (refused while a server leads the scheduler on the SQLite database). Creates\n" +
+      "Crew's schema in the target, copies every table in chunks, then prints the row counts of both sides (exit 1\n" +
+      "when one differs) and the secret every PostgreSQL process needs: CREW_SECRET set to the contents of the\n" +
+      "SQLite install's crew-secret file. See /docs/notes/postgres.",
+    run: (flags, env, io) => import("./db-copy.ts").then((m) => m.copyDatabaseFromCli(flags, env, io)),
   },
 ];

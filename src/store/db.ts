@@ -6,8 +6,8 @@
  *   (`libsql://`, `http(s)://`, `ws(s)://`) — engine/sqlite.ts;
  * - PostgreSQL 15 or newer (`postgres://`, `postgresql://`) — engine/postgres.ts.
  *
- * Statements are written once, in the SQL both engines read; what they do not share is named in
- * engine/dialect.ts, and the few failures the store recognises (a unique key taken, a CHECK
+ * Statements are written once, in the SQL both engines read (engine/postgres-sql.ts turns it into
+ * PostgreSQL's form); the few statements they do not share branch on `engine` where they are, and the few failures the store recognises (a unique key taken, a CHECK
  * refused) are recognised for both below.
  */
 

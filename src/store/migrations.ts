@@ -367,6 +367,27 @@ async function hasSchemaMeta(db: Db): Promise<boolean> {
   return (await db.one("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'")) !== null;
 }
 
+/** The names of the database's tables, sorted (Crew's own; not the engine's catalogue). */
+export async function tableNames(db: Db): Promise<string[]> {
+  const rows =
+    db.engine === "postgres"
+      ? await db.all<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
+      : await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+  return rows.map((r) => r.name);
+}
+
+/** A table's column names, in the table's order. */
+export async function columnNames(db: Db, table: string): Promise<string[]> {
+  const rows =
+    db.engine === "postgres"
+      ? await db.all<{ name: string }>(
+          "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
+          [table],
+        )
+      : await db.all<{ name: string }>("SELECT name FROM pragma_table_info(?)", [table]);
+  return rows.map((r) => r.name);
+}
+
 export async function currentVersion(db: Db): Promise<number> {
   if (!(await hasSchemaMeta(db))) return 0;
   const row = await db.one<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'version'");

@@ -9,6 +9,7 @@ import { createScheduler } from "../../src/agents/scheduler.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import { rows } from "../helpers/agents.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
+import { databaseEnv } from "../helpers/database.ts";
 import { fastKey } from "../helpers/rest.ts";
 import { modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
@@ -99,7 +100,7 @@ describe("failing agents pause themselves", () => {
     const t = await setup();
     for (let i = 0; i < 3; i++) expect(await t.nextSlot()).toEqual(["error"]);
     expect((await t.growth()).paused).toBe(true);
-    const cli = await runCliInProcess(["agents", "resume", "growth"], { DATABASE_URL: t.s.config.databaseUrl, LOG_LEVEL: "silent" });
+    const cli = await runCliInProcess(["agents", "resume", "growth"], { ...databaseEnv(t.s.config.databaseUrl), LOG_LEVEL: "silent" });
     expect(cli).toMatchObject({ code: 0, stdout: "growth: resumed; it runs again from its next scheduled slot.\n" });
     expect((await t.growth()).paused).toBe(false);
 

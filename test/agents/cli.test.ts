@@ -1,24 +1,25 @@
 /**
- * `crew agents run <agent>|--due` (src/docs/notes/running.md): as real processes on a temp database file for the
+ * `crew agents run <agent>|--due` (src/docs/notes/running.md): as real processes on a temp database for the
  * main paths, and through runCli in this process for help and usage errors.
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { createUser } from "../../src/store/auth/users.ts";
 import type { Db } from "../../src/store/db.ts";
 import { rows } from "../helpers/agents.ts";
 import { runCliInProcess, runCrew } from "../helpers/cli.ts";
+import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
 const temp = tempDir("crew-agents-cli-");
-const dbUrl = `file:${join(temp.dir, "crew.db")}`;
-const env = { DATABASE_URL: dbUrl };
+let env: { DATABASE_URL: string; CREW_SECRET?: string };
 let db: Db;
 
 const local = (...args: string[]) => runCliInProcess(args, env);
 
 beforeAll(async () => {
+  const dbUrl = await testDatabaseUrl(temp.dir);
+  env = databaseEnv(dbUrl);
   const prepared = await prepareDatabase(dbUrl, loadConfig(env), Date.now());
   db = prepared.db;
   await createUser(

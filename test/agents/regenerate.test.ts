@@ -119,6 +119,9 @@ describe("regeneration", () => {
 
   it("regenerates after its debounce on its own timer, once for a burst", async () => {
     f = await agentsServer();
+    // The PostgreSQL driver opens a connection on a setTimeout(0): open the whole pool first, so
+    // no connection is needed while setTimeout is faked (on SQLite this is ten plain reads).
+    await Promise.all(Array.from({ length: 10 }, () => f!.s.db.one("SELECT 1 AS x")));
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const timed = createRegenerator(f.s.deps, { debounceMs: 1_000 });
     try {

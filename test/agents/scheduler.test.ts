@@ -1,9 +1,8 @@
 /**
  * The scheduler (src/docs/notes/agents-runtime.md) driven pass by pass with a ManualClock: due times in the organization's
- * time zone, a missed stretch runs once (only a slot missed within the last hour), one leader across two app instances on one database file,
+ * time zone, a missed stretch runs once (only a slot missed within the last hour), one leader across two app instances on one database,
  * runs left open over an hour closed as errors, health from real runs.
  */
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createScheduler, LEASE_TTL_MS } from "../../src/agents/scheduler.ts";
 import { boot } from "../../src/boot-app.ts";
@@ -11,6 +10,7 @@ import { DAY, HOUR, ManualClock, MINUTE } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { openStore } from "../../src/store/db.ts";
 import { type AgentsFixture, agentsServer, complete, rows, runsOf, startRun } from "../helpers/agents.ts";
+import { TEST_SECRET, testDatabaseUrl } from "../helpers/database.ts";
 import { fastUser } from "../helpers/rest.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -96,8 +96,8 @@ describe("one leader across processes", () => {
     f = await agentsServer();
   });
 
-  it("lets only one of two app instances on one database file run a due job", async () => {
-    const db2 = await openStore({ url: `file:${join(f.s.dir, "crew.db")}` });
+  it("lets only one of two app instances on one database run a due job", async () => {
+    const db2 = await openStore({ url: f.s.config.databaseUrl });
     try {
       const other = createScheduler({ db: db2, clock: f.s.clock, log: silentLogger }, { holder: "other-process" });
       const [a, b] = await Promise.all([f.scheduler.tick(), other.tick()]);
@@ -176,12 +176,9 @@ describe("as a background task of the server", () => {
   it("boot() starts the scheduler (first pass at start) and stops it on close, handing the lease back", async () => {
     const temp = tempDir("crew-agents-boot-");
     try {
-      const dbUrl = `file:${join(temp.dir, "crew.db")}`;
+      const dbUrl = await testDatabaseUrl(temp.dir);
       const clock = new ManualClock(Date.parse("2026-11-22T09:00:00Z"));
-      const booted = await boot(
-        { DATABASE_URL: dbUrl, LOG_LEVEL: "silent", CREW_SECRET: "test-secret-test-secret-test-secret-00" },
-        { clock, announceSetup: false },
-      );
+      const booted = await boot({ DATABASE_URL: dbUrl, LOG_LEVEL: "silent", CREW_SECRET: TEST_SECRET }, { clock, announceSetup: false });
       await booted.close(); // waits for the pass in progress
       const db = await openStore({ url: dbUrl });
       try {

@@ -402,10 +402,11 @@ describe("a calendar that stops working", () => {
     const me = await connected("alice");
     const alerts = async () => (await me.rest("/api/mcp/agents")).json.integrationAlerts as { message: string }[];
     const closed = `http://127.0.0.1:${await freePort()}/alice/work/`;
-    await s.db.execute({
-      sql: "UPDATE integrations SET config = json_set(config, '$.calendarUrl', ?) WHERE user_id = ?",
-      args: [closed, me.user.id],
-    });
+    const stored = await s.db.one<{ config: string }>("SELECT config FROM integrations WHERE user_id = ?", [me.user.id]);
+    await s.db.run("UPDATE integrations SET config = ? WHERE user_id = ?", [
+      JSON.stringify({ ...JSON.parse(stored!.config), calendarUrl: closed }),
+      me.user.id,
+    ]);
     const unreachable = await call(me, "crew_find_time", { durationMinutes: 30 });
     expect(errorJson(unreachable)).toMatchObject({ error: "calendar_unreachable" });
     expect(firstText(unreachable)).toContain(`Could not reach the calendar server at ${new URL(closed).host}`);

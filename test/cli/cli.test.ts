@@ -1,5 +1,5 @@
 /**
- * `crew` on a temp database file: every command's --help, success output, --json records, and
+ * `crew` on a temp database (a file, or one on the PostgreSQL test cluster): every command's --help, success output, --json records, and
  * the one-line errors with their exit codes (2 usage, 1 failure). Each behaviour runs at least
  * once as a real process (bin/crew.js through tsx, as `npx crew` runs it); the long tables of
  * help texts and usage errors also run in this process through runCli, the same function
@@ -17,18 +17,20 @@ import { createUser, getUserByEmail } from "../../src/store/auth/users.ts";
 import type { Db } from "../../src/store/db.ts";
 import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { runCliInProcess, runCrew, startRuntime } from "../helpers/cli.ts";
+import { databaseEnv, TEST_ENGINE, testDatabaseUrl } from "../helpers/database.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";
 import { freePort } from "../helpers/spawn.ts";
 
 const temp = tempDir("crew-cli-");
-const dbUrl = `file:${join(temp.dir, "crew.db")}`;
-const env = { DATABASE_URL: dbUrl };
+let env: { DATABASE_URL: string; CREW_SECRET?: string };
 const crew = (...args: string[]) => runCrew(args, env);
 const local = (...args: string[]) => runCliInProcess(args, env);
 let db: Db;
 
 beforeAll(async () => {
   const now = Date.now();
+  const dbUrl = await testDatabaseUrl(temp.dir);
+  env = databaseEnv(dbUrl);
   const prepared = await prepareDatabase(dbUrl, loadConfig(env), now);
   db = prepared.db;
   const users: [string, Plan][] = [
@@ -184,7 +186,7 @@ describe.concurrent("failures (exit 1)", () => {
       runCrew(["migrate"], { ...env, PORT: "eighty" }),
       runCli(
         ["seed"],
-        { DATABASE_URL: "postgres://localhost/crew" },
+        { DATABASE_URL: "mysql://localhost/crew" },
         {
           out: () => {},
           err: (text) => {
@@ -196,7 +198,7 @@ describe.concurrent("failures (exit 1)", () => {
     expectError(port!, 1, 'crew migrate: PORT must be a whole number, got "eighty"');
     expect(database).toBe(1);
     expect(databaseError).toBe(
-      'crew seed: DATABASE_URL must start with file:, libsql://, http(s):// or ws(s)://, got "postgres://localhost/crew"\n',
+      'crew seed: DATABASE_URL must start with file:, postgres://, postgresql://, libsql://, http(s):// or ws(s)://, got "mysql://localhost/crew"\n',
     );
   });
 });
@@ -270,10 +272,13 @@ describe.concurrent("commands", () => {
     expect(await findActiveKeyOwner(db, record.hash)).toMatchObject({ plan: "operator", scopes: ["admin"] });
   });
 
-  it("migrate and seed prepare a new database file; seed alone loads no demo content", async () => {
+  it("migrate and seed prepare a new database; seed alone loads no demo content", async () => {
     const fresh = tempDir("crew-cli-fresh-");
     try {
-      const freshEnv = { DATABASE_URL: `file:${join(fresh.dir, "nested", "crew.db")}` };
+      // A SQLite file's missing folder is created too; a PostgreSQL database is made empty by the test.
+      const freshEnv = databaseEnv(
+        TEST_ENGINE === "sqlite" ? `file:${join(fresh.dir, "nested", "crew.db")}` : await testDatabaseUrl(fresh.dir),
+      );
       const migrated = await runCrew(["migrate"], freshEnv);
       expect(migrated).toEqual({
         code: 0,

@@ -180,10 +180,10 @@ describe("latestLocalTime", () => {
 });
 
 describe("crew seed --demo (real process)", () => {
-  it("loads the demo into a database file, and a server on it shows it", async () => {
-    const { dbUrl, key, cleanup } = await databaseFileWithKey("demo");
+  it("loads the demo into a database, and a server on it shows it", async () => {
+    const { dbUrl, env, key, cleanup } = await databaseFileWithKey("demo");
     try {
-      const result = await runCrew(["seed", "--demo"], { DATABASE_URL: dbUrl });
+      const result = await runCrew(["seed", "--demo"], env);
       expect(result.code).toBe(0);
       expect(result.stderr).toBe("");
       expect(result.stdout).toContain("Loaded demo content into Default organization:");

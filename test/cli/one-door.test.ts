@@ -3,21 +3,23 @@
  * `crew` writes run their operations through `invoke` as the CLI principal, so the operations'
  * rules apply (the last owner stays one, the Password schema) and the audit log names actor `cli`.
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { listAudit } from "../../src/store/audit/audit.ts";
 import { openStore } from "../../src/store/db.ts";
 import { getDefaultOrg } from "../../src/store/orgs/orgs.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
+import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
 const temp = tempDir("crew-one-door-");
-const dbUrl = `file:${join(temp.dir, "crew.db")}`;
-const env = { DATABASE_URL: dbUrl, LOG_LEVEL: "silent" };
+let dbUrl: string;
+let env: Record<string, string>;
 const crew = (...args: string[]) => runCliInProcess(args, env);
 
 beforeAll(async () => {
+  dbUrl = await testDatabaseUrl(temp.dir);
+  env = { ...databaseEnv(dbUrl), LOG_LEVEL: "silent" };
   (await prepareDatabase(dbUrl, loadConfig(env), Date.now())).db.close();
 });
 afterAll(() => temp.cleanup());

@@ -1,12 +1,11 @@
 /**
  * The `crew` CLI and the three runtime entries as real processes: run a command and collect its
  * output and exit code; start a server under Node, Deno or Bun and stop it with SIGTERM; serve an
- * existing database file in-process (to look at what a CLI run wrote); prepare a database file with
- * a user and key for such a process.
+ * existing database in-process (to look at what a CLI run wrote); prepare a database (a file, or one
+ * on the run's PostgreSQL cluster: test/helpers/database.ts) with a user and key for such a process.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { createApp } from "../../src/app.ts";
@@ -19,6 +18,7 @@ import { resolveDeps } from "../../src/resolve-deps.ts";
 import { insertApiKey } from "../../src/store/auth/api-keys.ts";
 import { createUser } from "../../src/store/auth/users.ts";
 import { openStore } from "../../src/store/db.ts";
+import { databaseEnv, testDatabaseUrl } from "./database.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "./server.ts";
 import { freePort } from "./spawn.ts";
 
@@ -159,11 +159,11 @@ export function denoStartCommand(extraWriteDir: string): { command: string; args
   return { command, args };
 }
 
-/** Serves an existing database file in this process (real loopback HTTP), with the system clock by default. */
+/** Serves an existing database in this process (real loopback HTTP), with the system clock by default. */
 export async function serveDatabase(databaseUrl: string, clock: Clock = systemClock): Promise<{ url: string; close(): Promise<void> }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ DATABASE_URL: databaseUrl, BASE_URL: url, PORT: String(port), LOG_LEVEL: "silent" });
+  const config = loadConfig({ ...databaseEnv(databaseUrl), BASE_URL: url, PORT: String(port), LOG_LEVEL: "silent" });
   const db = await openStore({ url: databaseUrl });
   const app = createApp(resolveDeps({ db, config, clock, log: silentLogger }));
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
@@ -178,25 +178,28 @@ export async function serveDatabase(databaseUrl: string, clock: Clock = systemCl
 }
 
 export interface DatabaseFile {
-  /** `file:` URL of crew.db in a fresh temp folder. */
+  /** The database's URL: `file:` crew.db in `dir`, or a fresh database on the PostgreSQL cluster. */
   dbUrl: string;
+  /** DATABASE_URL (and on PostgreSQL CREW_SECRET) for a process on it. */
+  env: { DATABASE_URL: string; CREW_SECRET?: string };
   /** The temp folder, for what else a process may write (Deno's --allow-write). */
   dir: string;
   /** An admin API key of an operator-plan user named `${label}@example.com`. */
   key: string;
-  /** Removes the temp folder. */
+  /** Removes the temp folder (a PostgreSQL database goes with the cluster). */
   cleanup(): void;
 }
 
 /**
- * A database file for another process to use, prepared as boot() would (schema, default
+ * A database for another process to use, prepared as boot() would (schema, default
  * organization) with one operator and an admin key; closed again before it is returned.
  */
 export async function databaseFileWithKey(label: string): Promise<DatabaseFile> {
   const temp = tempDir(`crew-${label}-`);
   try {
-    const dbUrl = `file:${join(temp.dir, "crew.db")}`;
-    const { db, org } = await prepareDatabase(dbUrl, loadConfig({ DATABASE_URL: dbUrl }), Date.now());
+    const dbUrl = await testDatabaseUrl(temp.dir);
+    const env = databaseEnv(dbUrl);
+    const { db, org } = await prepareDatabase(dbUrl, loadConfig(env), Date.now());
     try {
       const name = label.charAt(0).toUpperCase() + label.slice(1);
       const user = await createUser(
@@ -206,7 +209,7 @@ export async function databaseFileWithKey(label: string): Promise<DatabaseFile> 
       );
       const { key, hash } = generateApiKey();
       await insertApiKey(db, { hash, userId: user.id, name: label, scopes: ["admin"] }, Date.now());
-      return { dbUrl, dir: temp.dir, key, cleanup: temp.cleanup };
+      return { dbUrl, env, dir: temp.dir, key, cleanup: temp.cleanup };
     } finally {
       db.close();
     }

@@ -15,6 +15,7 @@ import { insertApiKey } from "../../src/store/auth/api-keys.ts";
 import { createUser, type User } from "../../src/store/auth/users.ts";
 import type { Db } from "../../src/store/db.ts";
 import { alertInsertStatement } from "../../src/store/integrations/alerts.ts";
+import { tableNames } from "../../src/store/migrations.ts";
 import { profileInsertStatement, standupInsertStatement } from "../../src/store/reports/reports.ts";
 import { runInsertStatement } from "../../src/store/runs/runs.ts";
 import { api, startServer, type TestServer } from "./server.ts";
@@ -312,10 +313,8 @@ export const hoursAgo = (s: TestServer, hours: number) => s.clock.now() - hours 
 // The whole database, table by table, as sorted JSON rows: "stored data unchanged" compares two.
 
 export async function snapshot(db: Db, skip: string[] = ["quota_windows"]): Promise<Record<string, string[]>> {
-  const tables = await db.execute("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
   const out: Record<string, string[]> = {};
-  for (const row of tables.rows) {
-    const name = String(row.name);
+  for (const name of await tableNames(db)) {
     if (skip.includes(name)) continue;
     const rows = await db.execute(`SELECT * FROM "${name}"`);
     out[name] = rows.rows.map((r) => JSON.stringify(Object.entries(r))).sort();

@@ -1,6 +1,7 @@
 /**
- * A real Crew on loopback for tests: a fresh database file in a temp dir, the schema, the default
- * organization, and an HTTP server on an ephemeral port serving createApp's fetch.
+ * A real Crew on loopback for tests: a fresh database (a file in a temp dir, or a database on the
+ * run's PostgreSQL cluster: test/helpers/database.ts), the schema, the default organization, and an
+ * HTTP server on an ephemeral port serving createApp's fetch.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -24,6 +25,7 @@ import { type Db, openStore } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrations.ts";
 import { ensureDefaultOrgAndAgents, type Organization } from "../../src/store/orgs/orgs.ts";
 import { assertContract } from "./contract.ts";
+import { TEST_SECRET, testDatabaseUrl } from "./database.ts";
 
 export const TEST_PASSWORD = "correct horse battery staple";
 let passwordHash: Promise<string> | null = null;
@@ -70,7 +72,7 @@ export interface ServerOptions {
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const { dir, cleanup } = tempDir();
   const clock = options.clock ?? new ManualClock();
-  const dbUrl = `file:${join(dir, "crew.db")}`;
+  const dbUrl = await testDatabaseUrl(dir);
   // Bind first to learn the port, so BASE_URL can name it.
   let app: ReturnType<typeof createApp> | null = null;
   const server = serve({
@@ -84,7 +86,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   const config = loadConfig({
     BASE_URL: `http://127.0.0.1:${port}`,
     DATABASE_URL: dbUrl,
-    CREW_SECRET: "test-secret-test-secret-test-secret-00",
+    CREW_SECRET: TEST_SECRET,
     WEBHOOK_ALLOW_PRIVATE: "true",
     LOG_LEVEL: "silent",
     ...options.env,

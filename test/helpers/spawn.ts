@@ -14,6 +14,8 @@ export interface SpawnedServer {
   pid: number;
   /** SIGTERM and wait for the exit (SIGKILL after 5 s). */
   stop(): Promise<void>;
+  /** SIGKILL at once (a crash: no shutdown of any kind), and wait for the exit. */
+  kill(): Promise<void>;
 }
 
 /** A port free right now: bound on loopback by the OS, then released for the child to take. */
@@ -78,5 +80,9 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = 30_00
     await stop();
     throw error;
   }
-  return { url, port, pid: child.pid!, stop };
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await exited(child);
+  };
+  return { url, port, pid: child.pid!, stop, kill };
 }

@@ -2,7 +2,7 @@
  * Webhook test helpers: a real HTTP receiver on loopback that records every request and answers
  * with the statuses a test scripts, Standard Webhooks verification at a chosen time (the package
  * checks the timestamp against the wall clock; tests run on a ManualClock), a subscription call,
- * and a second "process" (another connection and deps) on a test server's database file.
+ * and a second "process" (another connection and deps) on a test server's database (either engine).
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,6 +16,7 @@ import type { Clock } from "../../src/lib/clock.ts";
 import { silentLogger } from "../../src/lib/log.ts";
 import { resolveDeps } from "../../src/resolve-deps.ts";
 import { openStore } from "../../src/store/db.ts";
+import { TEST_SECRET } from "./database.ts";
 import type { Call } from "./rest.ts";
 import type { TestServer } from "./server.ts";
 import { freePort } from "./spawn.ts";
@@ -37,9 +38,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** `hang`: record requests but never answer (a receiver that takes too long). */
+/** `hang`: record requests but never answer (a receiver that takes too long); `answer`: the status for each request, decided by it. */
 export async function startReceiver(
-  options: { script?: number[]; fallback?: number; location?: string; hang?: boolean } = {},
+  options: { script?: number[]; fallback?: number; location?: string; hang?: boolean; answer?: (hit: Hit) => number } = {},
 ): Promise<Receiver> {
   const hits: Hit[] = [];
   const waiters: { count: number; resolve(): void }[] = [];
@@ -56,7 +57,7 @@ export async function startReceiver(
       hits.push({ headers: req.headers, body, json });
       for (const w of waiters.filter((w) => hits.length >= w.count)) w.resolve();
       if (options.hang) return;
-      const status = receiver.script.shift() ?? receiver.fallback;
+      const status = options.answer?.(hits.at(-1) as Hit) ?? receiver.script.shift() ?? receiver.fallback;
       res.writeHead(status, status >= 300 && status < 400 && options.location ? { Location: options.location } : {});
       res.end("ok");
     });
@@ -97,7 +98,7 @@ export async function subscribe(call: Call, url: string, events: string[] = ["ac
   return res.json as { id: string; url: string; events: string[]; secret: string };
 }
 
-/** Another process on the same database file: its own connection, the same config, any clock. */
+/** Another process on the same database: its own connection, the same config, any clock. */
 export async function secondInstance(
   s: TestServer,
   clock: Clock = s.clock,
@@ -141,7 +142,7 @@ export interface FileInstance {
   close(): Promise<void>;
 }
 
-/** An app instance serving an existing database file over loopback HTTP (a "process" that can stop and restart). */
+/** An app instance serving an existing database (file or PostgreSQL) over loopback HTTP (a "process" that can stop and restart). */
 export async function serveFile(databaseUrl: string, clock: Clock): Promise<FileInstance> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -150,7 +151,7 @@ export async function serveFile(databaseUrl: string, clock: Clock): Promise<File
     BASE_URL: url,
     WEBHOOK_ALLOW_PRIVATE: "true",
     LOG_LEVEL: "silent",
-    CREW_SECRET: "test-secret-test-secret-test-secret-00",
+    CREW_SECRET: TEST_SECRET,
   });
   const db = await openStore({ url: databaseUrl });
   const deps = resolveDeps({ db, config, clock, log: silentLogger });

@@ -126,7 +126,8 @@ describe("delivery", () => {
   // One recipient at a time: everyone before has the mail off.
   beforeAll(async () => {
     await s.db.run(
-      "INSERT OR REPLACE INTO notification_prefs (user_id, briefing_email, briefing_slack, updated_at) SELECT id, 0, 0, 0 FROM users",
+      `INSERT INTO notification_prefs (user_id, briefing_email, briefing_slack, updated_at) SELECT id, 0, 0, 0 FROM users WHERE true
+       ON CONFLICT (user_id) DO UPDATE SET briefing_email = 0, briefing_slack = 0, updated_at = 0`,
     );
   });
 

@@ -15,6 +15,7 @@ import { exampleOf, type Resolver } from "../../src/docs/schema-view.ts";
 import { operations } from "../../src/operations/index.ts";
 import type { Operation } from "../../src/operations/registry.ts";
 import type { User } from "../../src/store/auth/users.ts";
+import { columnNames, tableNames } from "../../src/store/migrations.ts";
 import { insertGrant } from "../../src/store/oauth/grants.ts";
 import { createOrg, type Organization } from "../../src/store/orgs/orgs.ts";
 import { startRun } from "../../src/store/runs/runs.ts";
@@ -39,12 +40,10 @@ let b: Side;
 
 /** Every row that belongs to the organization: tables with an org_id, and those hanging off its users. */
 async function rowsOf(orgId: string): Promise<string[]> {
-  const tables = (await s.db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")).map(
-    (t) => t.name,
-  );
+  const tables = await tableNames(s.db);
   const out: string[] = [];
   for (const table of tables) {
-    const columns = (await s.db.all<{ name: string }>(`PRAGMA table_info(${table})`)).map((c) => c.name);
+    const columns = await columnNames(s.db, table);
     let rows: unknown[] = [];
     // Audit rows are the one thing a member's own actions add to their organization; quota counts move.
     if (table === "audit_events" || table === "quota_windows") continue;

@@ -2,12 +2,12 @@
  * The quota store: takes that arrive in one turn are coalesced into one statement, and the
  * result is exactly what one take at a time would give (units handed out once, none beyond the limit).
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import type { Db } from "../../src/store/db.ts";
 import { createQuotaStore, type QuotaStore } from "../../src/store/quota/quota.ts";
+import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
 const temp = tempDir("crew-quota-store-");
@@ -16,8 +16,8 @@ let quota: QuotaStore;
 const WINDOW = 10 * HOUR;
 
 beforeAll(async () => {
-  const url = `file:${join(temp.dir, "crew.db")}`;
-  db = (await prepareDatabase(url, loadConfig({ DATABASE_URL: url }), Date.now())).db;
+  const url = await testDatabaseUrl(temp.dir);
+  db = (await prepareDatabase(url, loadConfig(databaseEnv(url)), Date.now())).db;
   quota = createQuotaStore(db);
 });
 afterAll(() => {

@@ -1,9 +1,8 @@
 /**
- * src/docs/notes/rest-api.md: the quota lives in the database, so two server processes on one database file share one
- * exact count. 80 concurrent requests split between two processes with a limit of 50: exactly 50
- * succeed, whichever process they reach.
+ * src/docs/notes/rest-api.md: the quota lives in the database, so two server processes on one database share one
+ * exact count. 45 concurrent requests split between two processes with a limit of 30: exactly 30
+ * succeed and 15 are refused with 429, whichever process they reach (on either engine).
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
 import { loadConfig } from "../../src/config.ts";
@@ -11,21 +10,22 @@ import { HOUR } from "../../src/lib/clock.ts";
 import { insertApiKey } from "../../src/store/auth/api-keys.ts";
 import { createUser } from "../../src/store/auth/users.ts";
 import type { Db } from "../../src/store/db.ts";
+import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn.ts";
 
-const LIMIT = 50;
-const REQUESTS = 80;
+const LIMIT = 30;
+const REQUESTS = 45;
 
 const temp = tempDir("crew-quota-");
-const dbUrl = `file:${join(temp.dir, "crew.db")}`;
 let db: Db;
 let key: string;
 let userId: string;
 let servers: SpawnedServer[] = [];
 
 beforeAll(async () => {
-  const config = loadConfig({ DATABASE_URL: dbUrl });
+  const dbUrl = await testDatabaseUrl(temp.dir);
+  const config = loadConfig(databaseEnv(dbUrl));
   const prepared = await prepareDatabase(dbUrl, config, Date.now());
   db = prepared.db;
   const user = await createUser(
@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 describe("quota across two processes on one database", () => {
-  it("admits exactly the limit of 80 concurrent requests and refuses the rest with 429", async () => {
+  it(`admits exactly the limit of ${LIMIT} of ${REQUESTS} concurrent requests and refuses the rest with 429`, async () => {
     // The servers use the real clock: keep the burst inside one hourly window.
     const toNextHour = HOUR - (Date.now() % HOUR);
     if (toNextHour < 10_000) await new Promise((resolve) => setTimeout(resolve, toNextHour + 100));
@@ -79,7 +79,7 @@ describe("quota across two processes on one database", () => {
     // Both processes served some: the count really was shared, not one process doing all the work.
     expect(new Set(ok.map((r) => r.server)).size).toBe(2);
 
-    // Each unit of the quota was handed out exactly once: the successes' Remaining are 49…0.
+    // Each unit of the quota was handed out exactly once: the successes' Remaining are 29…0.
     const remaining = ok.map((r) => Number(r.headers.get("x-ratelimit-remaining"))).sort((a, b) => a - b);
     expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
     for (const r of ok) expect(r.headers.get("x-ratelimit-limit")).toBe(String(LIMIT));

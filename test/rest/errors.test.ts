@@ -306,7 +306,7 @@ describe("500", () => {
     expect(res.status).toBe(500);
     expect(res.json.error).toBe("internal_error");
     expect(res.json.request_id).toBe(res.headers.get("x-request-id"));
-    expect(res.text).not.toMatch(/SELECT|sqlite|libsql|\bat\s+\S+\s\(|\.ts:\d+/i);
+    expect(res.text).not.toMatch(/SELECT|sqlite|libsql|postgres|\bat\s+\S+\s\(|\.ts:\d+/i);
     expect(envelopeProblems(res, broken.url).filter((p) => !p.startsWith("status"))).toEqual([]);
     await broken.close().catch(() => {});
   });

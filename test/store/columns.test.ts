@@ -1,12 +1,12 @@
 /**
  * The column helper (src/store/columns.ts): one declaration gives the SELECT list, the row mapper,
  * the INSERT columns and placeholders and a record's arguments; a record written through it reads
- * back equal from a real database.
+ * back equal from the test's engine (SQLite, or PostgreSQL in the postgres project).
  */
-import { join } from "node:path";
 import { afterAll, describe, expect, expectTypeOf, it } from "vitest";
 import { boolean, integer, json, jsonList, nullable, table, text } from "../../src/store/columns.ts";
 import { openStore } from "../../src/store/db.ts";
+import { testDatabaseUrl } from "../helpers/database.ts";
 import { tempDir } from "../helpers/server.ts";
 
 const tmp = tempDir();
@@ -81,11 +81,13 @@ describe("table()", () => {
     expectTypeOf(record.evidence).toEqualTypeOf<string[]>();
   });
 
-  it("round-trips a record through SQLite", async () => {
-    const db = await openStore({ url: `file:${join(tmp.dir, "columns.db")}` });
+  it("round-trips a record through the database", async () => {
+    const db = await openStore({ url: await testDatabaseUrl(tmp.dir, "columns") });
+    // BIGINT where SQLite says INTEGER: PostgreSQL's type for the store's integer columns (engine/postgres-schema.ts).
+    const int = db.engine === "postgres" ? "BIGINT" : "INTEGER";
     await db.run(
-      `CREATE TABLE things (id TEXT PRIMARY KEY, status TEXT, name_key TEXT, note TEXT, count INTEGER, due_at INTEGER,
-        enabled INTEGER, meta TEXT, evidence TEXT, contact_ref TEXT)`,
+      `CREATE TABLE things (id TEXT PRIMARY KEY, status TEXT, name_key TEXT, note TEXT, count ${int}, due_at ${int},
+        enabled ${int}, meta TEXT, evidence TEXT, contact_ref TEXT)`,
     );
     const written = {
       id: "t1",

@@ -68,10 +68,14 @@ function plan(sql: string): string[] {
 function problems(sql: string): string[] {
   if (!/^\s*(SELECT|UPDATE|DELETE|WITH|INSERT)/i.test(sql)) return [];
   if (ALLOWED.some((a) => sql.includes(a.fragment))) return [];
+  // A subquery named in FROM (`(SELECT …) AS name`) is scanned by its name: its own rows, already limited.
+  const subqueries = new Set([...sql.matchAll(/\)\s+AS\s+(\w+)/gi)].map((m) => m[1]));
   return plan(sql).filter((detail) => {
     if (/USE TEMP B-TREE/.test(detail)) return true;
     const scan = /^SCAN (\w+)/.exec(detail);
-    return scan !== null && !/^SCAN (CONSTANT ROW|\(subquery|json_each)/.test(detail) && !SMALL.has(scan[1] ?? "");
+    return (
+      scan !== null && !/^SCAN (CONSTANT ROW|\(subquery|json_each)/.test(detail) && !SMALL.has(scan[1] ?? "") && !subqueries.has(scan[1])
+    );
   });
 }
 

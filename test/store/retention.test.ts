@@ -174,7 +174,10 @@ describe("retention pass", () => {
     const now = s.clock.now();
     await exec("INSERT INTO sign_in_failures (email, failed_at) VALUES ('task@example.com', ?)", [now - 2 * SIGN_IN_WINDOW]);
     // Another process holds the lease: this one skips the pass.
-    await exec("INSERT OR REPLACE INTO leases (name, holder, expires_at) VALUES (?, 'other-process', ?)", [RETENTION_LEASE, now + HOUR]);
+    await exec(
+      "INSERT INTO leases (name, holder, expires_at) VALUES (?, 'other-process', ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at",
+      [RETENTION_LEASE, now + HOUR],
+    );
     const follower = retentionTask(options).start(s.deps);
     await follower.stop();
     expect(await countRows(s.db, "sign_in_failures", "email = 'task@example.com'")).toBe(1);

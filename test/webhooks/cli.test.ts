@@ -10,16 +10,19 @@ import { loadConfig } from "../../src/config.ts";
 import type { Db } from "../../src/store/db.ts";
 import { openWebhookSecret } from "../../src/webhooks/secret-at-rest.ts";
 import { runCliInProcess, runCrew } from "../helpers/cli.ts";
+import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
 const temp = tempDir("crew-webhook-cli-");
-const dbUrl = `file:${join(temp.dir, "crew.db")}`;
-const env = { DATABASE_URL: dbUrl, LOG_LEVEL: "silent" };
+let dbUrl: string;
+let env: Record<string, string>;
 let db: Db;
 
 const local = (args: string[], extraEnv: Record<string, string> = {}) => runCliInProcess(args, { ...env, ...extraEnv });
 
 beforeAll(async () => {
+  dbUrl = await testDatabaseUrl(temp.dir);
+  env = { ...databaseEnv(dbUrl), LOG_LEVEL: "silent" };
   db = (await prepareDatabase(dbUrl, loadConfig(env), Date.now())).db;
 });
 afterAll(() => {
@@ -27,10 +30,10 @@ afterAll(() => {
   temp.cleanup();
 });
 
-/** The configuration with the secret the CLI generated beside the database. */
+/** The configuration with the CLI's secret: generated beside a database file, given on PostgreSQL (no data folder). */
 const withSecret = () => ({
   ...loadConfig(env),
-  secret: readFileSync(join(dirname(dbUrl.slice("file:".length)), "crew-secret"), "utf8").trim(),
+  secret: env.CREW_SECRET ?? readFileSync(join(dirname(dbUrl.slice("file:".length)), "crew-secret"), "utf8").trim(),
 });
 
 const stored = (id: string) =>

@@ -249,7 +249,7 @@ export async function listActions(
   // SELECT without ORDER BY returns its left arm's rows first, each arm already in queue order.
   const rows = after
     ? await db.all<SqlRow>(
-        `SELECT * FROM (${pageOf("AND priority_rank = ? AND id < ?")}) UNION ALL SELECT * FROM (${pageOf("AND priority_rank > ?")}) LIMIT ?`,
+        `SELECT * FROM (${pageOf("AND priority_rank = ? AND id < ?")}) AS same_rank UNION ALL SELECT * FROM (${pageOf("AND priority_rank > ?")}) AS lower_ranks LIMIT ?`,
         [orgId, after.rank, after.id, ...args, limit + 1, orgId, after.rank, ...args, limit + 1, limit + 1],
       )
     : await db.all<SqlRow>(pageOf(""), [orgId, ...args, limit + 1]);
@@ -275,7 +275,7 @@ export async function updateAction(
         priority = coalesce(?, priority),
         priority_rank = coalesce(?, priority_rank),
         lane = coalesce(?, lane),
-        snoozed_until = CASE WHEN ? THEN ? ELSE snoozed_until END,
+        snoozed_until = CASE WHEN ? = 1 THEN ? ELSE snoozed_until END,
         updated_at = ?
       WHERE org_id = ? AND id = ?
       RETURNING ${READ_COLUMNS}`,

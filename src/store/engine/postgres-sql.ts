@@ -12,8 +12,10 @@
  * - `json_each(x)` (a JSON array's elements, read by their `value` column) becomes
  *   `json_array_elements_text(CAST(x AS json)) AS json_each(value)`.
  *
- * Everything else the two dialects share is written in that shared form in src/store; what they do
- * not share is named in engine/dialect.ts.
+ * - A string's U+0000 becomes U+FFFD (PostgreSQL's text cannot hold it).
+ *
+ * Everything else is written in the form both dialects share; what they do not share is decided
+ * where it is used, by `db.engine`, and named there (the outbox claim, the schema catalogue).
  */
 
 export type Arg = string | number | bigint | boolean | null | undefined | Uint8Array | ArrayBuffer;
@@ -40,6 +42,9 @@ const CAST = { i: "::int8", f: "::float8", t: "::text", b: "::bytea", u: "" } as
 
 function bindValue(value: unknown): unknown {
   if (typeof value === "boolean") return value ? 1 : 0;
+  // PostgreSQL's text cannot hold U+0000 (SQLite's can): it becomes U+FFFD, the replacement
+  // character, so a lookup by such a key finds nothing (404) instead of failing, and a write keeps the rest.
+  if (typeof value === "string" && value.includes("\u0000")) return value.replaceAll("\u0000", "\uFFFD");
   if (value instanceof ArrayBuffer) return Buffer.from(value);
   return value;
 }

@@ -10,7 +10,8 @@
  *   A batch that writes first takes one transaction-scoped advisory lock, so multi-statement
  *   writes run one at a time across every process, as under SQLite's single writer: the store's
  *   read-then-write batches (a conditional claim followed by writes that hold it) keep the meaning
- *   they have on SQLite. Single statements are not serialised: each is atomic on its own
+ *   they have on SQLite. A batch using SQLite's `changes()` runs its statements one by one, each
+ *   `changes()` replaced by the count the batch's previous write changed. Single statements are not serialised: each is atomic on its own
  *   (`INSERT … ON CONFLICT … DO UPDATE … WHERE` re-checks its condition on the newest row).
  */
 import postgres from "postgres";
@@ -30,6 +31,8 @@ export interface PostgresOptions {
 }
 
 const READS = /^\s*(SELECT|WITH\s[^;]*\)\s*SELECT)\b/i;
+const CHANGES = /\bchanges\(\)/i;
+const CHANGES_ALL = /\bchanges\(\)/gi;
 
 export function openPostgres({ url, max = 10, busyTimeoutMs = 10_000 }: PostgresOptions): Store {
   const sql = postgres(url, {
@@ -37,7 +40,16 @@ export function openPostgres({ url, max = 10, busyTimeoutMs = 10_000 }: Postgres
     onnotice: () => {},
     connect_timeout: Math.ceil(busyTimeoutMs / 1000),
     // Transaction-scoped: a connection never carries one request's settings into another's.
-    connection: { application_name: "crew", lock_timeout: busyTimeoutMs, statement_timeout: 5 * 60_000 },
+    // force_custom_plan: a prepared statement is planned for its own values each time. Its generic
+    // plan (what PostgreSQL may switch to after five runs) walks the whole primary key for a
+    // cursor page past a rare rank: 382 ms at 1M actions, against 0.1 ms planned for the values
+    // (src/docs/notes/benchmark.md#postgresql).
+    connection: {
+      application_name: "crew",
+      lock_timeout: busyTimeoutMs,
+      statement_timeout: 5 * 60_000,
+      plan_cache_mode: "force_custom_plan",
+    },
     types: {
       int8: { to: 20, from: [20, 1700], parse: asNumber, serialize: String },
       bool: { to: 16, from: [16], parse: (x: string) => (x === "t" ? 1 : 0), serialize: (x: unknown) => (x ? "t" : "f") },
@@ -56,9 +68,24 @@ export function openPostgres({ url, max = 10, busyTimeoutMs = 10_000 }: Postgres
     const writes = mode === "write" || statements.some((s) => !READS.test(s.sql));
     const begin = writes ? "" : "isolation level repeatable read read only";
     return (await sql.begin(begin, async (tx) => {
-      if (writes) await tx.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
-      // Sent at once: the driver pipelines a transaction's queries on its one connection.
-      return Promise.all(statements.map((s) => run(tx, s)));
+      // Sent at once: the driver pipelines a transaction's queries on its one connection, and the
+      // server runs them in order, so the lock is held before the first statement runs.
+      const lock = writes ? tx.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`) : null;
+      if (!statements.some((s) => CHANGES.test(s.sql))) {
+        const [, ...results] = await Promise.all([lock, ...statements.map((s) => run(tx, s))]);
+        return results;
+      }
+      await lock;
+      // SQLite's changes() (the rows the batch's last write changed) has no PostgreSQL twin: the
+      // statements run one by one and each changes() is that count, written in.
+      const results: StatementResult[] = [];
+      let changed = 0;
+      for (const s of statements) {
+        const result = await run(tx, { ...s, sql: s.sql.replace(CHANGES_ALL, String(changed)) });
+        if (!READS.test(s.sql)) changed = result.rowsAffected;
+        results.push(result);
+      }
+      return results;
     })) as StatementResult[];
   };
 

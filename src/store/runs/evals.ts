@@ -4,8 +4,10 @@
  * schema of the organization's database, read from sqlite_master (never its rows).
  */
 import type { InStatement } from "@libsql/client";
+import { readSchema } from "../../lib/schema-file.ts";
 import { boolean, custom, integer, json, type SqlRow, table, text } from "../columns.ts";
 import type { Db } from "../db.ts";
+import { splitSql } from "../migrations.ts";
 
 export interface EvalRunRecord {
   id: string;
@@ -77,6 +79,9 @@ export async function latestEvalOfModel(db: Db, orgId: string, provider: string,
  * its schema_meta rows: a throwaway database built from them is at the same schema version.
  */
 export async function schemaOf(db: Db): Promise<InStatement[]> {
+  // The throwaway databases are SQLite files: on PostgreSQL, this release's schema.sql is the
+  // organization's schema in SQLite's words (a PostgreSQL database is always at the current version).
+  if (db.engine === "postgres") return splitSql(readSchema());
   const objects = await db.all<{ type: string; sql: string }>(
     `SELECT type, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
       ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 ELSE 2 END, rowid`,
