@@ -10,7 +10,7 @@
  * usual case).
  */
 import postgres from "postgres";
-import { type ActionCursor, type ActionFilter, listActions } from "../src/store/actions.ts";
+import { type ActionCursor, type ActionFilter, listActions } from "../src/store/actions/actions.ts";
 import type { Db } from "../src/store/db.ts";
 import { toPostgres } from "../src/store/engine/postgres-sql.ts";
 import type { Seeded } from "./bench-seed.ts";

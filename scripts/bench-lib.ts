@@ -22,10 +22,10 @@ import { AGENTS } from "../src/domain.ts";
 import { HOUR } from "../src/lib/clock.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import { newId, randomSecret } from "../src/lib/random.ts";
-import { runInsertStatement } from "../src/store/agents.ts";
-import { insertApiKey } from "../src/store/api-keys.ts";
-import { ensureDefaultOrgAndAgents } from "../src/store/orgs.ts";
-import { createUser } from "../src/store/users.ts";
+import { insertApiKey } from "../src/store/auth/api-keys.ts";
+import { createUser } from "../src/store/auth/users.ts";
+import { ensureDefaultOrgAndAgents } from "../src/store/orgs/orgs.ts";
+import { runInsertStatement } from "../src/store/runs/runs.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WARMUP_SECONDS = 2;

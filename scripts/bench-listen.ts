@@ -8,10 +8,10 @@
 import { generateApiKey } from "../src/auth/api-keys.ts";
 import { loadConfig } from "../src/config.ts";
 import { MAX_STREAMS_PER_USER } from "../src/mcp/subscriptions.ts";
-import { insertApiKey } from "../src/store/api-keys.ts";
+import { insertApiKey } from "../src/store/auth/api-keys.ts";
+import { createUser } from "../src/store/auth/users.ts";
 import { openStore } from "../src/store/db.ts";
-import { ensureDefaultOrgAndAgents } from "../src/store/orgs.ts";
-import { createUser } from "../src/store/users.ts";
+import { ensureDefaultOrgAndAgents } from "../src/store/orgs/orgs.ts";
 import type { BenchServer } from "./bench-lib.ts";
 
 export const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 200);

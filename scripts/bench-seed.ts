@@ -20,7 +20,7 @@ import { pipeline } from "node:stream/promises";
 import Database from "libsql";
 import postgres from "postgres";
 import { PRIORITIES } from "../src/domain.ts";
-import { actionInsertStatement, newActionRow } from "../src/store/actions.ts";
+import { actionInsertStatement, newActionRow } from "../src/store/actions/actions.ts";
 
 const YEAR = 365 * 24 * 3600_000;
 const SQLITE_TRANSACTION = 50_000;

@@ -17,7 +17,7 @@ import { randomSecret } from "./lib/random.ts";
 import { readSchema } from "./lib/schema-file.ts";
 import { type Db, openStore } from "./store/db.ts";
 import { migrate } from "./store/migrations.ts";
-import { ensureDefaultOrgAndAgents } from "./store/orgs.ts";
+import { ensureDefaultOrgAndAgents } from "./store/orgs/orgs.ts";
 
 export { readSchema, SCHEMA_PATH } from "./lib/schema-file.ts";
 

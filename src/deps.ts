@@ -12,7 +12,7 @@ import type { Logger } from "./lib/log.ts";
 import type { Metrics } from "./lib/metrics.ts";
 import type { OutboundPolicy } from "./lib/outbound-policy.ts";
 import type { Db } from "./store/db.ts";
-import type { QuotaStore } from "./store/quota.ts";
+import type { QuotaStore } from "./store/quota/quota.ts";
 
 export interface AppDeps {
   db: Db;

@@ -9,7 +9,7 @@ import { systemClock } from "./lib/clock.ts";
 import { createEvents } from "./lib/events.ts";
 import { createLogger } from "./lib/log.ts";
 import { createMetrics } from "./lib/metrics.ts";
-import { createQuotaStore } from "./store/quota.ts";
+import { createQuotaStore } from "./store/quota/quota.ts";
 
 export type AppDepsInput = Pick<AppDeps, "db" | "config"> & Partial<AppDeps>;
 

@@ -8,9 +8,9 @@
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { newId } from "../lib/random.ts";
-import { countScheduledOutcome, getPauseState, resumeStatement } from "../store/agent-pause.ts";
-import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
 import type { Db } from "../store/db.ts";
+import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/integrations/alerts.ts";
+import { countScheduledOutcome, getPauseState, resumeStatement } from "../store/runs/agent-pause.ts";
 
 export const PAUSE_AFTER = 3;
 export const PAUSE_ALERT_SERVICE = "agents";

@@ -9,17 +9,11 @@ import type { Config } from "../config.ts";
 import type { DomainEvent } from "../domain.ts";
 import { iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { alertInsertStatement } from "../store/alerts.ts";
-import {
-  agentDailyTokens,
-  agentTokensSince,
-  claimBudgetWarning,
-  resolveOldBudgetWarningsStatement,
-  usageTotalsSince,
-} from "../store/budgets.ts";
 import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
-import { tokensSince } from "../store/model.ts";
+import { alertInsertStatement, resolveOldBudgetWarningsStatement } from "../store/integrations/alerts.ts";
+import { agentDailyTokens, agentTokensSince, claimBudgetWarning, usageTotalsSince } from "../store/runs/budgets.ts";
+import { tokensSince } from "../store/runs/model.ts";
 
 export const WARN_AT = 0.8;
 const DAY_MS = 86_400_000;

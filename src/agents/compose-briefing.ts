@@ -8,12 +8,12 @@ import type { InStatement } from "@libsql/client";
 import type { DomainEvent } from "../domain.ts";
 import { DAY, iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { listOpenActions } from "../store/actions.ts";
+import { listOpenActions } from "../store/actions/actions.ts";
+import { listOpenSuggestions } from "../store/actions/suggestions.ts";
 import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
-import { listInsightsSince } from "../store/feed.ts";
-import { briefingReplaceStatements, latestBriefing } from "../store/reports.ts";
-import { listOpenSuggestions } from "../store/suggestions.ts";
+import { listInsightsSince } from "../store/feed/insights.ts";
+import { briefingReplaceStatements, latestBriefing } from "../store/reports/reports.ts";
 import type { WordsFor } from "./model-words.ts";
 import { lastingText, type ModelText, sameDayWords } from "./since-then.ts";
 

@@ -5,7 +5,7 @@
  * runner adds what it can derive itself — patterns named Network, Feed and Pipeline, recomputed on
  * every run — and an archetype only while none was reported.
  */
-import type { ProfileSources } from "../store/reports.ts";
+import type { ProfileSources } from "../store/reports/reports.ts";
 
 export interface ProfileBody {
   archetype: string;

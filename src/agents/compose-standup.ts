@@ -9,12 +9,12 @@
 import type { InStatement } from "@libsql/client";
 import { type DomainEvent, type Priority, priorityRank } from "../domain.ts";
 import { newId } from "../lib/random.ts";
-import { listOpenActions } from "../store/actions.ts";
-import { type AgentRunSummary, latestMetrics, listAgentsWithRuns } from "../store/agents.ts";
-import { listOpenCriticalAlerts } from "../store/alerts.ts";
+import { listOpenActions } from "../store/actions/actions.ts";
 import type { Db } from "../store/db.ts";
-import type { Organization } from "../store/orgs.ts";
-import { latestStandup, standupReplaceStatements } from "../store/reports.ts";
+import { listOpenCriticalAlerts } from "../store/integrations/alerts.ts";
+import type { Organization } from "../store/orgs/orgs.ts";
+import { latestStandup, standupReplaceStatements } from "../store/reports/reports.ts";
+import { type AgentRunSummary, latestMetrics, listAgentsWithRuns } from "../store/runs/agents.ts";
 import { type Health, healthOf, summaryOf } from "./health.ts";
 import type { WordsFor } from "./model-words.ts";
 import { lastingText, type ModelText, sameDayWords } from "./since-then.ts";

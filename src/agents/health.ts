@@ -1,6 +1,6 @@
 /** Agent health from runs (src/docs/notes/rest-api.md): pure, so staleness is tested with any clock. */
 import { DAY, HOUR } from "../lib/clock.ts";
-import type { AgentRunSummary } from "../store/agents.ts";
+import type { AgentRunSummary } from "../store/runs/agents.ts";
 
 export type Health = "green" | "stale" | "error" | "never_ran";
 

@@ -7,12 +7,12 @@
 
 import type { SourceItem } from "../integrations/sources.ts";
 import { iso } from "../lib/clock.ts";
-import { listOpenActions } from "../store/actions.ts";
-import { latestMetrics } from "../store/agents.ts";
+import { listOpenActions } from "../store/actions/actions.ts";
+import { dismissedSince, newestOpenSuggestions } from "../store/actions/suggestions.ts";
+import { recentContacts } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
-import { recentContacts } from "../store/model.ts";
-import { latestProfile } from "../store/reports.ts";
-import { dismissedSince, newestOpenSuggestions } from "../store/suggestions.ts";
+import { latestProfile } from "../store/reports/reports.ts";
+import { latestMetrics } from "../store/runs/agents.ts";
 import type { ProfileBody } from "./compose-profile.ts";
 import { DISMISSAL_MEMORY_MS } from "./dedupe.ts";
 import { createHandles, crewUrl, type Handles } from "./handles.ts";

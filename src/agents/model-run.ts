@@ -20,16 +20,10 @@ import { iso } from "../lib/clock.ts";
 import type { Events } from "../lib/events.ts";
 import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 import { newId } from "../lib/random.ts";
-import { runInsertStatement } from "../store/agents.ts";
-import {
-  addRunUsageStatement,
-  getInstructionOverride,
-  inputHashStatement,
-  lastModelInputs,
-  raiseModelAlertStatements,
-  resolveModelAlertStatement,
-} from "../store/model.ts";
-import type { Organization } from "../store/orgs.ts";
+import { raiseModelAlertStatements, resolveModelAlertStatement } from "../store/integrations/alerts.ts";
+import type { Organization } from "../store/orgs/orgs.ts";
+import { addRunUsageStatement, getInstructionOverride, inputHashStatement, lastModelInputs } from "../store/runs/model.ts";
+import { runInsertStatement } from "../store/runs/runs.ts";
 import { budgetSkipReason, warnOnBudgets } from "./budgets.ts";
 import { citationIssues } from "./handles.ts";
 import { type AgentJob, JOBS, jobOf } from "./jobs.ts";

@@ -10,7 +10,7 @@ import * as v from "valibot";
 import { callForObject } from "../integrations/model/client.ts";
 import { dayStart, type ModelDeps, resolveModel } from "../integrations/model/settings.ts";
 import type { Logger } from "../lib/log.ts";
-import { addRunUsageStatement, getInstructionOverride, tokensSince } from "../store/model.ts";
+import { addRunUsageStatement, getInstructionOverride, tokensSince } from "../store/runs/model.ts";
 import { jobOf } from "./jobs.ts";
 
 const text = (max: number) =>

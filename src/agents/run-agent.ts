@@ -15,7 +15,7 @@
  */
 
 import type { Events } from "../lib/events.ts";
-import { getOrg } from "../store/orgs.ts";
+import { getOrg } from "../store/orgs/orgs.ts";
 import { countScheduledRun, resumeAgent } from "./auto-pause.ts";
 import { standupModeAt } from "./compose-standup.ts";
 import { jobOf, type Runner } from "./jobs.ts";

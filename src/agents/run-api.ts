@@ -27,14 +27,22 @@ import {
   actionInsertStatement,
   listOpenActions,
   newActionRow,
-} from "../store/actions.ts";
-import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/alerts.ts";
+} from "../store/actions/actions.ts";
+import {
+  dismissedSince,
+  listSuggestions,
+  suggestionInsertStatement,
+  suggestionMergeStatement,
+  supersedeSuggestionsStatement,
+} from "../store/actions/suggestions.ts";
 import { commit } from "../store/commit.ts";
-import { contactIssues, upsertContactStatement } from "../store/contacts.ts";
+import { contactIssues, upsertContactStatement } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
-import { handoffInsertStatement, type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed.ts";
-import { existingRecordIds, isRecordKind, type RecordKind } from "../store/record-refs.ts";
-import { latestProfile, profileInsertStatement } from "../store/reports.ts";
+import { handoffInsertStatement } from "../store/feed/handoffs.ts";
+import { type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed/insights.ts";
+import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/integrations/alerts.ts";
+import { existingRecordIds, isRecordKind, type RecordKind } from "../store/orgs/record-refs.ts";
+import { latestProfile, profileInsertStatement } from "../store/reports/reports.ts";
 import {
   type ClaimedHandoff,
   claimedHandoffIds,
@@ -45,14 +53,7 @@ import {
   latestRunStart,
   requeueUnreportedStatement,
   startRun,
-} from "../store/runs.ts";
-import {
-  dismissedSince,
-  listSuggestions,
-  suggestionInsertStatement,
-  suggestionMergeStatement,
-  supersedeSuggestionsStatement,
-} from "../store/suggestions.ts";
+} from "../store/runs/runs.ts";
 import { mergeProfile, type ProfileBody } from "./compose-profile.ts";
 import { DISMISSAL_MEMORY_MS, planWrites } from "./dedupe.ts";
 

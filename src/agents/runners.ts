@@ -13,13 +13,19 @@ import { DAY, iso } from "../lib/clock.ts";
 import type { Events } from "../lib/events.ts";
 import type { Logger } from "../lib/log.ts";
 import { newId } from "../lib/random.ts";
-import { recentMetrics } from "../store/agents.ts";
+import { getUserById, listOrgUserIds } from "../store/auth/users.ts";
 import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
-import type { Organization } from "../store/orgs.ts";
-import { latestProfile, profileInsertStatement, profileSources } from "../store/reports.ts";
-import { type ClaimedHandoff, completeRunStatement, handoffResultStatement, requeueUnreportedStatement, startRun } from "../store/runs.ts";
-import { getUserById, listOrgUserIds } from "../store/users.ts";
+import type { Organization } from "../store/orgs/orgs.ts";
+import { latestProfile, profileInsertStatement, profileSources } from "../store/reports/reports.ts";
+import { recentMetrics } from "../store/runs/agents.ts";
+import {
+  type ClaimedHandoff,
+  completeRunStatement,
+  handoffResultStatement,
+  requeueUnreportedStatement,
+  startRun,
+} from "../store/runs/runs.ts";
 import { briefingStatements } from "./compose-briefing.ts";
 import { composeProfile, DERIVED_PATTERNS, type ProfileBody } from "./compose-profile.ts";
 import { type StandupMode, standupModeAt, standupStatements } from "./compose-standup.ts";

@@ -1,7 +1,7 @@
 /**
  * The scheduler (src/docs/notes/agents-runtime.md). One leader across all processes sharing the database, by a lease row
  * taken and renewed with one atomic upsert; only the leader runs due agents and closes abandoned
- * runs. On top of the lease, each schedule slot is claimed atomically (store/runs.ts claimSlot),
+ * runs. On top of the lease, each schedule slot is claimed atomically (store/runs/runs.ts claimSlot),
  * so even two leaders in a lease hand-over could not run one slot twice.
  *
  * Due: the latest slot of the agent's schedule (in the organization's time zone) at or before now
@@ -22,9 +22,9 @@ import { HOUR } from "../lib/clock.ts";
 import { type Loop, startLoop } from "../lib/loop.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import { randomSecret } from "../lib/random.ts";
-import { listScheduledAgents } from "../store/agents.ts";
-import { releaseLease, takeLease } from "../store/leases.ts";
-import { claimSlot, closeAbandonedRuns, latestRunStart } from "../store/runs.ts";
+import { releaseLease, takeLease } from "../store/leases/leases.ts";
+import { listScheduledAgents } from "../store/runs/agents.ts";
+import { claimSlot, closeAbandonedRuns, latestRunStart } from "../store/runs/runs.ts";
 import type { ModelRunDeps } from "./model-run.ts";
 import { type AgentRun, runAgent, runnerOf } from "./run-agent.ts";
 import type { RunDeps } from "./runners.ts";

@@ -5,7 +5,7 @@
 import type { Credential, KeyScope, Principal } from "../domain.ts";
 import { cheapestPlanFor, planIncludes } from "../domain.ts";
 import { ApiError } from "../errors.ts";
-import type { AuditActor } from "../store/audit.ts";
+import type { AuditActor } from "../store/audit/audit.ts";
 
 /** The requirement of one operation in one projection (REST or MCP). */
 export interface Access {

@@ -6,9 +6,9 @@ import type { Config } from "../config.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../lib/random.ts";
-import { findActiveKeyOwner, touchApiKey } from "../store/api-keys.ts";
+import { findActiveKeyOwner, touchApiKey } from "../store/auth/api-keys.ts";
 import type { Db } from "../store/db.ts";
-import { findActiveAccessToken, touchGrant } from "../store/oauth-tokens.ts";
+import { findActiveAccessToken, touchGrant } from "../store/oauth/tokens.ts";
 import { principalFor } from "./access.ts";
 import { isApiKey } from "./api-keys.ts";
 

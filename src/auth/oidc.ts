@@ -10,10 +10,10 @@
 import * as client from "openid-client";
 import type { OidcEnv } from "../config.ts";
 import type { Role } from "../domain.ts";
+import { linkIdentity, userIdOfIdentity } from "../store/auth/identities.ts";
+import { createUser, EmailTakenError, getUserByEmail, getUserById, listOrgUsers, type User, updateOrgUser } from "../store/auth/users.ts";
 import type { Db } from "../store/db.ts";
-import { linkIdentity, userIdOfIdentity } from "../store/identities.ts";
-import { findOrg, getDefaultOrg } from "../store/orgs.ts";
-import { createUser, EmailTakenError, getUserByEmail, getUserById, listOrgUsers, type User, updateOrgUser } from "../store/users.ts";
+import { findOrg, getDefaultOrg } from "../store/orgs/orgs.ts";
 
 /** The password hash of a user created by SSO: matches no password. */
 const NO_PASSWORD = "!oidc";

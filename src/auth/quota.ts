@@ -3,13 +3,13 @@
  * the database so several processes share one exact count. Every protected response carries the
  * X-RateLimit-* headers; a refused one also Retry-After.
  *
- * Exactness comes from the store (store/quota.ts): every take is one atomic conditional upsert,
+ * Exactness comes from the store (store/quota/quota.ts): every take is one atomic conditional upsert,
  * so no process can admit beyond the limit, and nothing is reserved ahead (a process holding
  * unused units would make another refuse requests that fit). Speed comes from coalescing the
  * takes one process receives in the same turn into one statement, on a prepared statement.
  */
 import { HOUR } from "../lib/clock.ts";
-import type { QuotaStore } from "../store/quota.ts";
+import type { QuotaStore } from "../store/quota/quota.ts";
 
 export interface QuotaDecision {
   allowed: boolean;

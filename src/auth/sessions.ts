@@ -10,10 +10,10 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import type { Principal } from "../domain.ts";
 import { DAY } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
+import { deleteExpiredSessions, deleteSession, extendSession, findSession, insertSession } from "../store/auth/sessions.ts";
+import { getUserById, type User } from "../store/auth/users.ts";
 import type { Db } from "../store/db.ts";
-import { deleteExpiredSessions, deleteSession, extendSession, findSession, insertSession } from "../store/sessions.ts";
-import { getUserById, type User } from "../store/users.ts";
 import { principalFor } from "./access.ts";
 
 export const SESSION_COOKIE = "crew_session";

@@ -5,10 +5,10 @@
  */
 import type { Config } from "../config.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
+import { claimSetup, insertSetupToken, isSetupTokenUsable } from "../store/auth/setup-tokens.ts";
+import { countUsers, createUser, EmailTakenError, type User } from "../store/auth/users.ts";
 import type { Db } from "../store/db.ts";
-import { getDefaultOrg } from "../store/orgs.ts";
-import { claimSetup, insertSetupToken, isSetupTokenUsable } from "../store/setup-tokens.ts";
-import { countUsers, createUser, EmailTakenError, type User } from "../store/users.ts";
+import { getDefaultOrg } from "../store/orgs/orgs.ts";
 import { hashPassword } from "./passwords.ts";
 
 /** The setup URL to print at start, or null when a user exists already (nothing to set up). */

@@ -5,9 +5,9 @@
  * SHA-256 is stored.
  */
 import { randomSecret, sha256Hex } from "../lib/random.ts";
+import { claimSignInLink, insertSignInLink, type LinkPurpose, signInLinkUser } from "../store/auth/sign-in-links.ts";
+import { getUserById, type User } from "../store/auth/users.ts";
 import type { Db } from "../store/db.ts";
-import { claimSignInLink, insertSignInLink, type LinkPurpose, signInLinkUser } from "../store/sign-in-links.ts";
-import { getUserById, type User } from "../store/users.ts";
 import { hashPassword } from "./passwords.ts";
 
 export type { LinkPurpose };

@@ -10,11 +10,11 @@
  */
 
 import { MINUTE } from "../lib/clock.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
+import { clearSignInFailures, countSignInFailures, recordSignInFailure } from "../store/auth/sign-in-failures.ts";
+import { isDeactivated } from "../store/auth/user-admin.ts";
+import { getUserByEmail, normalizeEmail, type User } from "../store/auth/users.ts";
 import type { Db } from "../store/db.ts";
-import { clearSignInFailures, countSignInFailures, recordSignInFailure } from "../store/sign-in-failures.ts";
-import { isDeactivated } from "../store/user-admin.ts";
-import { getUserByEmail, normalizeEmail, type User } from "../store/users.ts";
 import { dummyPasswordHash, PasswordHashingBusy, verifyPassword } from "./passwords.ts";
 
 export const SIGN_IN_WINDOW = 15 * MINUTE;

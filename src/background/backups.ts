@@ -8,10 +8,10 @@ import { Cron } from "croner";
 import type { AppDeps, BackgroundTask } from "../deps.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import { backupFileName, isBackupFileName, SECRET_NOTE, writeBackup } from "../store/backup.ts";
-import { takeLease } from "../store/leases.ts";
-import { getDefaultOrg } from "../store/orgs.ts";
+import { takeLease } from "../store/leases/leases.ts";
+import { getDefaultOrg } from "../store/orgs/orgs.ts";
 
 /** The file operations a backup pass needs (node:fs in boot.ts). */
 export interface BackupFiles {

@@ -7,7 +7,7 @@ import type { BackgroundTask } from "../deps.ts";
 import { DAY, MINUTE } from "../lib/clock.ts";
 import { startLoop } from "../lib/loop.ts";
 import { randomSecret } from "../lib/random.ts";
-import { releaseLease, takeLease } from "../store/leases.ts";
+import { releaseLease, takeLease } from "../store/leases/leases.ts";
 import { runRetention } from "../store/retention.ts";
 
 export const RETENTION_LEASE = "retention";

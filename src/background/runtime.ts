@@ -3,7 +3,7 @@
  * job is named in `serverTasks` — the agents scheduler and the regenerator, webhook and message
  * delivery, retention, scheduled backups — and `startBackground` is the one place that starts them
  * and stops them all (at shutdown, before the database closes). Entries start it through boot.ts.
- * Jobs coordinate across processes through the database only: leases (src/store/leases.ts) and
+ * Jobs coordinate across processes through the database only: leases (src/store/leases/leases.ts) and
  * row claims.
  */
 import { SIGN_IN_WINDOW } from "../auth/sign-in.ts";

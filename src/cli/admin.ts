@@ -20,7 +20,7 @@ export async function createOrgFromCli(flags: Flags, env: Env, io: CliIo): Promi
   if (zone !== undefined && !isValidTimeZone(zone))
     throw new UsageError(`--time-zone "${zone}" is not an IANA time zone such as Europe/Paris`);
   return withStore(env, async (db, _default, config) => {
-    const { createOrg, OrgNameTakenError } = await import("../store/orgs.ts");
+    const { createOrg, OrgNameTakenError } = await import("../store/orgs/orgs.ts");
     try {
       const org = await createOrg(db, name, zone ?? config.defaultTimeZone, systemClock.now());
       if (flags.json) printJson(io, org);
@@ -35,7 +35,7 @@ export async function createOrgFromCli(flags: Flags, env: Env, io: CliIo): Promi
 
 export async function listOrgsFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   return withStore(env, async (db) => {
-    const orgs = await (await import("../store/orgs.ts")).listOrgs(db);
+    const orgs = await (await import("../store/orgs/orgs.ts")).listOrgs(db);
     if (flags.json) printJson(io, orgs);
     else
       io.out(
@@ -52,7 +52,7 @@ export async function listUsersFromCli(flags: Flags, env: Env, io: CliIo): Promi
   return withStore(
     env,
     async (db, org) => {
-      const users = await (await import("../store/user-admin.ts")).listUsers(db, org.id);
+      const users = await (await import("../store/auth/user-admin.ts")).listUsers(db, org.id);
       if (flags.json) {
         printJson(
           io,
@@ -101,7 +101,7 @@ export async function deactivateUserFromCli(flags: Flags, env: Env, io: CliIo): 
 
 export async function listKeysFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
   return withUser(env, flags, async (user, _run, db) => {
-    const keys = await (await import("../store/api-keys.ts")).listActiveApiKeys(db, user.id);
+    const keys = await (await import("../store/auth/api-keys.ts")).listActiveApiKeys(db, user.id);
     if (flags.json)
       printJson(
         io,
@@ -124,7 +124,7 @@ export async function revokeKeyFromCli(flags: Flags, env: Env, io: CliIo): Promi
   const hash = String(flags.hash).trim().toLowerCase();
   return withStore(env, async (db, org, config) => {
     const [{ findActiveKeyOwner }, { runAsCli }, { revokeUserApiKeyOp }] = await Promise.all([
-      import("../store/api-keys.ts"),
+      import("../store/auth/api-keys.ts"),
       import("./principal.ts"),
       import("../operations/user-admin.ts"),
     ]);
@@ -147,7 +147,7 @@ export async function auditFromCli(flags: Flags, env: Env, io: CliIo): Promise<n
   return withStore(
     env,
     async (db, org) => {
-      const entries = await (await import("../store/audit.ts")).listAudit(db, org.id, limit);
+      const entries = await (await import("../store/audit/audit.ts")).listAudit(db, org.id, limit);
       if (flags.json)
         printJson(
           io,

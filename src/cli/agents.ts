@@ -13,7 +13,7 @@ import { iso, systemClock } from "../lib/clock.ts";
 import { createEvents } from "../lib/events.ts";
 import { createLogger } from "../lib/log.ts";
 import type { Db } from "../store/db.ts";
-import type { Organization } from "../store/orgs.ts";
+import type { Organization } from "../store/orgs/orgs.ts";
 import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
 
 interface Outcome {

@@ -96,7 +96,7 @@ async function auditAsIs(
   file: string,
   detail: Record<string, unknown>,
 ) {
-  const { recordAudit } = await import("../store/audit.ts");
+  const { recordAudit } = await import("../store/audit/audit.ts");
   const audited = await db.one("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'audit_events'");
   if (audited) await recordAudit(db, orgId, event, { kind: "cli" }, systemClock.now(), file, detail);
 }

@@ -8,7 +8,7 @@ import { readSchema } from "../boot.ts";
 import type { DemoSummary } from "../demo/seed.ts";
 import { systemClock } from "../lib/clock.ts";
 import { migrate } from "../store/migrations.ts";
-import type { Organization } from "../store/orgs.ts";
+import type { Organization } from "../store/orgs/orgs.ts";
 import { type CliIo, type Env, type Flags, withStore } from "./support.ts";
 
 /** The database location without a query string (which may carry an auth token). */

@@ -15,8 +15,8 @@ import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { systemClock } from "../lib/clock.ts";
 import type { AnySchema, Operation } from "../operations/registry.ts";
+import { firstActiveOwner, type User } from "../store/auth/users.ts";
 import type { Db } from "../store/db.ts";
-import { firstActiveOwner, type User } from "../store/users.ts";
 import { CommandError, type Env, type Flags, parseEmail, UsageError, withStore } from "./support.ts";
 
 const CLI = { type: "cli", id: "cli" } as const;
@@ -93,7 +93,7 @@ export type RunAsCli = <I extends AnySchema, O extends AnySchema>(
 export async function withUser<T>(env: Env, flags: Flags, work: (user: User, run: RunAsCli, db: Db) => Promise<T>): Promise<T> {
   const email = parseEmail(String(flags.email));
   return withStore(env, async (db, _org, config) => {
-    const { getUserByEmail } = await import("../store/users.ts");
+    const { getUserByEmail } = await import("../store/auth/users.ts");
     const user = await getUserByEmail(db, email);
     if (!user) throw new CommandError(`no user with email ${email}`);
     return work(user, (op, input) => runAsCli({ db, config }, user.orgId, op, input), db);

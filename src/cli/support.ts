@@ -8,7 +8,7 @@ import { type Config, loadConfig } from "../config.ts";
 import { systemClock } from "../lib/clock.ts";
 import { Email, Title } from "../operations/schemas.ts";
 import type { Db } from "../store/db.ts";
-import type { Organization } from "../store/orgs.ts";
+import type { Organization } from "../store/orgs/orgs.ts";
 import { requireExistingDatabase } from "./environment.ts";
 
 export type Env = Record<string, string | undefined>;
@@ -78,7 +78,7 @@ export async function withStore<T>(
   const [{ prepareStore, connect, ensureSecret, readSecretFile }, { createLogger }, { getDefaultOrg, findOrg }] = await Promise.all([
     import("../boot.ts"),
     import("../lib/log.ts"),
-    import("../store/orgs.ts"),
+    import("../store/orgs/orgs.ts"),
   ]);
   const loaded = loadConfig(env, readSecretFile);
   if (!options.create) requireExistingDatabase(loaded, env);

@@ -14,23 +14,19 @@ import type { Health } from "../agents/health.ts";
 import { AGENTS } from "../domain.ts";
 import { HOUR, MINUTE } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { type ActionInsert, actionInsertStatement } from "../store/actions.ts";
-import { type AgentRunSummary, type RunInsert, runInsertStatement } from "../store/agents.ts";
-import { alertInsertStatement } from "../store/alerts.ts";
+import { type ActionInsert, actionInsertStatement } from "../store/actions/actions.ts";
+import { suggestionInsertStatement } from "../store/actions/suggestions.ts";
+import { getUserById, listOrgUserIds } from "../store/auth/users.ts";
+import { contactInsertStatement } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
-import {
-  contactInsertStatement,
-  countDemoRows,
-  type DemoTable,
-  newestOwnRunTimes,
-  recordDemoRows,
-  replaceDemoRows,
-} from "../store/demo.ts";
-import { handoffInsertStatement, insightInsertStatement } from "../store/feed.ts";
-import type { Organization } from "../store/orgs.ts";
-import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports.ts";
-import { suggestionInsertStatement } from "../store/suggestions.ts";
-import { getUserById, listOrgUserIds } from "../store/users.ts";
+import { handoffInsertStatement } from "../store/feed/handoffs.ts";
+import { insightInsertStatement } from "../store/feed/insights.ts";
+import { alertInsertStatement } from "../store/integrations/alerts.ts";
+import { countDemoRows, type DemoTable, newestOwnRunTimes, recordDemoRows, replaceDemoRows } from "../store/orgs/demo.ts";
+import type { Organization } from "../store/orgs/orgs.ts";
+import { newestReportTimes, profileInsertStatement, standupInsertStatement } from "../store/reports/reports.ts";
+import type { AgentRunSummary } from "../store/runs/agents.ts";
+import { type RunInsert, runInsertStatement } from "../store/runs/runs.ts";
 import {
   DEMO_ACTIONS,
   DEMO_ALERTS,

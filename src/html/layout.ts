@@ -7,7 +7,7 @@
 import type { Context } from "hono";
 import { html } from "hono/html";
 import type { AppEnv } from "../deps.ts";
-import type { User } from "../store/users.ts";
+import type { User } from "../store/auth/users.ts";
 
 export type Html = ReturnType<typeof html>;
 

@@ -8,8 +8,8 @@
 import { ApiError } from "../errors.ts";
 import { DAY } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";
-import { connectedCalendarUsers } from "../store/integrations.ts";
-import { getOrg } from "../store/orgs.ts";
+import { connectedCalendarUsers } from "../store/integrations/integrations.ts";
+import { getOrg } from "../store/orgs/orgs.ts";
 import { fetchEvents } from "./caldav.ts";
 import { type CalendarDeps, withCalendar } from "./calendar.ts";
 import { type CalendarOccurrence, occurrencesIn } from "./icalendar.ts";

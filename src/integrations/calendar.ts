@@ -14,15 +14,8 @@ import type { Logger } from "../lib/log.ts";
 import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 import { newId } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
-import {
-  deleteIntegrationStatement,
-  getIntegration,
-  openUserAlert,
-  raiseUserAlert,
-  resolveUserAlerts,
-  resolveUserAlertsStatement,
-  saveIntegrationStatement,
-} from "../store/integrations.ts";
+import { openUserAlert, raiseUserAlert, resolveUserAlerts, resolveUserAlertsStatement } from "../store/integrations/alerts.ts";
+import { deleteIntegrationStatement, getIntegration, saveIntegrationStatement } from "../store/integrations/integrations.ts";
 import { type CalDavAccess, CalDavError, type CalDavFailure, discoverCalendar } from "./caldav.ts";
 import { open, SecretBoxError, seal } from "./secret-box.ts";
 

@@ -13,18 +13,16 @@ import type { Logger } from "../lib/log.ts";
 import type { OutboundPolicy } from "../lib/outbound-policy.ts";
 import { newId } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
+import { openOrgAlert, raiseOrgAlert, resolveOrgAlertStatement } from "../store/integrations/alerts.ts";
 import {
   feedsOfAgent,
   getSource,
   listSources,
   mailboxOf,
-  openOrgAlert,
-  raiseOrgAlert,
   recordSourceOutcome,
-  resolveOrgAlertStatement,
-  type SourceRow,
+  type StoredSource,
   saveSourceState,
-} from "../store/sources.ts";
+} from "../store/integrations/sources.ts";
 import { readCalendarEvents } from "./calendar-source.ts";
 import { FeedError, readFeed } from "./feeds/feed.ts";
 import { truncate } from "./feeds/plain-text.ts";
@@ -205,7 +203,7 @@ export async function readSourcesFor(
   return nothing(null);
 }
 
-async function mailFailure(deps: SourceDeps, row: SourceRow, message: string, reason: string): Promise<never> {
+async function mailFailure(deps: SourceDeps, row: StoredSource, message: string, reason: string): Promise<never> {
   const orgId = row.orgId;
   // The reason (addresses, server texts) goes to the log only; never a password (imapflow's errors do not carry it).
   deps.log.warn("mailbox read failed", { org_id: orgId, reason });
@@ -215,7 +213,7 @@ async function mailFailure(deps: SourceDeps, row: SourceRow, message: string, re
   throw new SourceError("imap", `Mailbox: ${message}`);
 }
 
-async function readInbox(deps: SourceDeps, row: SourceRow, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
+async function readInbox(deps: SourceDeps, row: StoredSource, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
   const stored = jsonOr(StoredMailbox, row.config, null);
   if (!stored) return mailFailure(deps, row, "The saved mailbox settings cannot be read.", "config does not parse");
   let password: string;
@@ -266,7 +264,7 @@ async function readFeeds(
   deps: SourceDeps,
   orgId: string,
   agentId: string,
-  feeds: SourceRow[],
+  feeds: StoredSource[],
   limits: { maxItems: number; maxChars: number },
 ): Promise<SourceRead> {
   const read = await Promise.all(

@@ -15,9 +15,9 @@ import * as v from "valibot";
 import { NEEDS_MODEL } from "../agents/model-run.ts";
 import type { Principal } from "../domain.ts";
 import { isAgentId } from "../domain.ts";
-import { findAction } from "../store/actions.ts";
+import { findAction } from "../store/actions/actions.ts";
 import type { Db } from "../store/db.ts";
-import { hasIntegration } from "../store/integrations.ts";
+import { hasIntegration } from "../store/integrations/integrations.ts";
 import type { McpTool } from "./tools.ts";
 
 export const CALENDAR_SETTINGS_PATH = "/settings/calendar";

@@ -6,7 +6,7 @@
  */
 import { sha256Hex, timingSafeEqual } from "../lib/random.ts";
 import type { Db } from "../store/db.ts";
-import { findClient, type OAuthClient } from "../store/oauth-clients.ts";
+import { findClient, type OAuthClient } from "../store/oauth/clients.ts";
 import { isClientIdDocumentUrl, publicDocumentClient } from "./client-id-document.ts";
 import { invalidRequest, OAuthError } from "./errors.ts";
 import { single } from "./form.ts";

@@ -10,7 +10,7 @@
 import type { AppDeps } from "../deps.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../integrations/outbound.ts";
 import { HOUR } from "../lib/clock.ts";
-import { findClient, type OAuthClient } from "../store/oauth-clients.ts";
+import { findClient, type OAuthClient } from "../store/oauth/clients.ts";
 import { validateClientMetadata } from "./client-metadata.ts";
 
 export const MAX_DOCUMENT_BYTES = 5 * 1024;

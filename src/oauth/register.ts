@@ -9,7 +9,7 @@ import { parseJsonObject, readBodyText } from "../http/body.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { DAY, HOUR } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
-import { countRegistrationsSince, insertClient, purgeUnusedClients } from "../store/oauth-clients.ts";
+import { countRegistrationsSince, insertClient, purgeUnusedClients } from "../store/oauth/clients.ts";
 import { validateClientMetadata } from "./client-metadata.ts";
 import { OAuthError, oauthJson } from "./errors.ts";
 

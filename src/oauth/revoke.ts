@@ -6,8 +6,8 @@
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { sha256Hex } from "../lib/random.ts";
-import { revokeGrant } from "../store/oauth-grants.ts";
-import { findTokenForRevocation, revokeToken } from "../store/oauth-tokens.ts";
+import { revokeGrant } from "../store/oauth/grants.ts";
+import { findTokenForRevocation, revokeToken } from "../store/oauth/tokens.ts";
 import { authenticateClient } from "./client-auth.ts";
 import { invalidRequest, oauthJson } from "./errors.ts";
 import { readForm, repeatedParams, single } from "./form.ts";

@@ -6,10 +6,10 @@
 import type { Context } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { sha256Hex } from "../lib/random.ts";
-import type { OAuthClient } from "../store/oauth-clients.ts";
-import { takeCode } from "../store/oauth-codes.ts";
-import { revokeGrant } from "../store/oauth-grants.ts";
-import { findRefreshToken, insertTokenPair, rotateRefreshToken } from "../store/oauth-tokens.ts";
+import type { OAuthClient } from "../store/oauth/clients.ts";
+import { takeCode } from "../store/oauth/codes.ts";
+import { revokeGrant } from "../store/oauth/grants.ts";
+import { findRefreshToken, insertTokenPair, rotateRefreshToken } from "../store/oauth/tokens.ts";
 import { authenticateClient } from "./client-auth.ts";
 import { invalidGrant, invalidRequest, invalidScope, invalidTarget, OAuthError, oauthJson } from "./errors.ts";
 import { readForm, repeatedParams, single } from "./form.ts";

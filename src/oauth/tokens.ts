@@ -3,7 +3,7 @@ import type { OAuthScope } from "../domain.ts";
 import { scopeString } from "../domain.ts";
 import { DAY, HOUR, MINUTE } from "../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
-import type { TokenPair } from "../store/oauth-tokens.ts";
+import type { TokenPair } from "../store/oauth/tokens.ts";
 
 export const ACCESS_TOKEN_TTL = HOUR;
 export const REFRESH_TOKEN_TTL = 30 * DAY;

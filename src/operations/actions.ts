@@ -15,9 +15,9 @@ import {
   listActions,
   newActionRow,
   updateAction,
-} from "../store/actions.ts";
+} from "../store/actions/actions.ts";
 import { commit } from "../store/commit.ts";
-import { contactIssues } from "../store/contacts.ts";
+import { contactIssues } from "../store/contacts/contacts.ts";
 import { EvidenceList } from "./evidence-schema.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime, LongText, PageLimit, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";

@@ -8,7 +8,7 @@ import { assertAgent } from "../agents/run-api.ts";
 import { writeAccess } from "../auth/access.ts";
 import { iso } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";
-import { latestEvalOfAgent } from "../store/evals.ts";
+import { latestEvalOfAgent } from "../store/runs/evals.ts";
 import { AgentIdParam, AgentView, agentView, tags } from "./agent-runs.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime } from "./schemas.ts";

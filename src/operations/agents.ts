@@ -4,8 +4,8 @@ import { missingByAgent } from "../agents/model-run.ts";
 import { readAccess } from "../auth/access.ts";
 import { AGENT_CATEGORIES } from "../domain.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
-import { listAgentsWithRuns } from "../store/agents.ts";
-import { listOpenAlerts } from "../store/alerts.ts";
+import { listOpenAlerts } from "../store/integrations/alerts.ts";
+import { listAgentsWithRuns } from "../store/runs/agents.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime } from "./schemas.ts";
 

@@ -5,7 +5,7 @@
  * other write.
  */
 import * as v from "valibot";
-import { getOrg } from "../store/orgs.ts";
+import { getOrg } from "../store/orgs/orgs.ts";
 import { defineOperation } from "./registry.ts";
 
 export const loadDemoData = defineOperation({

@@ -9,9 +9,9 @@ import { OAUTH_SCOPES, type Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { redirectHost } from "../lib/redirect-uri.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import type { Db } from "../store/db.ts";
-import { listConnectedApps, revokeGrant } from "../store/oauth-grants.ts";
+import { listConnectedApps, revokeGrant } from "../store/oauth/grants.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime } from "./schemas.ts";
 

@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import { EvalRefused, runEval } from "../agents/eval/run.ts";
-import { getOrg } from "../store/orgs.ts";
+import { getOrg } from "../store/orgs/orgs.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
 
 export type EvalState = { running: true; since: number } | { running: false; error: string };

@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import type { Principal } from "../domain.ts";
 import type { Db } from "../store/db.ts";
-import { getPrefs, type NotificationPrefs, setPrefsStatement } from "../store/notify.ts";
+import { getPrefs, type NotificationPrefs, setPrefsStatement } from "../store/delivery/notify.ts";
 import { defineOperation } from "./registry.ts";
 
 const tags = ["Notifications"];

@@ -24,16 +24,10 @@ import {
 } from "../integrations/sources.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
-import { type AuditActor, auditStatement } from "../store/audit.ts";
+import { type AuditActor, auditStatement } from "../store/audit/audit.ts";
 import type { Db } from "../store/db.ts";
-import {
-  deleteSourceStatement,
-  getSource,
-  listSources,
-  openOrgAlert,
-  resolveOrgAlertStatement,
-  saveSourceStatement,
-} from "../store/sources.ts";
+import { openOrgAlert, resolveOrgAlertStatement } from "../store/integrations/alerts.ts";
+import { deleteSourceStatement, getSource, listSources, saveSourceStatement } from "../store/integrations/sources.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, maxChars } from "./schemas.ts";
 

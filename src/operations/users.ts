@@ -11,7 +11,7 @@ import { PLANS, type Plan, ROLES, type Role } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { DAY, iso, isoOrNull } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import {
   activeOwnerIds,
   createUser,
@@ -21,7 +21,7 @@ import {
   listOrgUsers,
   type User,
   updateOrgUser,
-} from "../store/users.ts";
+} from "../store/auth/users.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime, Email, Title } from "./schemas.ts";
 

@@ -5,8 +5,8 @@
  */
 import * as v from "valibot";
 import { DAY, iso } from "../lib/clock.ts";
-import { listInsightsSince } from "../store/feed.ts";
-import { latestProfile, listStandupsSince, profileAt } from "../store/reports.ts";
+import { listInsightsSince } from "../store/feed/insights.ts";
+import { latestProfile, listStandupsSince, profileAt } from "../store/reports/reports.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime } from "./schemas.ts";
 

@@ -4,8 +4,9 @@ import { writeAccess } from "../auth/access.ts";
 import { AGENT_IDS, INSIGHT_TYPES, RELATIONSHIPS } from "../domain.ts";
 import { newId } from "../lib/random.ts";
 import { commit } from "../store/commit.ts";
-import { upsertContact } from "../store/contacts.ts";
-import { handoffInsertStatement, insightInsertStatement } from "../store/feed.ts";
+import { upsertContact } from "../store/contacts/contacts.ts";
+import { handoffInsertStatement } from "../store/feed/handoffs.ts";
+import { insightInsertStatement } from "../store/feed/insights.ts";
 import { defineOperation, type ToolAnnotations } from "./registry.ts";
 import { Email, LongText, Priority, ShortText, Title } from "./schemas.ts";
 

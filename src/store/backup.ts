@@ -132,7 +132,7 @@ export function schemaDifference(actual: SchemaObject[], expected: SchemaObject[
 }
 
 // The CLI's backup command asks whether a server leads the scheduler.
-export { activeLeader } from "./leases.ts";
+export { activeLeader } from "./leases/leases.ts";
 
 /** Backup file names sort by time: `crew-20261124T030000Z.db`. */
 export function backupFileName(now: number): string {

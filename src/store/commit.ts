@@ -9,7 +9,7 @@
 import type { InStatement } from "@libsql/client";
 import { type DomainEvent, webhookEventOf } from "../domain.ts";
 import type { Condition, Db, StatementResult } from "./db.ts";
-import { outboxStatement } from "./webhooks.ts";
+import { outboxStatement } from "./delivery/webhooks.ts";
 
 /**
  * `onlyIf`: a write that may happen once only (two "Make it an action" at once). Its first

@@ -62,7 +62,7 @@ export const LIST_INDEXES_AND_AGENTS_VERSION: string[] = [
   "CREATE INDEX IF NOT EXISTS agent_runs_age ON agent_runs (started_at)",
   "CREATE INDEX IF NOT EXISTS briefings_age ON briefings (generated_at)",
   "CREATE INDEX IF NOT EXISTS standups_age ON standups (generated_at)",
-  // The agents list cache's version (store/agents.ts), bumped by every write to agents or agent_runs.
+  // The agents list cache's version (store/runs/agents.ts), bumped by every write to agents or agent_runs.
   "INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('agents_version', '0')",
   ...["agent_runs", "agents"].flatMap((table) =>
     ["INSERT", "UPDATE", "DELETE"].map(

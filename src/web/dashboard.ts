@@ -17,7 +17,7 @@ import { listActionQueue } from "../operations/actions.ts";
 import { type AgentDashboard, getAgents } from "../operations/agents.ts";
 import { loadDemoData } from "../operations/demo-data.ts";
 import { getBriefing, getStandup } from "../operations/reports.ts";
-import { hasOwnContent } from "../store/own-content.ts";
+import { hasOwnContent } from "../store/orgs/own-content.ts";
 import { handleForm } from "./form-flow.ts";
 import { gettingStarted } from "./getting-started.ts";
 import { runOperation, runOptional } from "./run-operation.ts";

@@ -14,7 +14,7 @@ import { accountOf } from "../html/page-frame.ts";
 import { resolveModel } from "../integrations/model/settings.ts";
 import type { EvalScoreView } from "../operations/agent-eval.ts";
 import { evalStateOf, startModelEvaluation } from "../operations/model-eval.ts";
-import { latestEvalOfModel } from "../store/evals.ts";
+import { latestEvalOfModel } from "../store/runs/evals.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { runOperation } from "./run-operation.ts";
 

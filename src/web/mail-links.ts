@@ -18,9 +18,9 @@ import { linkTokenHash } from "../integrations/notify/links.ts";
 import { updateActionOp } from "../operations/actions.ts";
 import { invoke } from "../operations/invoke.ts";
 import type { Operation } from "../operations/registry.ts";
-import { findAction } from "../store/actions.ts";
-import { type ActionVerb, claimMailLink, findMailLink, type LinkState, setPrefsStatement } from "../store/notify.ts";
-import { getUserById } from "../store/users.ts";
+import { findAction } from "../store/actions/actions.ts";
+import { getUserById } from "../store/auth/users.ts";
+import { type ActionVerb, claimMailLink, findMailLink, type LinkState, setPrefsStatement } from "../store/delivery/notify.ts";
 
 const VERBS: Record<ActionVerb, { status: "approved" | "done" | "dismissed"; label: string; past: string }> = {
   approve: { status: "approved", label: "Approve", past: "approved" },

@@ -21,7 +21,7 @@ import { fieldRules } from "../html/ui.ts";
 import { describeStructured, type ModelStatus, modelStatus, type TestOutcome } from "../integrations/model/settings.ts";
 import { updateAgentOp } from "../operations/agent-runs.ts";
 import { ModelSettingsInput, saveModelIntegration, testModelIntegration } from "../operations/model.ts";
-import { getInstructionOverride } from "../store/model.ts";
+import { getInstructionOverride } from "../store/runs/model.ts";
 import { modelEvalCard } from "./eval-page.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { owner } from "./owner.ts";

@@ -13,8 +13,8 @@ import { ago, alertBox, csrfField, type Html, renderPage } from "../html/layout.
 import { accountOf, session } from "../html/page-frame.ts";
 import { connectTeams, disconnectTeams, slackStatus, teamsStatus } from "../operations/channels.ts";
 import { updateMyNotifications } from "../operations/notifications.ts";
-import { listMessages, type MessageRecord } from "../store/messages.ts";
-import { getPrefs } from "../store/notify.ts";
+import { listMessages, type MessageRecord } from "../store/delivery/messages.ts";
+import { getPrefs } from "../store/delivery/notify.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 

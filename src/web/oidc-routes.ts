@@ -11,8 +11,8 @@ import { startSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { messagePage, seeOther } from "../html/layout.ts";
 import { safeNextPath } from "../html/page-frame.ts";
-import { recordAudit } from "../store/audit.ts";
-import { getDefaultOrg } from "../store/orgs.ts";
+import { recordAudit } from "../store/audit/audit.ts";
+import { getDefaultOrg } from "../store/orgs/orgs.ts";
 
 const ATTEMPT_COOKIE = "crew_oidc";
 const COOKIE_PATH = "/sign-in/oidc";

@@ -14,7 +14,7 @@ import { messagePage, renderPage, seeOther } from "../html/layout.ts";
 import { readForm } from "../html/page-frame.ts";
 import { rulesOf, textField } from "../html/ui.ts";
 import { crossSiteReason } from "../http/csrf.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import { judgeForm } from "./run-operation.ts";
 
 const unusable = (c: Context<AppEnv>) =>

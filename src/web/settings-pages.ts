@@ -9,8 +9,8 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { cronWords } from "../lib/cron-words.ts";
-import { type AuditEntry, listAudit, listBackupEvents } from "../store/audit.ts";
-import { listOrgUsers } from "../store/users.ts";
+import { type AuditEntry, listAudit, listBackupEvents } from "../store/audit/audit.ts";
+import { listOrgUsers } from "../store/auth/users.ts";
 import { owner } from "./owner.ts";
 
 const PAGE_SIZE = 200;

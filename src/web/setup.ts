@@ -16,7 +16,7 @@ import { readForm } from "../html/page-frame.ts";
 import { fieldRules, formAlert, textField } from "../html/ui.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { Email } from "../operations/schemas.ts";
-import { recordAudit } from "../store/audit.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import { judgeForm } from "./run-operation.ts";
 
 const OwnerForm = v.object({

@@ -11,7 +11,7 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { connectSlack, disconnectSlack, slackStatus } from "../operations/channels.ts";
-import { listMessages } from "../store/messages.ts";
+import { listMessages } from "../store/delivery/messages.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
 import { owner } from "./owner.ts";
 import { runOperation, runOptional } from "./run-operation.ts";

@@ -16,7 +16,7 @@ import {
   finishAttempt,
   releaseClaim,
   webhookTargets,
-} from "../store/webhooks.ts";
+} from "../store/delivery/webhooks.ts";
 import { openWebhookSecret } from "./secret-at-rest.ts";
 import { signedHeaders } from "./sign.ts";
 import { UNREACHABLE_TARGET } from "./targets.ts";

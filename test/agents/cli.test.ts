@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
+import { createUser } from "../../src/store/auth/users.ts";
 import type { Db } from "../../src/store/db.ts";
-import { createUser } from "../../src/store/users.ts";
 import { rows } from "../helpers/agents.ts";
 import { runCliInProcess, runCrew } from "../helpers/cli.ts";
 import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";

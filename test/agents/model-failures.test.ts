@@ -11,7 +11,7 @@ import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts"
 import { createRegenerator } from "../../src/agents/regenerate.ts";
 import { createScheduler } from "../../src/agents/scheduler.ts";
 import { createLogger } from "../../src/lib/log.ts";
-import { createOrg } from "../../src/store/orgs.ts";
+import { createOrg } from "../../src/store/orgs/orgs.ts";
 import { rows } from "../helpers/agents.ts";
 import { client } from "../helpers/rest.ts";
 import { fakeSources, handlesIn, modelEnv, SCRIPTED_MODEL_KEY, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";

@@ -8,9 +8,9 @@
 import { loadavg } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts";
-import { actionInsertStatement, newActionRow } from "../../src/store/actions.ts";
-import { insightInsertStatement } from "../../src/store/feed.ts";
-import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
+import { actionInsertStatement, newActionRow } from "../../src/store/actions/actions.ts";
+import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
+import { insightInsertStatement } from "../../src/store/feed/insights.ts";
 import { fakeSources, handlesIn, modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 

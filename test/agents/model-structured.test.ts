@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts";
 import { resolveModel, testModel } from "../../src/integrations/model/settings.ts";
 import { createLogger } from "../../src/lib/log.ts";
-import { createOrg } from "../../src/store/orgs.ts";
+import { createOrg } from "../../src/store/orgs/orgs.ts";
 import { rows } from "../helpers/agents.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { client } from "../helpers/rest.ts";

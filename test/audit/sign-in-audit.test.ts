@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY, ManualClock } from "../../src/lib/clock.ts";
-import { listAudit, recordAudit } from "../../src/store/audit.ts";
-import { createOrg } from "../../src/store/orgs.ts";
+import { listAudit, recordAudit } from "../../src/store/audit/audit.ts";
+import { createOrg } from "../../src/store/orgs/orgs.ts";
 import { runRetention } from "../../src/store/retention.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { open } from "../../src/integrations/secret-box.ts";
 import { ManualClock } from "../../src/lib/clock.ts";
 
-import type { User } from "../../src/store/users.ts";
+import type { User } from "../../src/store/auth/users.ts";
 import { connectHttp, errorJson, firstText, outputConforms } from "../helpers/mcp.ts";
 import { type Radicale, startRadicale } from "../helpers/radicale.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { listAudit } from "../../src/store/audit.ts";
+import { listAudit } from "../../src/store/audit/audit.ts";
 import { openStore } from "../../src/store/db.ts";
-import { getDefaultOrg } from "../../src/store/orgs.ts";
+import { getDefaultOrg } from "../../src/store/orgs/orgs.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";

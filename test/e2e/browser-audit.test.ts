@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureSetupLink } from "../../src/auth/setup.ts";
 import { SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW } from "../../src/auth/sign-in.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
-import { recordSignInFailure } from "../../src/store/sign-in-failures.ts";
+import { recordSignInFailure } from "../../src/store/auth/sign-in-failures.ts";
 import { ARTIFACTS_DIR, CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { connect, exchangeCode, HttpBrowser } from "../helpers/oauth.ts";
 import { api, startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";

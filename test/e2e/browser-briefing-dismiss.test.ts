@@ -6,7 +6,7 @@
  */
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
+import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { api, startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";
 

@@ -6,7 +6,7 @@
  */
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enqueueMessageStatement } from "../../src/store/messages.ts";
+import { enqueueMessageStatement } from "../../src/store/delivery/messages.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { auditInPage, WIDTHS, watchedContext } from "../helpers/page-audit.ts";
 import { startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";

@@ -13,7 +13,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegenerator } from "../../src/agents/regenerate.ts";
 import { seedDemo } from "../../src/demo/seed.ts";
-import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
+import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
 import { ARTIFACTS_DIR, CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { auditInPage, focusIsVisible, WIDTHS, watchedContext } from "../helpers/page-audit.ts";
 import { api, startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";

@@ -13,7 +13,7 @@ import type { EvalReport } from "../../src/agents/eval/run.ts";
 import { type EvalSet, loadSets } from "../../src/agents/eval/sets.ts";
 import { loadConfig } from "../../src/config.ts";
 import { systemClock } from "../../src/lib/clock.ts";
-import { upsertContact } from "../../src/store/contacts.ts";
+import { upsertContact } from "../../src/store/contacts/contacts.ts";
 import type { Db } from "../../src/store/db.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { evalScript, handlesIn } from "../helpers/eval-models.ts";

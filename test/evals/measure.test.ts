@@ -9,9 +9,9 @@ import { collect, score } from "../../src/agents/eval/measure.ts";
 import { EVALS_DIR, type EvalSet, loadSet } from "../../src/agents/eval/sets.ts";
 import type { ModelRun } from "../../src/agents/model-run.ts";
 import { loadConfig } from "../../src/config.ts";
-import { actionInsertStatement, newActionRow } from "../../src/store/actions.ts";
+import { actionInsertStatement, newActionRow } from "../../src/store/actions/actions.ts";
 import type { Db } from "../../src/store/db.ts";
-import type { Organization } from "../../src/store/orgs.ts";
+import type { Organization } from "../../src/store/orgs/orgs.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 
 const RUN_AT = Date.UTC(2026, 10, 23, 9);

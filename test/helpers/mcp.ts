@@ -13,9 +13,9 @@ import type { OAuthScope } from "../../src/domain.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import { newId, randomSecret, sha256Hex } from "../../src/lib/random.ts";
 import type { Db } from "../../src/store/db.ts";
-import { insertGrant } from "../../src/store/oauth-grants.ts";
-import { insertTokenPair } from "../../src/store/oauth-tokens.ts";
-import { standupInsertStatement } from "../../src/store/reports.ts";
+import { insertGrant } from "../../src/store/oauth/grants.ts";
+import { insertTokenPair } from "../../src/store/oauth/tokens.ts";
+import { standupInsertStatement } from "../../src/store/reports/reports.ts";
 
 export const INIT = {
   jsonrpc: "2.0",

@@ -19,11 +19,11 @@ import { ManualClock } from "../../src/lib/clock.ts";
 import { type Logger, silentLogger } from "../../src/lib/log.ts";
 import { outboundPolicy } from "../../src/outbound-connector.ts";
 import { resolveDeps } from "../../src/resolve-deps.ts";
-import { insertApiKey } from "../../src/store/api-keys.ts";
+import { insertApiKey } from "../../src/store/auth/api-keys.ts";
+import { createUser, type User } from "../../src/store/auth/users.ts";
 import { type Db, openStore } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrations.ts";
-import { ensureDefaultOrgAndAgents, type Organization } from "../../src/store/orgs.ts";
-import { createUser, type User } from "../../src/store/users.ts";
+import { ensureDefaultOrgAndAgents, type Organization } from "../../src/store/orgs/orgs.ts";
 import { assertContract } from "./contract.ts";
 import { TEST_SECRET, testDatabaseUrl } from "./database.ts";
 

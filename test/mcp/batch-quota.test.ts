@@ -3,7 +3,7 @@
  * costs n units, and a batch that does not fit is refused whole (none of its writes stored).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listActions } from "../../src/store/actions.ts";
+import { listActions } from "../../src/store/actions/actions.ts";
 import { mcpPost } from "../helpers/mcp.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 

@@ -1,7 +1,7 @@
 /** /mcp at the HTTP level: authentication, Origin, methods, CORS, protocol versions, quota. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/lib/random.ts";
-import { revokeApiKey } from "../../src/store/api-keys.ts";
+import { revokeApiKey } from "../../src/store/auth/api-keys.ts";
 import { INIT, mcpPost } from "../helpers/mcp.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 

@@ -11,7 +11,7 @@ import { buildMcpServer } from "../../src/mcp/server.ts";
 import { SharedServerTransport } from "../../src/mcp/shared-transport.ts";
 import { buildToolCatalog } from "../../src/mcp/tools.ts";
 import { operations } from "../../src/operations/index.ts";
-import { listActions } from "../../src/store/actions.ts";
+import { listActions } from "../../src/store/actions/actions.ts";
 import { mcpPost } from "../helpers/mcp.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_IDS } from "../../src/domain.ts";
 import { DAY } from "../../src/lib/clock.ts";
 import { newId } from "../../src/lib/random.ts";
-import { insertInsight } from "../../src/store/feed.ts";
-import { profileInsertStatement } from "../../src/store/reports.ts";
+import { insertInsight } from "../../src/store/feed/insights.ts";
+import { profileInsertStatement } from "../../src/store/reports/reports.ts";
 import { connectHttp, errorJson, mcpPost, seedStandup } from "../helpers/mcp.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 

@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/lib/random.ts";
-import { revokeApiKey } from "../../src/store/api-keys.ts";
+import { revokeApiKey } from "../../src/store/auth/api-keys.ts";
 import { errorJson, firstText, outputConforms } from "../helpers/mcp.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_STREAMS_PER_USER } from "../../src/mcp/subscriptions.ts";
-import { createOrg } from "../../src/store/orgs.ts";
+import { createOrg } from "../../src/store/orgs/orgs.ts";
 import { listen as openListen, waitFor } from "../helpers/listen.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn.ts";

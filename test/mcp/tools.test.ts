@@ -2,8 +2,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { revokeGrant } from "../../src/store/oauth-grants.ts";
-import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
+import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
+import { revokeGrant } from "../../src/store/oauth/grants.ts";
 import {
   connectHttp,
   errorJson,

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION_LINK_MS, newMailLink } from "../../src/integrations/notify/links.ts";
-import { findAction } from "../../src/store/actions.ts";
+import { findAction } from "../../src/store/actions/actions.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { databaseEnv } from "../helpers/database.ts";
 import { seedActions, snapshot } from "../helpers/rest.ts";

@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setUserPlan } from "../../src/store/users.ts";
+import { setUserPlan } from "../../src/store/auth/users.ts";
 import { authorizeInBrowser, HttpBrowser } from "../helpers/oauth.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 

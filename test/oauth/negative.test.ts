@@ -1,7 +1,7 @@
 /** What the authorization server refuses, and how (OAuth 2.1, RFC 6749 §4.1.2.1 and §5.2, RFC 8707). */
 import { describe, expect, it } from "vitest";
 import { MINUTE } from "../../src/lib/clock.ts";
-import { setUserPlan } from "../../src/store/users.ts";
+import { setUserPlan } from "../../src/store/auth/users.ts";
 import {
   authorizeInBrowser,
   authorizeUrl,

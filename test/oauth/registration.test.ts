@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY, HOUR } from "../../src/lib/clock.ts";
 import { REGISTRATIONS_PER_HOUR } from "../../src/oauth/register.ts";
-import { findClient } from "../../src/store/oauth-clients.ts";
+import { findClient } from "../../src/store/oauth/clients.ts";
 import { connect, exchangeCode, registerClient } from "../helpers/oauth.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, ManualClock } from "../../src/lib/clock.ts";
-import { listAudit } from "../../src/store/audit.ts";
+import { listAudit } from "../../src/store/audit/audit.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { connect, exchangeCode } from "../helpers/oauth.ts";
 import { startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";

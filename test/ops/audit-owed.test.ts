@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/lib/clock.ts";
-import { listAudit } from "../../src/store/audit.ts";
+import { listAudit } from "../../src/store/audit/audit.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 import { Browserish } from "../web/client.ts";
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/lib/log.ts";
-import { listAudit } from "../../src/store/audit.ts";
+import { listAudit } from "../../src/store/audit/audit.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { connect, exchangeCode, postForm } from "../helpers/oauth.ts";
 import { startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";

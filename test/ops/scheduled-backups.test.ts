@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBackupPass } from "../../src/background/backups.ts";
 import { backupFiles } from "../../src/boot.ts";
+import type { User } from "../../src/store/auth/users.ts";
 import { checkBackup } from "../../src/store/backup.ts";
-import type { User } from "../../src/store/users.ts";
 import { startServer, type TestServer, tempDir } from "../helpers/server.ts";
 import { Browserish } from "../web/client.ts";
 

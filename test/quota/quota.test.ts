@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, MINUTE } from "../../src/lib/clock.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
-import { revokeApiKey } from "../../src/store/api-keys.ts";
-import { setUserPlan } from "../../src/store/users.ts";
+import { revokeApiKey } from "../../src/store/auth/api-keys.ts";
+import { setUserPlan } from "../../src/store/auth/users.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 
 const LIMIT = 5;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { HOUR } from "../../src/lib/clock.ts";
 import type { Db } from "../../src/store/db.ts";
-import { createQuotaStore, type QuotaStore } from "../../src/store/quota.ts";
+import { createQuotaStore, type QuotaStore } from "../../src/store/quota/quota.ts";
 import { databaseEnv, TEST_ENGINE, testDatabaseUrl } from "../helpers/database.ts";
 import { prepareDatabase, tempDir } from "../helpers/server.ts";
 

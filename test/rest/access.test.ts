@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KeyScope, PLANS, type Plan } from "../../src/domain.ts";
-import { setUserPlan } from "../../src/store/users.ts";
+import { setUserPlan } from "../../src/store/auth/users.ts";
 import {
   client,
   ENDPOINTS,

@@ -6,8 +6,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { priorityRank } from "../../src/domain.ts";
 import { HOUR, iso, MINUTE } from "../../src/lib/clock.ts";
-import type { ActionInsert } from "../../src/store/actions.ts";
-import { upsertContact } from "../../src/store/contacts.ts";
+import type { ActionInsert } from "../../src/store/actions/actions.ts";
+import { upsertContact } from "../../src/store/contacts/contacts.ts";
 import { type Call, expectError, expectRateHeaders, otherOrg, seedActions, seededRandom, serverWithClient } from "../helpers/rest.ts";
 import type { TestServer } from "../helpers/server.ts";
 

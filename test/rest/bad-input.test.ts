@@ -7,10 +7,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, sha256Hex } from "../../src/lib/random.ts";
-import { revokeApiKey } from "../../src/store/api-keys.ts";
-import { upsertContact } from "../../src/store/contacts.ts";
-import { insertHandoff, insertInsight } from "../../src/store/feed.ts";
-import { briefingInsertStatement } from "../../src/store/reports.ts";
+import { revokeApiKey } from "../../src/store/auth/api-keys.ts";
+import { upsertContact } from "../../src/store/contacts/contacts.ts";
+import { insertHandoff } from "../../src/store/feed/handoffs.ts";
+import { insertInsight } from "../../src/store/feed/insights.ts";
+import { briefingInsertStatement } from "../../src/store/reports/reports.ts";
 import {
   client,
   envelopeProblems,

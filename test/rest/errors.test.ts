@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR, MINUTE } from "../../src/lib/clock.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
-import { revokeApiKey } from "../../src/store/api-keys.ts";
+import { revokeApiKey } from "../../src/store/auth/api-keys.ts";
 import { type Call, client, envelopeProblems, expectError, expectRateHeaders, fastKey, serverWithClient } from "../helpers/rest.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 

@@ -6,7 +6,7 @@
  * so the requests do interleave between reading the suggestion and writing its action.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { suggestionInsertStatement } from "../../src/store/suggestions.ts";
+import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
 import { client } from "../helpers/rest.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { overNetwork } from "../helpers/store.ts";

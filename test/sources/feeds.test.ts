@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSourcesFor, type SourceDeps, SourceError, sourceMissing } from "../../src/integrations/sources.ts";
-import { openOrgAlert } from "../../src/store/sources.ts";
+import { openOrgAlert } from "../../src/store/integrations/alerts.ts";
 import { type FeedServer, startFeedServer } from "../helpers/feed-server.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 

@@ -8,7 +8,7 @@ import { ImapFlow } from "imapflow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSourcesFor, type SourceDeps, SourceError } from "../../src/integrations/sources.ts";
 import { createLogger } from "../../src/lib/log.ts";
-import { openOrgAlert } from "../../src/store/sources.ts";
+import { openOrgAlert } from "../../src/store/integrations/alerts.ts";
 import { type Dovecot, startDovecot } from "../helpers/dovecot.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 import { freePort } from "../helpers/spawn.ts";

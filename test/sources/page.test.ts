@@ -1,6 +1,6 @@
 /** The Sources page (/settings/sources): add a mailbox and a feed, refusals per field, delete, owners only, CSRF. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { raiseOrgAlert } from "../../src/store/sources.ts";
+import { raiseOrgAlert } from "../../src/store/integrations/alerts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { signedIn } from "../web/client.ts";
 

@@ -7,10 +7,11 @@ import { join } from "node:path";
 import Database from "libsql";
 import { afterAll, describe, expect, it } from "vitest";
 import { readSchema } from "../../src/boot.ts";
-import { listAgentsWithRuns, runInsertStatement } from "../../src/store/agents.ts";
 import { openStore } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrations.ts";
-import { ensureDefaultOrgAndAgents } from "../../src/store/orgs.ts";
+import { ensureDefaultOrgAndAgents } from "../../src/store/orgs/orgs.ts";
+import { listAgentsWithRuns } from "../../src/store/runs/agents.ts";
+import { runInsertStatement } from "../../src/store/runs/runs.ts";
 import { tempDir } from "../helpers/server.ts";
 
 const tmp = tempDir();

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readSchema } from "../../src/boot.ts";
 import { openStore } from "../../src/store/db.ts";
 import { columnNames, migrate, SCHEMA_VERSION, splitSql, tableNames } from "../../src/store/migrations.ts";
-import { ensureDefaultOrgAndAgents } from "../../src/store/orgs.ts";
+import { ensureDefaultOrgAndAgents } from "../../src/store/orgs/orgs.ts";
 import { TEST_ENGINE, testDatabaseUrl } from "../helpers/database.ts";
 import { tempDir } from "../helpers/server.ts";
 

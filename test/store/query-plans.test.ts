@@ -9,9 +9,10 @@
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUR } from "../../src/lib/clock.ts";
-import { listAudit, listBackupEvents } from "../../src/store/audit.ts";
-import { listHandoffs, listRecentInsights } from "../../src/store/listings.ts";
-import { recentContacts } from "../../src/store/model.ts";
+import { listAudit, listBackupEvents } from "../../src/store/audit/audit.ts";
+import { recentContacts } from "../../src/store/contacts/contacts.ts";
+import { listHandoffs } from "../../src/store/feed/handoffs.ts";
+import { listRecentInsights } from "../../src/store/feed/insights.ts";
 import { runRetention } from "../../src/store/retention.ts";
 import { type AgentsFixture, agentsServer } from "../helpers/agents.ts";
 import { connectHttp } from "../helpers/mcp.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY, MINUTE } from "../../src/lib/clock.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
-import { findSession } from "../../src/store/sessions.ts";
+import { findSession } from "../../src/store/auth/sessions.ts";
 import { startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";
 import { Browserish, signedIn } from "./client.ts";
 

@@ -6,8 +6,8 @@
  * authorization is completed through SSO.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listAudit } from "../../src/store/audit.ts";
-import { deactivateUser, getUserByEmail } from "../../src/store/users.ts";
+import { listAudit } from "../../src/store/audit/audit.ts";
+import { deactivateUser, getUserByEmail } from "../../src/store/auth/users.ts";
 import { rows } from "../helpers/agents.ts";
 import { authorizeUrl, exchangeCode, formFields, HttpBrowser, pkce, registerClient, type Step } from "../helpers/oauth.ts";
 import { reserveIdp, type TestIdp } from "../helpers/oidc-provider.ts";

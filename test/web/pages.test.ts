@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENTS } from "../../src/domain.ts";
-import { setUserPlan } from "../../src/store/users.ts";
+import { setUserPlan } from "../../src/store/auth/users.ts";
 import { connect, exchangeCode, HttpBrowser } from "../helpers/oauth.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { insertPastRuns } from "../helpers/web.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureSetupLink } from "../../src/auth/setup.ts";
 import { sha256Hex } from "../../src/lib/random.ts";
-import { getUserByEmail } from "../../src/store/users.ts";
+import { getUserByEmail } from "../../src/store/auth/users.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { Browserish } from "./client.ts";
 

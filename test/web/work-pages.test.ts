@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSchema } from "../../src/boot.ts";
+import { getUserByEmail } from "../../src/store/auth/users.ts";
 import { migrate, migrations, SCHEMA_VERSION } from "../../src/store/migrations.ts";
-import { getUserByEmail } from "../../src/store/users.ts";
 import { htmlErrorPage } from "../../src/web/error-page.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { openVersion1Store } from "../helpers/schema-v1.ts";

@@ -3,15 +3,15 @@
  * on either engine: two real server processes, requests spread over both.
  *
  * - 30 webhook events whose first attempt fails are each acknowledged exactly once, whichever
- *   process's deliverer claims them (the outbox claim, src/store/outbox-claim.ts);
+ *   process's deliverer claims them (the outbox claim, src/store/delivery/claim.ts);
  * - a process killed with SIGKILL in the middle of writes loses none of the writes it acknowledged.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-keys.ts";
 import { loadConfig } from "../../src/config.ts";
-import { insertApiKey } from "../../src/store/api-keys.ts";
+import { insertApiKey } from "../../src/store/auth/api-keys.ts";
+import { createUser } from "../../src/store/auth/users.ts";
 import type { Db } from "../../src/store/db.ts";
-import { createUser } from "../../src/store/users.ts";
 import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";
 import { waitFor } from "../helpers/listen.ts";
 import { prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";

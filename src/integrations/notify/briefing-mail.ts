@@ -6,11 +6,11 @@
  * RFC 8058 one-click unsubscribe headers.
  */
 import type { InStatement } from "@libsql/client";
-import { listOpenActions } from "../../store/actions.ts";
+import { listOpenActions } from "../../store/actions/actions.ts";
+import { listOpenSuggestions } from "../../store/actions/suggestions.ts";
 import type { Db } from "../../store/db.ts";
-import type { ActionVerb } from "../../store/notify.ts";
-import { latestBriefing } from "../../store/reports.ts";
-import { listOpenSuggestions } from "../../store/suggestions.ts";
+import type { ActionVerb } from "../../store/delivery/notify.ts";
+import { latestBriefing } from "../../store/reports/reports.ts";
 import { newMailLink } from "./links.ts";
 
 export interface ComposedMail {

@@ -8,10 +8,10 @@
  */
 import type { InStatement } from "@libsql/client";
 import type { Config } from "../../config.ts";
-import { getChannel } from "../../store/channels.ts";
 import type { Db } from "../../store/db.ts";
-import { enqueueMessageStatement } from "../../store/messages.ts";
-import { listRecipients } from "../../store/notify.ts";
+import { getChannel } from "../../store/delivery/channels.ts";
+import { enqueueMessageStatement } from "../../store/delivery/messages.ts";
+import { listRecipients } from "../../store/delivery/notify.ts";
 import { localParts } from "../zoned-time.ts";
 
 export interface DeliveringRun {

@@ -7,7 +7,7 @@
 import type { InStatement } from "@libsql/client";
 import { DAY, HOUR } from "../../lib/clock.ts";
 import { randomSecret, sha256Hex } from "../../lib/random.ts";
-import { insertMailLinkStatement, type MailLink } from "../../store/notify.ts";
+import { insertMailLinkStatement, type MailLink } from "../../store/delivery/notify.ts";
 
 export const ACTION_LINK_MS = 72 * HOUR;
 /** An unsubscribe link keeps working for as long as people keep old mails around, within reason. */

@@ -5,9 +5,9 @@
  */
 import type { Transporter } from "nodemailer";
 import type { MailEnv } from "../../config.ts";
-import type { ClaimedMessage } from "../../store/messages.ts";
-import { getPrefs } from "../../store/notify.ts";
-import { getUserById } from "../../store/users.ts";
+import { getUserById } from "../../store/auth/users.ts";
+import type { ClaimedMessage } from "../../store/delivery/messages.ts";
+import { getPrefs } from "../../store/delivery/notify.ts";
 import { composeBriefingMail } from "./briefing-mail.ts";
 import type { NotifyDeps, Sender, SendResult } from "./outbox.ts";
 

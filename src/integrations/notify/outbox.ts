@@ -15,7 +15,7 @@ import {
   type MessageChannel,
   type MessageOutcome,
   releaseMessage,
-} from "../../store/messages.ts";
+} from "../../store/delivery/messages.ts";
 
 /** What a sender reports: sent, or why not and whether trying again may help. */
 export type SendResult = { ok: true } | { ok: false; error: string; permanent?: boolean };

@@ -5,7 +5,7 @@
  * on; a refused address reads like an unreachable one). 2xx acknowledges; 429 and 5xx are retried;
  * another 4xx means the workflow is gone or changed, so trying again will not help.
  */
-import { latestStandup } from "../../store/reports.ts";
+import { latestStandup } from "../../store/reports/reports.ts";
 import { UNREACHABLE_TARGET } from "../../webhooks/targets.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
 import { teamsWebhookUrl } from "../slack/connection.ts";

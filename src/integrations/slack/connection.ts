@@ -4,8 +4,8 @@
  * the organization and the kind, so a sealed value copied elsewhere does not open.
  */
 import type { Config } from "../../config.ts";
-import { type ChannelKind, getChannel } from "../../store/channels.ts";
 import type { Db } from "../../store/db.ts";
+import { type ChannelKind, getChannel } from "../../store/delivery/channels.ts";
 import { open, seal } from "../secret-box.ts";
 
 export interface SlackConfig {

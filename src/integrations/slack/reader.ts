@@ -12,8 +12,9 @@ import type { Clock } from "../../lib/clock.ts";
 import { DAY } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
 import { newId } from "../../lib/random.ts";
-import { clearServiceAlert, getChannel, raiseServiceAlert, saveChannelStateStatement } from "../../store/channels.ts";
 import type { Db } from "../../store/db.ts";
+import { getChannel, saveChannelStateStatement } from "../../store/delivery/channels.ts";
+import { clearServiceAlert, raiseServiceAlert } from "../../store/integrations/alerts.ts";
 import { slackClient, slackFailureOf } from "./client.ts";
 import { slackConnection } from "./connection.ts";
 

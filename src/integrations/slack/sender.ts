@@ -6,11 +6,11 @@
  * next success clears it.
  */
 import { newId } from "../../lib/random.ts";
-import { clearServiceAlert, raiseServiceAlert } from "../../store/channels.ts";
-import type { ClaimedMessage } from "../../store/messages.ts";
-import { getPrefs } from "../../store/notify.ts";
-import { latestBriefing, latestStandup } from "../../store/reports.ts";
-import { getUserById } from "../../store/users.ts";
+import { getUserById } from "../../store/auth/users.ts";
+import type { ClaimedMessage } from "../../store/delivery/messages.ts";
+import { getPrefs } from "../../store/delivery/notify.ts";
+import { clearServiceAlert, raiseServiceAlert } from "../../store/integrations/alerts.ts";
+import { latestBriefing, latestStandup } from "../../store/reports/reports.ts";
 import type { NotifyDeps, Sender, SendResult } from "../notify/outbox.ts";
 import { briefingBlocks, type StandupForSlack, standupBlocks } from "./blocks.ts";
 import { slackClient, slackFailureOf } from "./client.ts";

@@ -8,7 +8,7 @@
  *   (PostgreSQL's columns are always typed, and it has no rowid).
  * - `INSERT OR IGNORE` → `INSERT … ON CONFLICT DO NOTHING`.
  * - The six triggers that bump `agents_version` after any write to `agents` or `agent_runs`
- *   (the agents list cache, store/agents.ts) become one PL/pgSQL function and two statement
+ *   (the agents list cache, store/runs/agents.ts) become one PL/pgSQL function and two statement
  *   triggers doing the same update.
  */
 

@@ -24,7 +24,7 @@ export interface Condition {
 export type Engine = "sqlite" | "postgres";
 
 export interface Store {
-  /** Which engine answers: the few statements the two dialects do not share ask (e.g. store/outbox-claim.ts). */
+  /** Which engine answers: the few statements the two dialects do not share ask (e.g. store/delivery/claim.ts). */
   readonly engine: Engine;
   /** Runs one statement and returns its rows as plain objects of the given shape. */
   all<T>(sql: string, args?: InArgs): Promise<T[]>;
