@@ -68,7 +68,10 @@ describe("budgets and cost (scripted model server)", () => {
 
     expect(await deliverDue(s.deps)).toMatchObject({ delivered: 2, failed: 0 });
     expect(receiver.hits).toHaveLength(2);
-    const payloads = receiver.hits.map((hit) => verifyAt(hook.secret, hit, s!.clock.now()));
+    // The deliverer sends a claim's rows at once, so they may arrive in either order: read them oldest first.
+    const payloads = receiver.hits
+      .map((hit) => verifyAt(hook.secret, hit, s!.clock.now()) as { timestamp: string })
+      .sort((a, b) => a.timestamp.localeCompare(b.timestamp));
     const timestamp = new Date(s.clock.now()).toISOString();
     expect(payloads).toEqual([
       // Raised by the first run, a second before the rest.
