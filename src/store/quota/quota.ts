@@ -65,7 +65,9 @@ export interface QuotaStore {
 
 export function createQuotaStore(store: Db): QuotaStore {
   // Quota windows are counters: a crash of the database may lose their last commits (Store.counters).
-  const db = store.counters();
+  // Asked for at the first take: on PostgreSQL that store opens its own connections.
+  let counters: Db | null = null;
+  const db = () => (counters ??= store.counters());
   const pending = new Map<string, Group>();
   return {
     take(userId, windowStart, limit) {
@@ -77,12 +79,12 @@ export function createQuotaStore(store: Db): QuotaStore {
         pending.set(key, created);
         nextTurn(() => {
           pending.delete(key);
-          void flushGroup(db, created);
+          void flushGroup(db(), created);
         });
       }
       const waiters = group.waiters;
       return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
-    takeMany: (userId, windowStart, limit, n) => take(db, userId, windowStart, limit, n),
+    takeMany: (userId, windowStart, limit, n) => take(db(), userId, windowStart, limit, n),
   };
 }
