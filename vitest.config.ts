@@ -6,22 +6,8 @@ import { configDefaults, defineConfig } from "vitest/config";
  * (test/setup/postgres-global.ts). `npm test` runs both; `npm run test:postgres` the second alone.
  */
 
-/** The database-touching suites run on PostgreSQL too; chosen to keep that half near 5 minutes on 2 cores. */
-const POSTGRES_SUITES = [
-  "test/store/**/*.test.ts",
-  "test/quota/**/*.test.ts",
-  "test/webhooks/**/*.test.ts",
-  "test/rest/**/*.test.ts",
-  "test/oauth/**/*.test.ts",
-  "test/agents/**/*.test.ts",
-  "test/mcp/**/*.test.ts",
-  "test/cli/**/*.test.ts",
-  "test/notify/**/*.test.ts",
-  "test/web/**/*.test.ts",
-  "test/calendar/**/*.test.ts",
-  "test/sources/**/*.test.ts",
-  "test/ops/org-isolation.test.ts",
-];
+/** Every suite runs on PostgreSQL too, but those below (src/docs/notes/testing.md#two-engines says why). */
+const POSTGRES_SUITES = ["test/**/*.test.ts"];
 
 /** About the SQLite file itself, so SQLite-only (src/docs/notes/testing.md#two-engines says why, one by one). */
 const SQLITE_ONLY = [
@@ -30,7 +16,14 @@ const SQLITE_ONLY = [
   "test/store/query-plans.test.ts",
   "test/store/agents-cache.test.ts",
   "test/webhooks/secrets-at-rest.test.ts",
-  // Not about the database: the official conformance suite under Bun, a process's shutdown, Chromium.
+  "test/ops/backup.test.ts",
+  "test/ops/scheduled-backups.test.ts",
+  "test/e2e/runtimes.test.ts",
+  "test/e2e/deno-write-permission.test.ts",
+  // `npm start` with its default database file, as a first-time user runs it.
+  "test/e2e/npm-start.test.ts",
+  // Not about the database: the official conformance suite under Bun, a process's shutdown, Chromium
+  // driving MCP Apps' views (the same views' data is tested on both engines in test/mcp/apps.test.ts).
   "test/mcp/conformance*.test.ts",
   "test/mcp/subscriptions-shutdown.test.ts",
   "test/mcp/apps-browser.test.ts",

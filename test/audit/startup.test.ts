@@ -66,6 +66,20 @@ describe("configuration values that parse but cannot work", () => {
     expect(loadConfig({ DATABASE_URL: "file:///var/lib/crew/crew.db" }).databaseUrl).toBe("file:///var/lib/crew/crew.db");
   });
 
+  it("PostgreSQL needs CREW_SECRET and backs up with pg_dump; its password is never shown back", () => {
+    const pg = "postgres://crew:hunter2@db.internal:5432/crew";
+    expect(problem({ DATABASE_URL: pg })).toMatch(/^CREW_SECRET \(or CREW_SECRET_FILE\) must be set when DATABASE_URL is PostgreSQL/);
+    const secret = "s".repeat(32);
+    expect(loadConfig({ DATABASE_URL: pg, CREW_SECRET: secret }).databaseUrl).toBe(pg);
+    expect(loadConfig({ DATABASE_URL: pg.replace("postgres:", "postgresql:"), CREW_SECRET: secret }).secret).toBe(secret);
+    expect(problem({ DATABASE_URL: pg, CREW_SECRET: secret, BACKUP_DIR: "/backups" })).toMatch(
+      /^BACKUP_DIR is for SQLite databases: .*pg_dump/,
+    );
+    const refused = problem({ DATABASE_URL: "mysql://crew:hunter2@db/crew" });
+    expect(refused).toMatch(/^DATABASE_URL must start with file:, postgres:\/\//);
+    expect(refused).not.toContain("hunter2");
+  });
+
   it("an unexpected start-up error is one line; the stack only with LOG_LEVEL=debug", () => {
     const error = new Error("boom\nsecond line");
     expect(startupFailure(error, {})).toBe("crew: cannot start: boom");

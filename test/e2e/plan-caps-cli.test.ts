@@ -3,16 +3,16 @@
  * and key are made with the real CLI, and the plan changed with it (`crew user set-plan`), on the
  * database file a running server uses.
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCrew } from "../helpers/cli.ts";
+import { databaseEnv } from "../helpers/database.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
 let env: Record<string, string>;
 beforeAll(async () => {
   s = await startServer();
-  env = { DATABASE_URL: `file:${join(s.dir, "crew.db")}` };
+  env = databaseEnv(s.config.databaseUrl);
 });
 afterAll(() => s.close());
 
