@@ -1,7 +1,7 @@
 /**
  * A throwaway PostgreSQL cluster: `initdb` in a temporary folder, `postgres` on a free loopback
  * port, stopped and removed at the end. Used by `npm run bench -- --scale N --engine postgres`
- * (src/docs/notes/benchmark.md#postgresql); written so the tests' cluster can start from the same code.
+ * (src/docs/notes/benchmark.md#postgresql) and by the tests' one cluster per run (test/helpers/postgres-cluster.ts).
  *
  * PostgreSQL refuses to run as root, so under root both programs run as the unprivileged
  * `postgres` user (`runuser -u postgres --`), the folder handed to it first. The caller picks the
@@ -9,7 +9,7 @@
  * figures; tests may turn it off since their data dies with the folder.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,6 +32,8 @@ export interface ClusterOptions {
   /** `name=value` server settings passed as `-c` (listen_addresses=127.0.0.1 is always set). */
   settings?: string[];
   timeoutMs?: number;
+  /** A file the server's log is appended to (it keeps every failed statement with its text) and kept after the folder goes. */
+  logFile?: string;
 }
 
 /** Debian's layout: /usr/lib/postgresql/<major>/bin, the newest major first; else whatever is on PATH. */
@@ -119,7 +121,7 @@ export async function startPostgresCluster(options: ClusterOptions = {}): Promis
     const settings = ["listen_addresses=127.0.0.1", ...(options.settings ?? [])];
     for (let attempt = 1; ; attempt++) {
       try {
-        return await serve(program("postgres"), root, dataDir, settings, remove, options.timeoutMs ?? 30_000);
+        return await serve(program("postgres"), root, dataDir, settings, remove, options.timeoutMs ?? 30_000, options.logFile);
       } catch (error) {
         if (attempt >= 3 || !/could not (bind|create listen)/i.test(String(error))) throw error;
       }
@@ -137,6 +139,7 @@ async function serve(
   settings: string[],
   remove: () => void,
   timeoutMs: number,
+  logFile: string | undefined,
 ): Promise<PostgresCluster> {
   const port = await freePort();
   const [command, args] = asOwner(postgresProgram, ["-D", dataDir, "-p", String(port), "-k", root, ...settings.flatMap((s) => ["-c", s])]);
@@ -144,6 +147,7 @@ async function serve(
   let log = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     log = (log + chunk.toString()).slice(-8000);
+    if (logFile) appendFileSync(logFile, chunk);
   });
   const adminUrl = `postgres://${CLUSTER_USER}@127.0.0.1:${port}/postgres`;
   // A process that dies without stopping the cluster must not leave a postmaster behind: immediate shutdown.
