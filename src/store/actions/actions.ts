@@ -50,48 +50,10 @@ const ACTIONS = table("actions", {
   snoozedUntil: nullable(integer()),
 });
 
-const INSERTED = ACTIONS.pick(
-  "id",
-  "title",
-  "description",
-  "priority",
-  "priorityRank",
-  "category",
-  "status",
-  "source",
-  "type",
-  "lane",
-  "contactId",
-  "dealId",
-  "createdBy",
-  "createdAt",
-  "updatedAt",
-  "evidence",
-  "runId",
-  "orgId",
-);
+const INSERTED = ACTIONS.omit("snoozedUntil");
 
 /** What reads select: the inserted columns (but the organization) plus the snooze. */
-const READ = ACTIONS.pick(
-  "id",
-  "title",
-  "description",
-  "priority",
-  "priorityRank",
-  "category",
-  "status",
-  "source",
-  "type",
-  "lane",
-  "contactId",
-  "dealId",
-  "createdBy",
-  "createdAt",
-  "updatedAt",
-  "evidence",
-  "runId",
-  "snoozedUntil",
-);
+const READ = ACTIONS.omit("orgId");
 
 const READ_COLUMNS = READ.select();
 
