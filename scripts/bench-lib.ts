@@ -7,7 +7,6 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +25,7 @@ import { insertApiKey } from "../src/store/auth/api-keys.ts";
 import { createUser } from "../src/store/auth/users.ts";
 import { ensureDefaultOrgAndAgents } from "../src/store/orgs/orgs.ts";
 import { runInsertStatement } from "../src/store/runs/runs.ts";
+import { freePort } from "./postgres-cluster.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WARMUP_SECONDS = 2;
@@ -69,17 +69,6 @@ export function serve(booted: Booted, route: (req: Request) => Response | Promis
 
 // ---------------------------------------------------------------------------------------------
 // Load mode (the parent).
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 /** A user on the operator plan, an admin key, and some agent history so the dashboard has rows to read. */
 async function prepare(databaseUrl: string, secret: string): Promise<string> {

@@ -58,7 +58,8 @@ function chownTo(path: string, owner: string): void {
   chownSync(path, id("-u"), id("-g"));
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port free right now (the bench's servers take theirs the same way). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);

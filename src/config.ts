@@ -174,6 +174,9 @@ export function secretsFromFiles(env: Env, readText: ReadText = noFiles): Env {
   return resolved;
 }
 
+/** Whether DATABASE_URL names a PostgreSQL database (src/docs/notes/postgres.md). */
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
+
 /** A database address as it may be shown: a password in it becomes `***`. */
 export function withoutPassword(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, "$1***@");
@@ -212,7 +215,7 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
 
   const backupDir = (env.BACKUP_DIR ?? "").trim() || null;
   // Scheduled backups copy the SQLite file (VACUUM INTO); PostgreSQL's are pg_dump's (src/docs/notes/postgres.md).
-  if (backupDir && /^postgres(ql)?:\/\//i.test(databaseUrl)) {
+  if (backupDir && isPostgresUrl(databaseUrl)) {
     throw new ConfigError("BACKUP_DIR is for SQLite databases: with PostgreSQL, back up with pg_dump (see /docs/notes/postgres#backups)");
   }
   const secret = (env.CREW_SECRET ?? "").trim() || undefined;
@@ -221,7 +224,7 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
   }
   // PostgreSQL has no data folder to keep a generated secret in, and every process must seal and
   // open with the same one (src/docs/notes/postgres.md#the-secret).
-  if (secret === undefined && /^postgres(ql)?:\/\//i.test(databaseUrl)) {
+  if (secret === undefined && isPostgresUrl(databaseUrl)) {
     throw new ConfigError(
       "CREW_SECRET (or CREW_SECRET_FILE) must be set when DATABASE_URL is PostgreSQL: the same value for every Crew process",
     );

@@ -10,10 +10,10 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, sta
 import { dirname, join, resolve } from "node:path";
 import { LEASE_NAME } from "../agents/scheduler.ts";
 import { privateDir, privateEmptyFile, readSchema, readSecretFile } from "../boot.ts";
-import { type Config, loadConfig, secretsFromFiles } from "../config.ts";
+import { type Config, isPostgresUrl, loadConfig, secretsFromFiles } from "../config.ts";
 import { systemClock } from "../lib/clock.ts";
 import { activeLeader, BackupError, backupFileName, checkBackup, localPath, SECRET_NOTE, writeBackup } from "../store/backup.ts";
-import { type Db, isPostgresUrl, openStore } from "../store/db.ts";
+import { type Db, openStore } from "../store/db.ts";
 import { requireExistingDatabase } from "./environment.ts";
 import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
 

@@ -9,11 +9,11 @@
 import { resolve } from "node:path";
 import { LEASE_NAME } from "../agents/scheduler.ts";
 import { dataFolder, firstLine, readSchema } from "../boot.ts";
-import { withoutPassword } from "../config.ts";
+import { isPostgresUrl, withoutPassword } from "../config.ts";
 import { systemClock } from "../lib/clock.ts";
 import { activeLeader } from "../store/backup.ts";
 import { CopyFailed, CopyRefused, copyDatabase, type TableCount } from "../store/copy.ts";
-import { isPostgresUrl, openStore } from "../store/db.ts";
+import { openStore } from "../store/db.ts";
 import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
 
 /** Where the SQLite install's secret comes from: the variable this command was given, else the data folder's file. */

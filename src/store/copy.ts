@@ -19,7 +19,7 @@
  *   fails midway removes what it made, so the target is empty again for the next attempt.
  */
 import type { Db } from "./db.ts";
-import { currentVersion, migrate, SCHEMA_VERSION, splitSql } from "./migrations.ts";
+import { columnNames, currentVersion, migrate, SCHEMA_VERSION, splitSql, tableNames } from "./migrations.ts";
 
 /** Rows per chunk: one read from SQLite, one INSERT into PostgreSQL. */
 export const COPY_CHUNK_ROWS = 1000;
@@ -72,11 +72,7 @@ export function copyOrder(schemaSql: string): string[] {
 
 /** Which of `tables` exist in the PostgreSQL database (its current schema). */
 export async function existingTables(target: Db, tables: readonly string[]): Promise<string[]> {
-  const rows = await target.all<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN (${tables.map(() => "?").join(", ")})`,
-    [...tables],
-  );
-  const present = new Set(rows.map((r) => r.table_name));
+  const present = new Set(await tableNames(target));
   return tables.filter((t) => present.has(t));
 }
 
@@ -101,19 +97,6 @@ async function sqliteColumns(source: Db, table: string): Promise<{ columns: stri
     .sort((a, b) => a.pk - b.pk)
     .map((r) => r.name);
   return { columns: rows.map((r) => r.name), key: key.length > 0 ? key : ["rowid"] };
-}
-
-async function postgresColumns(target: Db): Promise<Map<string, Set<string>>> {
-  const rows = await target.all<{ table_name: string; column_name: string }>(
-    "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()",
-  );
-  const byTable = new Map<string, Set<string>>();
-  for (const r of rows) {
-    const set = byTable.get(r.table_name) ?? new Set<string>();
-    set.add(r.column_name);
-    byTable.set(r.table_name, set);
-  }
-  return byTable;
 }
 
 /** A value as JSON can carry it to json_populate_recordset. */
@@ -180,9 +163,7 @@ export async function copyDatabase(source: Db, target: Db, schemaSql: string, op
       `the SQLite database is at schema version ${version}, this release's is ${SCHEMA_VERSION}: run crew migrate on it first`,
     );
   }
-  const inSource = (
-    await source.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
-  ).map((r) => r.name);
+  const inSource = await tableNames(source);
   const missing = order.filter((t) => !inSource.includes(t));
   if (missing.length > 0) throw new CopyRefused(`the SQLite database lacks Crew's tables ${missing.join(", ")}`);
   const skipped = inSource.filter((t) => !order.includes(t)).sort();
@@ -191,11 +172,11 @@ export async function copyDatabase(source: Db, target: Db, schemaSql: string, op
 
   try {
     await migrate(target, schemaSql);
-    const targetColumns = await postgresColumns(target);
     const plans = [];
     for (const table of order) {
       const { columns, key } = await sqliteColumns(source, table);
-      const unknown = columns.filter((c) => !targetColumns.get(table)?.has(c));
+      const targetColumns = new Set(await columnNames(target, table));
+      const unknown = columns.filter((c) => !targetColumns.has(c));
       if (unknown.length > 0)
         throw new CopyFailed(`${table}.${unknown.join(`, ${table}.`)} of the SQLite database has no PostgreSQL column`);
       plans.push({ table, columns, key });

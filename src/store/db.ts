@@ -11,6 +11,7 @@
  * refused) are recognised for both below.
  */
 
+import { isPostgresUrl } from "../config.ts";
 import { openPostgres } from "./engine/postgres.ts";
 import { localPath, openLocal, openRemote } from "./engine/sqlite.ts";
 import type { Store } from "./engine/types.ts";
@@ -29,8 +30,6 @@ export interface OpenOptions {
 export { LOCAL_PRAGMAS } from "./engine/sqlite.ts";
 
 const MIN_POSTGRES = 150_000;
-
-export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
 
 export async function openStore({ url, authToken, busyTimeoutMs = 10_000 }: OpenOptions): Promise<Store> {
   if (url.startsWith("file:")) return openLocal(localPath(url), busyTimeoutMs);

@@ -358,15 +358,6 @@ export class SchemaTooNewError extends Error {
   }
 }
 
-/** Whether the database has Crew's schema_meta table (each engine keeps its catalogue its own way). */
-async function hasSchemaMeta(db: Db): Promise<boolean> {
-  if (db.engine === "postgres") {
-    const row = await db.one<{ present: number }>("SELECT to_regclass('schema_meta') IS NOT NULL AS present");
-    return row?.present === 1;
-  }
-  return (await db.one("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'")) !== null;
-}
-
 /** The names of the database's tables, sorted (Crew's own; not the engine's catalogue). */
 export async function tableNames(db: Db): Promise<string[]> {
   const rows =
@@ -389,14 +380,16 @@ export async function columnNames(db: Db, table: string): Promise<string[]> {
 }
 
 export async function currentVersion(db: Db): Promise<number> {
-  if (!(await hasSchemaMeta(db))) return 0;
+  if (!(await tableNames(db)).includes("schema_meta")) return 0;
   const row = await db.one<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'version'");
   return row ? Number(row.value) : 0;
 }
 
 /** A step's statements on this database's engine. */
 const statementsOf = (db: Db, step: Migration): string[] =>
-  db.engine === "postgres" ? (step.postgres ?? step.statements.map((s) => postgresStatement(s) ?? "SELECT 1")) : step.statements;
+  db.engine === "postgres"
+    ? (step.postgres ?? step.statements.map(postgresStatement).filter((s): s is string => s !== null))
+    : step.statements;
 
 /**
  * Applies the schema or the pending migrations; returns the version the database is now at.

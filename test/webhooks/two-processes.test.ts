@@ -7,20 +7,15 @@
  * - a process killed with SIGKILL in the middle of writes loses none of the writes it acknowledged.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKey } from "../../src/auth/api-keys.ts";
-import { loadConfig } from "../../src/config.ts";
-import { insertApiKey } from "../../src/store/auth/api-keys.ts";
-import { createUser } from "../../src/store/auth/users.ts";
-import type { Db } from "../../src/store/db.ts";
-import { databaseEnv, testDatabaseUrl } from "../helpers/database.ts";
+import { type Db, openStore } from "../../src/store/db.ts";
+import { type DatabaseFile, databaseFileWithKey } from "../helpers/cli.ts";
 import { waitFor } from "../helpers/listen.ts";
-import { prepareDatabase, tempDir, testPasswordHash } from "../helpers/server.ts";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn.ts";
 import { type Receiver, startReceiver } from "../helpers/webhooks.ts";
 
 const EVENTS = 30;
 
-const temp = tempDir("crew-two-processes-");
+let database: DatabaseFile;
 let db: Db;
 let key: string;
 let servers: SpawnedServer[] = [];
@@ -34,25 +29,10 @@ const post = (server: SpawnedServer, path: string, body: unknown) =>
   });
 
 beforeAll(async () => {
-  const dbUrl = await testDatabaseUrl(temp.dir);
-  const prepared = await prepareDatabase(dbUrl, loadConfig(databaseEnv(dbUrl)), Date.now());
-  db = prepared.db;
-  const user = await createUser(
-    db,
-    {
-      orgId: prepared.org.id,
-      email: "two@example.com",
-      name: "Two",
-      passwordHash: await testPasswordHash(),
-      plan: "operator",
-      role: "owner",
-    },
-    Date.now(),
-  );
-  const generated = generateApiKey();
-  await insertApiKey(db, { hash: generated.hash, userId: user.id, name: "shared", scopes: ["admin"] }, Date.now());
-  key = generated.key;
-  const env = { ...databaseEnv(dbUrl), CREW_SECRET: "two-processes-secret-two-processes-secret", WEBHOOK_ALLOW_PRIVATE: "true" };
+  database = await databaseFileWithKey("two-processes");
+  key = database.key;
+  db = await openStore({ url: database.dbUrl });
+  const env = { ...database.env, CREW_SECRET: "two-processes-secret-two-processes-secret", WEBHOOK_ALLOW_PRIVATE: "true" };
   servers = await Promise.all([spawnServer(env), spawnServer(env)]);
 }, 60_000);
 
@@ -60,7 +40,7 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
   await receiver?.close();
   db?.close();
-  temp.cleanup();
+  database?.cleanup();
 });
 
 describe("two processes on one database", () => {

@@ -110,16 +110,8 @@ export function auditStatementIfChanged(...event: Parameters<typeof auditStateme
   return { sql: sql.replace(/VALUES \((.*)\)$/, "SELECT $1 WHERE changes() = 1"), args };
 }
 
-export async function recordAudit(
-  db: Db,
-  orgId: string,
-  event: AuditEventName,
-  actor: AuditActor,
-  now: number,
-  subject: string | null = null,
-  detail: Record<string, unknown> = {},
-): Promise<void> {
-  const { sql, args } = auditStatement(orgId, event, actor, now, subject, detail);
+export async function recordAudit(db: Db, ...event: Parameters<typeof auditStatement>): Promise<void> {
+  const { sql, args } = auditStatement(...event);
   await db.run(sql, args);
 }
 

@@ -1,7 +1,7 @@
 import type { KeyScope } from "../../domain.ts";
 import { integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
+import { CREDENTIAL_USER_COLUMNS, type CredentialUser, credentialUserOf } from "../credential-user.ts";
 import type { Db } from "../db.ts";
-import { type CredentialUser, credentialUserOf } from "./users.ts";
 
 export interface ApiKeyRecord {
   hash: string;
@@ -88,7 +88,7 @@ export interface KeyOwner extends CredentialUser {
 /** The owner of an active key, read fresh on every request (revocation and plan changes are immediate). */
 export async function findActiveKeyOwner(db: Db, hash: string): Promise<KeyOwner | null> {
   const [row] = await db.all<SqlRow>(
-    `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role, k.scopes, k.last_used_at
+    `SELECT ${CREDENTIAL_USER_COLUMNS}, k.scopes, k.last_used_at
        FROM api_keys k JOIN users u ON u.id = k.user_id
       WHERE k.hash = ? AND k.revoked_at IS NULL`,
     [hash],

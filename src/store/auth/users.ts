@@ -165,26 +165,3 @@ export async function deactivateUser(db: Db, orgId: string, userId: string, acto
   );
   return (updated?.rowsAffected ?? 0) === 1;
 }
-
-/** The person columns a credential lookup joins from users (`u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role`). */
-const CREDENTIAL_USER = table("users", {
-  userId: text("user_id"),
-  orgId: text(),
-  email: text(),
-  name: text(),
-  plan: text<Plan>(),
-  role: text<Role>(),
-});
-
-/** The person a key or a token acts for. */
-export interface CredentialUser {
-  userId: string;
-  orgId: string;
-  email: string;
-  name: string;
-  plan: Plan;
-  role: Role;
-}
-
-/** The person a key or a token acts for, read fresh with it (so plan and role changes are immediate). */
-export const credentialUserOf = (row: SqlRow): CredentialUser => CREDENTIAL_USER.read(row);

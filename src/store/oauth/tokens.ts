@@ -1,7 +1,7 @@
 import type { OAuthScope } from "../../domain.ts";
 import { DAY } from "../../lib/clock.ts";
-import { type CredentialUser, credentialUserOf } from "../auth/users.ts";
 import { integer, nullable, type SqlRow, table, text } from "../columns.ts";
+import { CREDENTIAL_USER_COLUMNS, type CredentialUser, credentialUserOf } from "../credential-user.ts";
 import type { Db } from "../db.ts";
 import { oauthScopes } from "./grants.ts";
 
@@ -29,7 +29,7 @@ const ACCESS = table("oauth_tokens", {
  */
 export async function findActiveAccessToken(db: Db, tokenHash: string, now: number): Promise<AccessTokenOwner | null> {
   const row = await db.one<SqlRow>(
-    `SELECT u.id AS user_id, u.org_id, u.email, u.name, u.plan, u.role, g.id AS grant_id, g.client_id, t.scopes, t.resource, g.last_used_at
+    `SELECT ${CREDENTIAL_USER_COLUMNS}, g.id AS grant_id, g.client_id, t.scopes, t.resource, g.last_used_at
        FROM oauth_tokens t
        JOIN oauth_grants g ON g.id = t.grant_id
        JOIN users u ON u.id = g.user_id
