@@ -1,4 +1,4 @@
--- Crew schema, version 15 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 16 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -224,7 +224,10 @@ CREATE TABLE IF NOT EXISTS suggestions (
   also_raised_by TEXT NOT NULL DEFAULT '[]',   -- JSON [agent id]: other agents that raised the same thing
   action_id     TEXT,                          -- accepted: the action it became
   reason        TEXT,                          -- dismissed: why (optional)
-  updated_at    INTEGER
+  updated_at    INTEGER,
+  provenance    TEXT NOT NULL DEFAULT 'internal', -- internal | external: rests on outside input (SPEC §23)
+  held          INTEGER NOT NULL DEFAULT 0,    -- 1: held for review until an owner releases it
+  held_reason   TEXT
 ) STRICT;
 CREATE INDEX IF NOT EXISTS suggestions_order ON suggestions (org_id, priority_rank, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS suggestions_by_status ON suggestions (org_id, status, updated_at);
@@ -257,7 +260,9 @@ CREATE TABLE IF NOT EXISTS actions (
   updated_at    INTEGER NOT NULL,
   evidence      TEXT,                          -- JSON, as on suggestions
   run_id        TEXT,                          -- the run that wrote it
-  snoozed_until INTEGER                        -- hidden from the open queue until then
+  snoozed_until INTEGER,                       -- hidden from the open queue until then
+  provenance    TEXT NOT NULL DEFAULT 'internal', -- internal | external (as on suggestions); held: status 'held'
+  held_reason   TEXT
 ) STRICT;
 -- Column directions match the queue's ORDER BY priority_rank, id DESC: pages read in index order, no sort.
 CREATE INDEX IF NOT EXISTS actions_queue ON actions (org_id, priority_rank, id DESC);
@@ -295,7 +300,10 @@ CREATE TABLE IF NOT EXISTS handoffs (
   created_by    TEXT NOT NULL,
   created_at    INTEGER NOT NULL,
   updated_at    INTEGER NOT NULL,
-  evidence      TEXT                           -- JSON, as on suggestions
+  evidence      TEXT,                          -- JSON, as on suggestions
+  provenance    TEXT NOT NULL DEFAULT 'internal',
+  held          INTEGER NOT NULL DEFAULT 0,
+  held_reason   TEXT
 ) STRICT;
 CREATE INDEX IF NOT EXISTS handoffs_queue ON handoffs (org_id, to_agent, status, priority_rank, created_at, id);
 
@@ -309,9 +317,25 @@ CREATE TABLE IF NOT EXISTS insights (
   impact     TEXT NOT NULL,
   created_by TEXT NOT NULL,
   created_at INTEGER NOT NULL,
-  evidence   TEXT                              -- JSON, as on suggestions
+  evidence   TEXT,                             -- JSON, as on suggestions
+  provenance TEXT NOT NULL DEFAULT 'internal',
+  held       INTEGER NOT NULL DEFAULT 0,
+  held_reason TEXT
 ) STRICT;
 CREATE INDEX IF NOT EXISTS insights_feed ON insights (org_id, created_at, id);
+
+-- What runs noted about a contact (SPEC §23: a run's notes never replace the notes people wrote).
+CREATE TABLE IF NOT EXISTS contact_notes (
+  id          TEXT PRIMARY KEY,                -- cnn_…
+  org_id      TEXT NOT NULL,
+  contact_id  TEXT NOT NULL,
+  agent_id    TEXT NOT NULL,
+  run_id      TEXT,
+  note        TEXT NOT NULL,
+  evidence    TEXT,                            -- JSON, as on suggestions
+  created_at  INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS contact_notes_by_contact ON contact_notes (org_id, contact_id, created_at);
 
 -- Scheduler leadership across processes sharing the database.
 CREATE TABLE IF NOT EXISTS leases (
@@ -376,7 +400,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '15');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '16');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,

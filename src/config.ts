@@ -52,6 +52,11 @@ export interface Config {
    * Off for servers without outbound access: clients then fall back to dynamic registration.
    */
   clientMetadataDocuments: boolean;
+  /**
+   * CREW_INTERNAL_DOMAINS (comma list): mail and invitations from these domains are internal input
+   * (src/docs/notes/prompt-injection.md#provenance); null: the domains of the members' own emails.
+   */
+  internalDomains: string[] | null;
 }
 
 export interface OidcEnv {
@@ -292,7 +297,21 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     backupKeep: integer(env, "BACKUP_KEEP", 7, 1, 10_000),
     clientMetadataDocuments: (env.OAUTH_CLIENT_METADATA_DOCUMENTS ?? "").trim() === "" || flag(env, "OAUTH_CLIENT_METADATA_DOCUMENTS"),
     auditRetentionDays: integer(env, "AUDIT_RETENTION_DAYS", 365, 1, 36_500),
+    internalDomains: internalDomains(env),
   };
+}
+
+/** CREW_INTERNAL_DOMAINS: a comma list of domains (`example.com`, `@example.com` too); unset or empty: null. */
+function internalDomains(env: Record<string, string | undefined>): string[] | null {
+  const raw = (env.CREW_INTERNAL_DOMAINS ?? "").trim();
+  if (!raw) return null;
+  const domains = raw
+    .split(",")
+    .map((d) => d.trim().toLowerCase().replace(/^@/, ""))
+    .filter(Boolean);
+  const bad = domains.find((d) => !/^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(d));
+  if (bad) throw new ConfigError(`CREW_INTERNAL_DOMAINS holds "${bad}", which is not a domain name (e.g. example.com).`);
+  return domains;
 }
 
 /**

@@ -79,7 +79,8 @@ export type Priority = (typeof PRIORITIES)[number];
 export const priorityRank = (p: Priority): number => PRIORITIES.indexOf(p);
 
 // --- Actions (src/docs/notes/rest-api.md).
-export const ACTION_STATUSES = ["pending", "approved", "in_progress", "done", "dismissed"] as const;
+/** `held`: written by a run from outside input that shows signs of an attack; waits for an owner (src/docs/notes/prompt-injection.md). */
+export const ACTION_STATUSES = ["pending", "approved", "in_progress", "done", "dismissed", "held"] as const;
 export const ACTION_TYPES = ["task", "approval", "follow_up"] as const;
 export const ACTION_LANES = ["today", "this_week", "later"] as const;
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
@@ -236,6 +237,16 @@ export const EVIDENCE_KINDS = [
 ] as const;
 export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 
+/**
+ * Whether an input comes from the organization's own people and data (`internal`) or from outside
+ * (`external`: other senders, feeds, invitations, chat from outside, triggers, and anything a run
+ * wrote from those), src/docs/notes/prompt-injection.md.
+ */
+export const TRUST_LEVELS = ["internal", "external"] as const;
+export type Trust = (typeof TRUST_LEVELS)[number];
+/** A record's provenance: `internal` when every evidence item is internal, else `external`. */
+export type Provenance = Trust;
+
 /** One input a record rests on: `ref` identifies it (a Crew id, a Message-ID, a feed item's GUID or link…). */
 export interface Evidence {
   kind: EvidenceKind;
@@ -243,6 +254,8 @@ export interface Evidence {
   title: string;
   url?: string;
   excerpt?: string;
+  /** Where the input came from; absent on evidence stored before provenance existed (read as internal). */
+  trust?: Trust;
 }
 
 /** Suggestion lifecycle (src/docs/notes/model.md). */

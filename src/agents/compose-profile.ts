@@ -20,11 +20,26 @@ export const EMPTY_PROFILE_BODY: ProfileBody = { archetype: "unknown", strengths
 /** Patterns the built-in runner writes (and rewrites on every run); any other name is a reported one. */
 export const DERIVED_PATTERNS = ["Network", "Feed", "Pipeline"];
 
-/** A reported (partial) profile over the last one: each field sent replaces that field. */
-export function mergeProfile(last: ProfileBody | null, reported: Partial<ProfileBody>): ProfileBody {
+/**
+ * A reported (partial) profile over the last one: each field sent replaces that field, but the
+ * pipeline, which changes deal by deal (src/docs/notes/prompt-injection.md#caps): a reported deal
+ * replaces the deal of that company (matched case-insensitively) or is added; no deal is removed,
+ * and an empty pipeline changes nothing.
+ */
+export function mergeProfile(
+  last: ProfileBody | null,
+  reported: Partial<Omit<ProfileBody, "pipeline">> & { pipeline?: (ProfileBody["pipeline"][number] & { evidence?: unknown })[] },
+): ProfileBody {
   const base = { ...EMPTY_PROFILE_BODY, ...last };
-  const defined = Object.fromEntries(Object.entries(reported).filter(([, value]) => value !== undefined));
-  return { ...base, ...defined };
+  const { pipeline: deals, ...fields } = reported;
+  const defined = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  const pipeline = [...base.pipeline];
+  for (const { company, stage, value } of deals ?? []) {
+    const at = pipeline.findIndex((d) => d.company.trim().toLowerCase() === company.trim().toLowerCase());
+    if (at >= 0) pipeline[at] = { company: pipeline[at]!.company, stage, value };
+    else pipeline.push({ company, stage, value });
+  }
+  return { ...base, ...defined, pipeline };
 }
 
 const money = (n: number) => `$${Math.round(n).toLocaleString("en-US")}`;

@@ -47,18 +47,21 @@ export function crewUrl(base: string, kind: EvidenceKind, ref: string, title: st
 }
 
 export interface Handles {
-  /** Hands out the next handle of the input's kind. */
-  add(evidence: Evidence): string;
+  /** Hands out the next handle of the input's kind; `text` is the input's whole text, for the write policy's checks. */
+  add(evidence: Evidence, text?: string): string;
   get(handle: string): Evidence | undefined;
   /** Every handle handed out (the fingerprint of a run's inputs is built from these). */
   all(): [string, Evidence][];
+  /** The whole text of each input by `kind ref` (src/agents/policy/write-policy.ts reads it). */
+  texts(): Map<string, string>;
 }
 
 export function createHandles(): Handles {
   const byHandle = new Map<string, Evidence>();
   const counters = new Map<string, number>();
+  const texts = new Map<string, string>();
   return {
-    add(evidence) {
+    add(evidence, text) {
       const prefix = PREFIX[evidence.kind];
       const n = (counters.get(prefix) ?? 0) + 1;
       counters.set(prefix, n);
@@ -67,11 +70,14 @@ export function createHandles(): Handles {
       const item: Evidence = { kind: evidence.kind, ref: evidence.ref, title: evidence.title.slice(0, 300) || evidence.ref };
       if (evidence.url) item.url = evidence.url;
       if (excerpt) item.excerpt = excerpt;
+      if (evidence.trust) item.trust = evidence.trust;
       byHandle.set(handle, item);
+      texts.set(`${item.kind} ${item.ref}`, `${evidence.title}\n${text ?? evidence.excerpt ?? ""}`);
       return handle;
     },
     get: (handle) => byHandle.get(handle.trim()),
     all: () => [...byHandle.entries()],
+    texts: () => texts,
   };
 }
 
@@ -82,7 +88,13 @@ export interface Cites {
 }
 
 /** The kinds of record an answer may hold, with the kind a `sameAs` of theirs must point at. */
-const CITING: Record<string, EvidenceKind | null> = { suggestions: "suggestion", actions: "action", insights: null, handoffs: null };
+const CITING: Record<string, EvidenceKind | null> = {
+  suggestions: "suggestion",
+  actions: "action",
+  insights: null,
+  handoffs: null,
+  pipeline: null,
+};
 
 /** Checks every handle the answer cites; an issue per handle not handed out, per record citing none. */
 export function citationIssues(answer: Record<string, unknown>, handles: Handles): string[] {

@@ -2,9 +2,12 @@
  * What a model-backed run hands the model (src/docs/notes/model.md): the inputs its catalog entry names,
  * bounded and truncated, each under a handle of its own (src/agents/handles.ts), plus the
  * organization's open suggestions and actions (newest 50 each) and the last 30 days' dismissals,
- * so that it says each thing once. Every part is JSON inside a delimited <data> field.
+ * so that it says each thing once. Every part is JSON inside a delimited <data> field; parts from
+ * outside are fenced (policy/fence.ts). Each input's trust (policy/provenance.ts) rides on its
+ * handle, and what the write policy reads of the run (whole texts, mail headers) is returned beside.
  */
 
+import { isAgentId, type Trust } from "../domain.ts";
 import type { SourceItem } from "../integrations/sources.ts";
 import { iso } from "../lib/clock.ts";
 import { listOpenActions } from "../store/actions/actions.ts";
@@ -14,9 +17,13 @@ import type { Db } from "../store/db.ts";
 import { latestProfile } from "../store/reports/reports.ts";
 import { latestMetrics } from "../store/runs/agents.ts";
 import type { ProfileBody } from "./compose-profile.ts";
-import { DISMISSAL_MEMORY_MS } from "./dedupe.ts";
 import { createHandles, crewUrl, type Handles } from "./handles.ts";
 import type { AgentJob } from "./jobs.ts";
+import type { Fence } from "./policy/fence.ts";
+import { addressTrust, type InsideWorld } from "./policy/provenance.ts";
+import { DISMISSAL_MEMORY_MS } from "./policy/said-once.ts";
+import { comparable, sameMeaning } from "./policy/similarity.ts";
+import type { Reading, ReadMail } from "./policy/write-policy.ts";
 import type { StartedRun } from "./run-api.ts";
 
 /** Open suggestions and actions handed to every run (newest first), so it can say `sameAs`. */
@@ -27,14 +34,25 @@ const cut = (text: string | null | undefined, max: number) => {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 };
 
-/** JSON inside a delimited field: `<` is escaped, so no text can close the field early. */
-export const field = (name: string, value: unknown, untrusted = false) =>
-  `<data name="${name}"${untrusted ? ' untrusted="true"' : ""}>\n${JSON.stringify(value).replace(/</g, "\\u003c")}\n</data>`;
-
 export interface RunInputs {
   fields: string[];
   handles: Handles;
+  /** What the write policy reads of the run (src/agents/policy/write-policy.ts). */
+  reading: Omit<Reading, "base">;
 }
+
+/** Queued handoffs saying the same thing (policy/similarity.ts) are handed to the run once: the first of each. */
+export function distinctHandoffs<T extends { title: string }>(handoffs: readonly T[]): T[] {
+  const kept: { h: T; seen: ReturnType<typeof comparable> }[] = [];
+  for (const h of handoffs) {
+    const seen = comparable(h.title);
+    if (!kept.some((k) => sameMeaning(k.seen, seen))) kept.push({ h, seen });
+  }
+  return kept.map((k) => k.h);
+}
+
+/** A contact a run created (from mail it read) is outside input for the next run; one people entered is not. */
+const contactTrust = (createdBy: string): Trust => (isAgentId(createdBy) ? "external" : "internal");
 
 export async function gatherInputs(
   deps: { db: Db; config: { baseUrl: string } },
@@ -43,7 +61,10 @@ export async function gatherInputs(
   started: StartedRun,
   sourceItems: SourceItem[],
   now: number,
+  fence: Fence,
+  insideWorld: InsideWorld,
 ): Promise<RunInputs> {
+  const field = fence.field;
   const { limits, reads } = job;
   const c = limits.recordChars;
   const base = deps.config.baseUrl;
@@ -56,13 +77,16 @@ export async function gatherInputs(
     newestOpenSuggestions(deps.db, orgId, OPEN_HANDED_OVER),
     dismissedSince(deps.db, orgId, now - DISMISSAL_MEMORY_MS, OPEN_HANDED_OVER),
   ]);
-  const crew = (kind: Parameters<typeof crewUrl>[1], ref: string, title: string, excerpt?: string | null) =>
-    handles.add({ kind, ref, title, url: crewUrl(base, kind, ref, title), ...(excerpt ? { excerpt } : {}) });
+  const internal: string[] = [];
+  const crew = (kind: Parameters<typeof crewUrl>[1], ref: string, title: string, excerpt: string | null | undefined, trust: Trust) => {
+    if (trust === "internal") internal.push(`${title}\n${excerpt ?? ""}`);
+    return handles.add({ kind, ref, title, url: crewUrl(base, kind, ref, title), ...(excerpt ? { excerpt } : {}), trust });
+  };
   const fields = [
     field(
       "handoffs",
-      started.handoffs.map((h) => ({
-        handle: crew("handoff", h.id, h.title, h.context),
+      distinctHandoffs(started.handoffs).map((h) => ({
+        handle: crew("handoff", h.id, h.title, h.context, h.provenance),
         from: h.from,
         title: cut(h.title, c),
         context: cut(h.context, c),
@@ -77,7 +101,7 @@ export async function gatherInputs(
       field(
         "insights",
         started.insights.slice(0, limits.insights).map((i) => ({
-          handle: crew("insight", i.id, i.title, i.detail),
+          handle: crew("insight", i.id, i.title, i.detail, i.provenance),
           agent: i.agent,
           title: cut(i.title, c),
           detail: cut(i.detail, c),
@@ -92,8 +116,8 @@ export async function gatherInputs(
     fields.push(
       field(
         "contacts",
-        contacts.map((x) => ({
-          handle: crew("contact", x.id, x.email ? `${x.name} <${x.email}>` : x.name, x.notes),
+        contacts.map(({ createdBy, ...x }) => ({
+          handle: crew("contact", x.id, x.email ? `${x.name} <${x.email}>` : x.name, x.notes, contactTrust(createdBy)),
           ...x,
           notes: cut(x.notes, c),
         })),
@@ -103,7 +127,7 @@ export async function gatherInputs(
     field(
       "open_actions",
       actions.map((a) => ({
-        handle: crew("action", a.id, a.title, a.description),
+        handle: crew("action", a.id, a.title, a.description, a.provenance),
         title: cut(a.title, c),
         priority: a.priority,
         status: a.status,
@@ -115,7 +139,11 @@ export async function gatherInputs(
     ),
     field(
       "open_suggestions",
-      suggestions.map((s) => ({ handle: crew("suggestion", s.id, s.title, s.detail), title: cut(s.title, c), agent: s.agent })),
+      suggestions.map((s) => ({
+        handle: crew("suggestion", s.id, s.title, s.detail, s.provenance),
+        title: cut(s.title, c),
+        agent: s.agent,
+      })),
     ),
     field(
       "dismissed_suggestions",
@@ -132,6 +160,7 @@ export async function gatherInputs(
             ref: d.company,
             title: `${d.company} (${d.stage})`,
             url: crewUrl(base, "deal", d.company, d.company),
+            trust: "internal",
           }),
           ...d,
         })),
@@ -142,29 +171,46 @@ export async function gatherInputs(
       field(
         "metrics",
         metrics && {
-          handle: handles.add({ kind: "metric", ref: "pulse", title: `DAU ${metrics.dau}, WAU ${metrics.wau}, MRR ${metrics.mrr}` }),
+          handle: handles.add({
+            kind: "metric",
+            ref: "pulse",
+            title: `DAU ${metrics.dau}, WAU ${metrics.wau}, MRR ${metrics.mrr}`,
+            trust: "internal",
+          }),
           ...metrics,
         },
       ),
     );
+  const mailRead = new Map<string, ReadMail>();
   if (reads.source === "mail") {
-    const mail = sourceItems.map((m) => ({
-      handle: handles.add({
-        kind: "mail",
-        ref: m.messageId ?? `uid:${m.id}`,
-        title: `${m.title} — ${m.from?.name ?? m.from?.email ?? "unknown sender"}`,
-        excerpt: m.text,
-      }),
-      from: m.from ?? null,
-      subject: cut(m.title, 300),
-      date: m.date,
-      body: cut(m.text, limits.chars),
-    }));
+    // All mail is fenced as outside data (a member may forward anything); a mail from a member or an internal
+    // domain is marked so, and its records may weigh more (policy/provenance.ts, policy/write-policy.ts).
+    const mail = sourceItems.map((m) => {
+      const trust = addressTrust(m.from?.email, insideWorld);
+      const ref = m.messageId ?? `uid:${m.id}`;
+      const sender = m.from?.email?.trim().toLowerCase();
+      mailRead.set(`mail ${ref}`, { addresses: [...(sender ? [sender] : []), ...(m.recipients ?? [])], bulk: m.bulk ?? false });
+      if (trust === "internal") internal.push(`${m.title}\n${m.text}`);
+      return {
+        handle: handles.add(
+          { kind: "mail", ref, title: `${m.title} — ${m.from?.name ?? m.from?.email ?? "unknown sender"}`, excerpt: m.text, trust },
+          m.text,
+        ),
+        from: m.from ?? null,
+        fromTheOrganization: trust === "internal",
+        subject: cut(m.title, 300),
+        date: m.date,
+        body: cut(m.text, limits.chars),
+      };
+    });
     fields.push(field("mail", mail, true));
   }
   if (reads.source === "feeds") {
     const items = sourceItems.map((i) => ({
-      handle: handles.add({ kind: "feed_item", ref: i.id || i.url || i.title, title: i.title, url: i.url, excerpt: i.text }),
+      handle: handles.add(
+        { kind: "feed_item", ref: i.id || i.url || i.title, title: i.title, url: i.url, excerpt: i.text, trust: "external" },
+        i.text,
+      ),
       title: cut(i.title, 300),
       url: i.url ?? null,
       date: i.date,
@@ -176,12 +222,17 @@ export async function gatherInputs(
   if (reads.source === "calendar") {
     // The next 7 days of the connected calendars (src/docs/notes/calendar.md); invitations come from outside: untrusted.
     const events = sourceItems.map((e) => ({
-      handle: handles.add({
-        kind: "calendar_event",
-        ref: e.id,
-        title: `${e.title} — ${e.event?.allDay ? e.date.slice(0, 10) : e.date} (${e.source})`,
-        excerpt: e.text,
-      }),
+      handle: handles.add(
+        {
+          kind: "calendar_event",
+          ref: e.id,
+          title: `${e.title} — ${e.event?.allDay ? e.date.slice(0, 10) : e.date} (${e.source})`,
+          excerpt: e.text,
+          // An invitation is internal when a member or an internal domain organized it (policy/provenance.ts).
+          trust: addressTrust(e.from?.email, insideWorld),
+        },
+        `${e.event?.location ?? ""}\n${e.text}`,
+      ),
       title: cut(e.title, 300),
       start: e.event?.start ?? e.date,
       end: e.event?.end ?? e.date,
@@ -197,13 +248,18 @@ export async function gatherInputs(
   if (reads.source === "slack") {
     // Ref `channel/ts` and the permalink (src/integrations/slack/reader.ts).
     const messages = sourceItems.map((m) => ({
-      handle: handles.add({
-        kind: "slack_message",
-        ref: m.id,
-        title: `${m.source}: ${m.from?.name ?? "someone"}, ${m.date}`,
-        url: m.url,
-        excerpt: m.text,
-      }),
+      // Chat counts as outside input: Crew cannot yet tell a member's message from a guest's (src/docs/notes/prompt-injection.md#provenance).
+      handle: handles.add(
+        {
+          kind: "slack_message",
+          ref: m.id,
+          title: `${m.source}: ${m.from?.name ?? "someone"}, ${m.date}`,
+          url: m.url,
+          excerpt: m.text,
+          trust: "external",
+        },
+        m.text,
+      ),
       channel: m.source,
       url: m.url ?? null,
       user: m.from?.name ?? null,
@@ -212,7 +268,7 @@ export async function gatherInputs(
     }));
     fields.push(field("slack_messages", messages, true));
   }
-  return { fields, handles };
+  return { fields, handles, reading: { texts: handles.texts(), mail: mailRead, internalText: internal.join("\n") } };
 }
 
 /** How records cite the data, told in every run's user message (owners may replace the instructions, not this). */

@@ -8,7 +8,7 @@ import * as v from "valibot";
 import type { Evidence } from "../domain.ts";
 import { ACTION_TYPES, AGENT_IDS, INSIGHT_TYPES, PIPELINE_STAGES, PRIORITIES, RELATIONSHIPS } from "../domain.ts";
 import type { SourceItem } from "../integrations/sources.ts";
-import { evidenceOf, type Handles, withoutForeignUrls } from "./handles.ts";
+import { evidenceOf, type Handles } from "./handles.ts";
 import type { AgentJob } from "./jobs.ts";
 import type { Completion } from "./run-api.ts";
 
@@ -110,9 +110,9 @@ const fields = (job: AgentJob) => {
       }),
     ),
     pipeline: list(
-      v.strictObject({ company: text(200, "The company."), stage: oneOf(PIPELINE_STAGES), value: count }),
-      100,
-      "The whole deal pipeline, as it is now.",
+      v.strictObject({ company: text(200, "The company."), stage: oneOf(PIPELINE_STAGES), value: count, evidence }),
+      20,
+      "Deals that changed, one entry per deal, each citing what shows the change. Deals not listed stay as they are; a deal is never removed (close it with stage closed).",
     ),
   };
 };
@@ -140,25 +140,24 @@ type Out = v.InferOutput<ReturnType<typeof fullSchema>>;
 
 /**
  * The completion (src/docs/notes/agents-runtime.md) that stores what the model answered; claimed handoffs are reported
- * done. Cited handles become evidence (check them first with citationIssues); URLs in the text
- * that are neither the evidence's nor Crew's own are removed.
+ * done. Cited handles become evidence (check them first with citationIssues). The write policy
+ * (src/agents/policy/write-policy.ts) then vets it: links, caps, holds.
  */
-export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds: string[], handles: Handles, base: string): Completion {
+export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds: string[], handles: Handles): Completion {
   const a = answer as Partial<Out> & { summary: string };
-  const pipeline = a.pipeline;
-  const profile = a.profile || pipeline ? { ...(a.profile ?? {}), ...(pipeline ? { pipeline } : {}) } : undefined;
   const cited = (r: { evidence?: string[] }) => evidenceOf(r.evidence, handles);
-  const clean = (text: string, ev: Evidence[]) => withoutForeignUrls(text, ev, base);
+  const pipeline = a.pipeline?.map(({ evidence: handlesCited, ...deal }) => ({ ...deal, evidence: cited({ evidence: handlesCited }) }));
+  const profile = a.profile || pipeline?.length ? { ...(a.profile ?? {}), ...(pipeline?.length ? { pipeline } : {}) } : undefined;
   const same = (handle: string | undefined) => (handle ? { sameAs: handles.get(handle)?.ref } : {});
   return {
     status: "ok",
-    summary: clean(a.summary, []),
+    summary: a.summary,
     ...(a.suggestions && {
       suggestions: a.suggestions.map((s) => {
         const ev = cited(s);
         return {
-          title: clean(s.title, ev),
-          detail: clean(s.detail ?? "", ev),
+          title: s.title,
+          detail: s.detail ?? "",
           priority: s.priority ?? "medium",
           evidence: ev,
           ...same(s.sameAs),
@@ -169,8 +168,8 @@ export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds:
       actions: a.actions.map((x) => {
         const ev = cited(x);
         return {
-          title: clean(x.title, ev),
-          ...(x.description && { description: clean(x.description, ev) }),
+          title: x.title,
+          ...(x.description && { description: x.description }),
           priority: x.priority,
           type: x.type ?? "task",
           ...(x.contactId && { contactId: x.contactId }),
@@ -183,8 +182,8 @@ export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds:
       insights: a.insights.map((i) => {
         const ev = cited(i);
         return {
-          title: clean(i.title, ev),
-          ...(i.detail && { detail: clean(i.detail, ev) }),
+          title: i.title,
+          ...(i.detail && { detail: i.detail }),
           type: i.type ?? "insight",
           impact: i.impact ?? "medium",
           evidence: ev,
@@ -196,8 +195,8 @@ export function toCompletion(answer: Record<string, unknown>, claimedHandoffIds:
         const ev = cited(h);
         return {
           to: h.to,
-          title: clean(h.title, ev),
-          ...(h.context && { context: clean(h.context, ev) }),
+          title: h.title,
+          ...(h.context && { context: h.context }),
           priority: h.priority ?? "medium",
           evidence: ev,
         };

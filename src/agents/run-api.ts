@@ -14,8 +14,7 @@
  * calendar integration) are resolved there.
  */
 import type { InStatement } from "@libsql/client";
-import type { Evidence, Priority } from "../domain.ts";
-import { type ActionLane, isAgentId } from "../domain.ts";
+import { isAgentId } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { DomainEvent, Events } from "../lib/events.ts";
@@ -25,21 +24,14 @@ import {
   actionCreated,
   actionEvidenceStatement,
   actionInsertStatement,
-  listOpenActions,
   newActionRow,
 } from "../store/actions/actions.ts";
-import {
-  dismissedSince,
-  listSuggestions,
-  suggestionInsertStatement,
-  suggestionMergeStatement,
-  supersedeSuggestionsStatement,
-} from "../store/actions/suggestions.ts";
+import { suggestionInsertStatement, suggestionMergeStatement, supersedeSuggestionsStatement } from "../store/actions/suggestions.ts";
 import { commit } from "../store/commit.ts";
-import { contactIssues, upsertContactStatement } from "../store/contacts/contacts.ts";
+import { contactIssues, contactNoteStatement, upsertContactStatement } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
-import { handoffInsertStatement } from "../store/feed/handoffs.ts";
-import { type InsightRecord, insightInsertStatement, listInsightsSince } from "../store/feed/insights.ts";
+import { handoffEvidenceStatement, handoffInsertStatement } from "../store/feed/handoffs.ts";
+import { type InsightRecord, insightEvidenceStatement, insightInsertStatement, listInsightsSince } from "../store/feed/insights.ts";
 import { alertInsertStatement, alertSourceInsertStatement, resolveAgentAlertsStatement } from "../store/integrations/alerts.ts";
 import { existingRecordIds, isRecordKind, type RecordKind } from "../store/orgs/record-refs.ts";
 import { latestProfile, profileInsertStatement } from "../store/reports/reports.ts";
@@ -55,7 +47,9 @@ import {
   startRun,
 } from "../store/runs/runs.ts";
 import { mergeProfile, type ProfileBody } from "./compose-profile.ts";
-import { DISMISSAL_MEMORY_MS, planWrites } from "./dedupe.ts";
+import type { Completion } from "./policy/completion.ts";
+import { policyLines, storedSummary, vetCompletion } from "./policy/vet-completion.ts";
+import type { Reading } from "./policy/write-policy.ts";
 
 /** At most this many insights are handed to one run (high impact first, then newest). */
 export const MAX_CONTEXT_INSIGHTS = 200;
@@ -83,35 +77,7 @@ export async function startAgentRun(db: Db, clock: Clock, orgId: string, agentId
   return { runId, handoffs, insights };
 }
 
-export interface Completion {
-  status: "ok" | "error";
-  summary: string;
-  error?: string;
-  output?: unknown;
-  suggestions?: { title: string; detail: string; priority: Priority; evidence?: Evidence[]; sameAs?: string }[];
-  metrics?: { dau: number; wau: number; mrr: number };
-  profile?: Partial<ProfileBody>;
-  actions?: {
-    title: string;
-    description?: string;
-    priority: Priority;
-    category?: string;
-    type: "task" | "approval" | "follow_up";
-    lane?: ActionLane;
-    contactId?: string;
-    dealId?: string;
-    evidence?: Evidence[];
-    sameAs?: string;
-  }[];
-  alerts?: { service: string; severity: "critical" | "warning"; message: string }[];
-  handoffs?: { id: string; status: "done" | "failed" }[];
-  /** Insights the run posts to the shared feed (agent = this agent). */
-  insights?: { title: string; detail?: string; type: string; impact: "low" | "medium" | "high"; evidence?: Evidence[] }[];
-  /** Work the run hands to other agents (from = this agent). */
-  newHandoffs?: { to: string; title: string; context?: string; priority: Priority; type?: string; evidence?: Evidence[] }[];
-  /** Contacts the run creates or updates (matched as POST /api/mcp/contacts does), e.g. inbox's correspondents. */
-  contacts?: { name: string; email?: string; company?: string; role?: string; relationship?: string; notes?: string }[];
-}
+export type { Completion } from "./policy/completion.ts";
 
 const conflict = (runId: string) =>
   new ApiError(409, "run_already_completed", `Run ${runId} is no longer running: it was completed already, or closed after an hour.`);
@@ -157,42 +123,12 @@ async function evidenceIssues(db: Db, orgId: string, input: Completion): Promise
   );
 }
 
-/** At most this many open actions are compared with a run's new ones. */
-const OPEN_ACTIONS_COMPARED = 500;
-
-/** Sorts a completion's suggestions and actions into new ones, merges and drops; the summary says how many. */
-async function plannedWrites(db: Db, orgId: string, agentId: string, input: Completion, now: number) {
-  const none = { inserts: [], merges: [], dropped: 0 };
-  const [openSuggestions, dismissed, openActions] = await Promise.all([
-    input.suggestions?.length ? listSuggestions(db, orgId, { limit: 500 }) : [],
-    input.suggestions?.length ? dismissedSince(db, orgId, now - DISMISSAL_MEMORY_MS, 500) : [],
-    input.actions?.length ? listOpenActions(db, orgId, OPEN_ACTIONS_COMPARED) : [],
-  ]);
-  const suggestions = input.suggestions
-    ? planWrites(
-        agentId,
-        input.suggestions,
-        openSuggestions,
-        dismissed.map((d) => d.title),
-      )
-    : { ...none, inserts: [] as NonNullable<Completion["suggestions"]> };
-  const actions = input.actions
-    ? planWrites(
-        agentId,
-        input.actions,
-        openActions.map((a) => ({ id: a.id, agent: a.createdBy, title: a.title, evidence: a.evidence, alsoRaisedBy: [] })),
-      )
-    : { ...none, inserts: [] as NonNullable<Completion["actions"]> };
-  const merged = suggestions.merges.length + actions.merges.length;
-  const told = [
-    merged ? `${merged} already open, merged` : "",
-    suggestions.dropped ? `${suggestions.dropped} dismissed recently, dropped` : "",
-  ].filter(Boolean);
-  return {
-    suggestions,
-    actions,
-    summary: (summary: string) => (told.length ? `${summary} (${told.join("; ")}.)`.slice(0, 2000) : summary),
-  };
+/** How a completion is vetted and told (src/docs/notes/prompt-injection.md). */
+export interface CompletionOptions {
+  /** What the run read (a model-backed run); without it, evidence is read by its titles and excerpts. */
+  reading?: Omit<Reading, "base">;
+  /** A model-backed run: its evidence carries trust already, and Crew composes its summary from what was stored. */
+  modelBacked?: boolean;
 }
 
 /** What a completion stores, as statements; the run's own update comes first (it guards against a second completion). */
@@ -201,38 +137,48 @@ async function completionStatements(
   orgId: string,
   agentId: string,
   runId: string,
-  input: Completion,
+  raw: Completion,
   now: number,
+  base: string,
+  options: CompletionOptions,
 ): Promise<{ statements: InStatement[]; actions: ActionInsert[]; later: DomainEvent[]; summary: string }> {
+  // One trust boundary (src/docs/notes/prompt-injection.md): provenance, caps, held for review, said once by meaning.
+  const vetted = await vetCompletion(db, orgId, agentId, raw, { ...options.reading, base }, now, options.modelBacked);
+  const input = vetted.completion;
   const hasData =
     input.status === "ok" &&
     (input.output !== undefined ||
       Boolean(input.suggestions?.length || input.actions?.length || input.insights?.length || input.contacts?.length) ||
       input.metrics !== undefined ||
       input.profile !== undefined);
-  // Each thing said once (src/docs/notes/model.md): restated suggestions and actions merge into the open ones.
-  const said = await plannedWrites(db, orgId, agentId, input, now);
-  const summary = said.summary(input.summary);
+  const summary =
+    input.status !== "ok"
+      ? raw.summary
+      : options.modelBacked
+        ? storedSummary(vetted, input.contacts?.length ?? 0)
+        : [raw.summary, ...policyLines(vetted)].join(" ").slice(0, 2000);
+  // The model's own summary line is kept apart from the one Crew composed (src/docs/notes/prompt-injection.md#small-models).
+  const output = options.modelBacked && input.status === "ok" ? { ...(input.output as object), modelSummary: raw.summary } : input.output;
   const statements: InStatement[] = [
     completeRunStatement({
       runId,
       status: input.status,
       summary,
       error: input.error ?? null,
-      output: input.output,
+      output,
       metrics: input.metrics ?? null,
       hasData,
       finishedAt: now,
     }),
   ];
   // The suggestions a run reports are the agent's current set: they replace its open ones (an empty list clears them),
-  // except the ones it restated.
-  if (input.suggestions) {
-    const kept = said.suggestions.merges.map((m) => m.id);
+  // except the ones it restated. Suggestions the policy made (deal changes) do not replace anything.
+  if (raw.suggestions) {
+    const kept = vetted.suggestions.merges.map((m) => m.id);
     statements.push(supersedeSuggestionsStatement(orgId, agentId, kept, now));
   }
-  for (const m of said.suggestions.merges) statements.push(suggestionMergeStatement(orgId, m, now));
-  for (const { sameAs: _same, ...s } of said.suggestions.inserts) {
+  for (const m of vetted.suggestions.merges) statements.push(suggestionMergeStatement(orgId, m, now));
+  for (const { sameAs: _same, ...s } of vetted.suggestions.inserts) {
     statements.push(suggestionInsertStatement({ id: newId("sug", now), orgId, agentId, runId, ...s, createdAt: now }));
   }
   if (input.profile) {
@@ -240,11 +186,11 @@ async function completionStatements(
     const body = mergeProfile(last?.body ?? null, input.profile);
     statements.push(profileInsertStatement({ id: newId("dna", now), orgId, runId, generatedAt: now, body }));
   }
-  const actions = said.actions.inserts.map(({ sameAs: _same, ...a }) =>
+  const actions = vetted.actions.inserts.map(({ sameAs: _same, ...a }) =>
     newActionRow(a, { orgId, source: agentId, createdBy: agentId, now, runId }),
   );
   statements.push(...actions.map(actionInsertStatement));
-  for (const m of said.actions.merges) statements.push(actionEvidenceStatement(orgId, m.id, m.evidence, now));
+  for (const m of vetted.actions.merges) statements.push(actionEvidenceStatement(orgId, m.id, m.evidence, now));
   const alerts = input.alerts ?? [];
   if (input.status === "ok") statements.push(resolveAgentAlertsStatement(orgId, agentId, null, now));
   else if (alerts.length > 0) statements.push(resolveAgentAlertsStatement(orgId, agentId, [...new Set(alerts.map((a) => a.service))], now));
@@ -258,8 +204,9 @@ async function completionStatements(
   for (const h of input.handoffs ?? []) statements.push(handoffResultStatement(runId, h.id, h.status, now));
   statements.push(requeueUnreportedStatement(runId, now));
   // Records other agents read: emitted as events after the commit, like the operations that write them one by one.
+  // Held ones raise nothing until an owner releases them (src/docs/notes/prompt-injection.md#held).
   const later: DomainEvent[] = [];
-  for (const i of input.insights ?? []) {
+  for (const i of vetted.insights.inserts) {
     const id = newId("ins", now);
     const insight = {
       id,
@@ -270,11 +217,14 @@ async function completionStatements(
       type: i.type,
       impact: i.impact,
       evidence: i.evidence,
+      provenance: i.provenance,
+      heldReason: i.heldReason ?? null,
     };
     statements.push(insightInsertStatement({ ...insight, createdBy: agentId, createdAt: now }));
-    later.push({ type: "insight.created", orgId, insightId: id, impact: i.impact, at: now });
+    if (!i.heldReason) later.push({ type: "insight.created", orgId, insightId: id, impact: i.impact, at: now });
   }
-  for (const h of input.newHandoffs ?? []) {
+  for (const m of vetted.insights.merges) statements.push(insightEvidenceStatement(orgId, m.id, m.evidence));
+  for (const h of vetted.handoffs.inserts) {
     const id = newId("hof", now);
     statements.push(
       handoffInsertStatement({
@@ -289,22 +239,28 @@ async function completionStatements(
         createdBy: agentId,
         createdAt: now,
         evidence: h.evidence,
+        provenance: h.provenance,
+        heldReason: h.heldReason ?? null,
       }),
     );
-    later.push({ type: "handoff.created", orgId, handoffId: id, to: h.to, priority: h.priority, at: now });
+    if (!h.heldReason) later.push({ type: "handoff.created", orgId, handoffId: id, to: h.to, priority: h.priority, at: now });
   }
+  for (const m of vetted.handoffs.merges) statements.push(handoffEvidenceStatement(orgId, m.id, m.evidence, now));
   for (const c of input.contacts ?? []) statements.push(upsertContactStatement(orgId, newId("con", now), c, agentId, now));
+  for (const n of input.contactNotes ?? [])
+    statements.push(contactNoteStatement({ id: newId("cnn", now), orgId, agentId, runId, ...n }, now));
   return { statements, actions, later, summary };
 }
 
 export async function completeAgentRun(
-  deps: { db: Db; clock: Clock; events: Events },
+  deps: { db: Db; clock: Clock; events: Events; config: { baseUrl: string } },
   orgId: string,
   agentId: string,
   runId: string,
   input: Completion,
   /** Statements stored in the same transaction (a model-backed run's token usage and `model` alert). */
   extra: InStatement[] = [],
+  options: CompletionOptions = {},
 ): Promise<{ summary: string }> {
   assertAgent(agentId);
   const { db } = deps;
@@ -316,9 +272,20 @@ export async function completeAgentRun(
     throw new ApiError(400, "invalid_request", `Unknown references: ${issues.map((i) => i.path).join(", ")}.`, { issues });
   }
   const now = deps.clock.now();
-  const { statements, actions, later, summary } = await completionStatements(db, orgId, agentId, runId, input, now);
+  const { statements, actions, later, summary } = await completionStatements(
+    db,
+    orgId,
+    agentId,
+    runId,
+    input,
+    now,
+    deps.config.baseUrl,
+    options,
+  );
+  // action.created fires on release for a held action, not before (src/docs/notes/prompt-injection.md#held).
+  const created = actions.filter((a) => a.status !== "held").map(actionCreated);
   try {
-    await commit(db, [...statements, ...extra], [...actions.map(actionCreated), ...later], deps.events.emit);
+    await commit(db, [...statements, ...extra], [...created, ...later], deps.events.emit);
   } catch (error) {
     if (isAlreadyCompleted(error)) throw conflict(runId); // a concurrent completion won the race
     throw error;

@@ -246,6 +246,8 @@ export interface CalendarOccurrence {
   description: string | null;
   /** Attendees' names or addresses. */
   attendees: string[];
+  /** The organizer's address (RFC 5545 §3.8.4.3), lower-case: whether the invitation is internal input. */
+  organizer?: string;
 }
 
 const textValue = (item: Event, name: string) => {
@@ -288,11 +290,24 @@ export async function occurrencesIn(
           const cn = p.getParameter("cn");
           return typeof cn === "string" && cn.trim() ? cn.trim() : String(p.getFirstValue() ?? "").replace(/^mailto:/i, "");
         }),
+        ...organizerOf(item),
       });
     },
     () => {},
   );
   return [...found.values()].sort((a, b) => a.start - b.start || a.uid.localeCompare(b.uid));
+}
+
+function organizerOf(item: Event): { organizer?: string } {
+  const value = item.component.getFirstPropertyValue("organizer");
+  const email =
+    typeof value === "string"
+      ? value
+          .replace(/^mailto:/i, "")
+          .trim()
+          .toLowerCase()
+      : "";
+  return email.includes("@") ? { organizer: email } : {};
 }
 
 export interface NewEvent {

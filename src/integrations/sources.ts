@@ -36,8 +36,12 @@ export interface SourceItem {
   id: string;
   /** Subject, item title. */
   title: string;
-  /** Mail only: the correspondent (the runner upserts it as a contact). */
+  /** Mail only: the correspondent (the runner upserts it as a contact); an event's organizer; a chat message's author. */
   from?: { name?: string; email?: string };
+  /** Mail only: the To and Cc addresses, lower-case. */
+  recipients?: string[];
+  /** Mail only: sent in bulk or by a machine (src/docs/notes/prompt-injection.md#caps): never a contact. */
+  bulk?: boolean;
   /** ISO 8601. */
   date: string;
   /** Plain text, already truncated to the caller's limit. */
@@ -184,6 +188,7 @@ export async function readSourcesFor(
         kind: "calendar_event",
         id: e.uid,
         title: e.title,
+        ...(e.organizer ? { from: { email: e.organizer } } : {}),
         date: start,
         text: truncate(e.description ?? "", limits.maxChars),
         source: e.calendar,
@@ -243,6 +248,8 @@ async function readInbox(deps: SourceDeps, row: StoredSource, limits: { maxItems
         ...(m.messageId ? { messageId: m.messageId } : {}),
         title: m.subject,
         ...(m.from ? { from: m.from } : {}),
+        ...(m.recipients ? { recipients: m.recipients } : {}),
+        ...(m.bulk !== undefined ? { bulk: m.bulk } : {}),
         date: new Date(m.date).toISOString(),
         text: m.text,
         source: stored.folder,

@@ -18,7 +18,8 @@ import {
 } from "../store/actions/actions.ts";
 import { commit } from "../store/commit.ts";
 import { contactIssues } from "../store/contacts/contacts.ts";
-import { EvidenceList } from "./evidence-schema.ts";
+import { EvidenceList, HeldReason, ProvenanceField } from "./evidence-schema.ts";
+import { reviewHeldAction } from "./held-review.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
 import { DateTime, LongText, PageLimit, Priority as PrioritySchema, ShortText, Title } from "./schemas.ts";
 
@@ -47,6 +48,8 @@ export const Action = v.object({
   evidence: EvidenceList,
   runId: v.pipe(v.nullable(v.string()), v.description("The agent run that wrote it.")),
   snoozedUntil: v.pipe(v.nullable(DateTime), v.description("Hidden from the open queue (view=open) until then.")),
+  provenance: ProvenanceField,
+  heldReason: HeldReason,
 });
 
 export const toActionView = (a: ActionRecord): v.InferOutput<typeof Action> => ({
@@ -122,7 +125,7 @@ export const listActionQueue = defineOperation({
   id: "listActions",
   summary: "Action queue",
   description:
-    "The organization's action queue, critical first, then newest, filterable by status, source, type and lane, paginated with nextCursor. Use it to see what is waiting for approval or completion.",
+    'The organization\'s action queue, critical first, then newest, filterable by status, source, type and lane, paginated with nextCursor. Use it to see what is waiting for approval or completion. Actions held for review (status "held": written from outside input that shows signs of an attack) are listed only with status=held.',
   input: v.strictObject({
     status: v.optional(Status),
     source: v.optional(v.picklist(SOURCES, "Must be api, mcp, web, or an agent id.")),
@@ -233,7 +236,7 @@ export const updateActionOp = defineOperation({
   id: "updateAction",
   summary: "Update an action",
   description:
-    "Changes an action's status (pending, approved, in_progress, done, dismissed), priority or lane, or snoozes it (snoozedUntil: hidden from the open queue until then; null wakes it). Returns the stored action.",
+    "Changes an action's status (pending, approved, in_progress, done, dismissed), priority or lane, or snoozes it (snoozedUntil: hidden from the open queue until then; null wakes it). An action held for review changes only by an owner: status pending releases it (action.created fires then), dismissed dismisses it. Returns the stored action.",
   input: v.pipe(
     v.strictObject({
       id: v.pipe(v.string(), v.description("The action id (act_…).")),
@@ -258,6 +261,14 @@ export const updateActionOp = defineOperation({
   },
   handler: async (ctx, input) => {
     const { id, snoozedUntil, ...changes } = input;
+    // A held action waits for an owner's review (src/docs/notes/prompt-injection.md#held): one door for release and dismissal.
+    const held = await findAction(ctx.db, ctx.principal.orgId, id);
+    if (held?.status === "held")
+      return toActionView(await reviewHeldAction(ctx, held, changes.status === "dismissed" ? "dismiss" : "release"));
+    if (changes.status === "held")
+      throw new ApiError(400, "invalid_request", "Only Crew holds an action for review.", {
+        issues: [{ path: "status", message: "Must be one of pending, approved, in_progress, done, dismissed." }],
+      });
     const snooze = snoozedUntil === undefined ? {} : { snoozedUntil: snoozedUntil === null ? null : Date.parse(snoozedUntil) };
     const updated = await updateAction(ctx.db, ctx.principal.orgId, id, { ...changes, ...snooze }, ctx.clock.now());
     if (!updated) throw notFound(`Action ${id}`);

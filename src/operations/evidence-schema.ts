@@ -1,6 +1,6 @@
 /** The evidence of a record a run wrote (src/docs/notes/model.md), as the REST and MCP documents show it. */
 import * as v from "valibot";
-import { EVIDENCE_KINDS } from "../domain.ts";
+import { EVIDENCE_KINDS, TRUST_LEVELS } from "../domain.ts";
 import { maxChars } from "./schemas.ts";
 
 export const EvidenceItem = v.object({
@@ -12,6 +12,14 @@ export const EvidenceItem = v.object({
   ),
   url: v.optional(v.pipe(v.string(), v.description("Where a person can open it: the feed item's link, or Crew's own page."))),
   excerpt: v.optional(v.pipe(v.string(), v.description("At most 300 characters of the input's text."))),
+  trust: v.optional(
+    v.pipe(
+      v.picklist(TRUST_LEVELS),
+      v.description(
+        "internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).",
+      ),
+    ),
+  ),
 });
 export const EvidenceList = v.pipe(v.array(EvidenceItem), v.description("What it rests on (empty for records a person wrote)."));
 
@@ -46,9 +54,27 @@ export const EvidenceInput = v.pipe(
         ),
       ),
       excerpt: v.optional(v.pipe(v.string("Must be a string."), maxChars(300, "Must be at most 300 characters."))),
+      trust: v.optional(
+        v.pipe(
+          v.picklist(TRUST_LEVELS, "Must be internal or external."),
+          v.description(
+            "Where a mail, feed item, event or message came from; default external. Crew decides it for Crew records (their stored provenance).",
+          ),
+        ),
+      ),
     }),
     "Must be an array of evidence items.",
   ),
   v.maxLength(20, "Must hold at most 20 items."),
   v.description("What it rests on: {kind, ref, title, url?, excerpt?} per input."),
+);
+
+/** What every record a run may write shows of the write policy (src/docs/notes/prompt-injection.md). */
+export const ProvenanceField = v.pipe(
+  v.picklist(TRUST_LEVELS),
+  v.description("internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …)."),
+);
+export const HeldReason = v.pipe(
+  v.nullable(v.string()),
+  v.description("Why it was held for an owner's review (its outside evidence shows signs of an attack); null when it never was."),
 );

@@ -8,6 +8,7 @@ import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
 import { connectSlack, connectTeams, disconnectSlack, disconnectTeams, getSlack, getTeams } from "./channels.ts";
 import { listOAuthGrants, revokeOAuthGrant } from "./grants.ts";
+import { listHeldOp, reviewHeldOp } from "./held.ts";
 import { connectCalendarIntegration, disconnectCalendarIntegration, getCalendarIntegration } from "./integrations.ts";
 import { createApiKey, deleteApiKey, listApiKeys } from "./keys.ts";
 import { listContactsOp } from "./listings.ts";
@@ -31,6 +32,8 @@ export const operations: Operation[] = [
   getActionOp,
   addActions,
   updateActionOp,
+  listHeldOp,
+  reviewHeldOp,
   listContactsOp,
   addContact,
   createHandoff,

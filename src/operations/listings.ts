@@ -11,7 +11,7 @@ import { iso } from "../lib/clock.ts";
 import { type ContactCursor, listContacts } from "../store/contacts/contacts.ts";
 import { listHandoffs } from "../store/feed/handoffs.ts";
 import { listRecentInsights } from "../store/feed/insights.ts";
-import { EvidenceList } from "./evidence-schema.ts";
+import { EvidenceList, HeldReason, ProvenanceField } from "./evidence-schema.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, PageLimit } from "./schemas.ts";
 
@@ -81,6 +81,9 @@ export const Insight = v.object({
   impact: v.picklist(["low", "medium", "high"]),
   createdAt: DateTime,
   evidence: EvidenceList,
+  provenance: ProvenanceField,
+  held: v.boolean(),
+  heldReason: HeldReason,
 });
 
 export const listFeedOp = defineOperation({
@@ -110,6 +113,9 @@ export const Handoff = v.object({
   createdAt: DateTime,
   updatedAt: DateTime,
   evidence: EvidenceList,
+  provenance: ProvenanceField,
+  held: v.boolean(),
+  heldReason: HeldReason,
 });
 
 export const listHandoffsOp = defineOperation({

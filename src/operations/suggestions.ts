@@ -6,14 +6,16 @@
  */
 import * as v from "valibot";
 import { writeAccess } from "../auth/access.ts";
+import { ownerDenial } from "../auth/roles.ts";
 import { AGENTS, SUGGESTION_STATUSES } from "../domain.ts";
 import { notFound } from "../errors.ts";
 import { iso } from "../lib/clock.ts";
 import { actionCreated, actionInsertIfStatement, newActionRow } from "../store/actions/actions.ts";
-import { acceptClaim, findSuggestion, type SuggestionRecord, setSuggestionStatus } from "../store/actions/suggestions.ts";
+import { dismissActionsResting } from "../store/actions/actions.ts";
+import { acceptClaim, findSuggestion, releaseSuggestion, type SuggestionRecord, setSuggestionStatus } from "../store/actions/suggestions.ts";
 import { commit } from "../store/commit.ts";
 import { sourceOf } from "./actions.ts";
-import { EvidenceList } from "./evidence-schema.ts";
+import { EvidenceList, HeldReason, ProvenanceField } from "./evidence-schema.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, Priority } from "./schemas.ts";
 
@@ -31,6 +33,9 @@ export const Suggestion = v.object({
   runId: v.nullable(v.string()),
   createdAt: DateTime,
   updatedAt: DateTime,
+  provenance: ProvenanceField,
+  held: v.pipe(v.boolean(), v.description("Held for an owner's review: out of every list but the review until released.")),
+  heldReason: HeldReason,
 });
 
 export const toSuggestionView = (s: SuggestionRecord): v.InferOutput<typeof Suggestion> => ({
@@ -47,6 +52,9 @@ export const toSuggestionView = (s: SuggestionRecord): v.InferOutput<typeof Sugg
   runId: s.runId,
   createdAt: iso(s.createdAt),
   updatedAt: iso(s.updatedAt),
+  provenance: s.provenance,
+  held: s.held,
+  heldReason: s.heldReason,
 });
 
 const agentName = (id: string) => AGENTS.find((a) => a.id === id)?.name ?? id;
@@ -81,6 +89,12 @@ export const updateSuggestionOp = defineOperation({
     const found = await findSuggestion(ctx.db, orgId, input.id);
     if (!found) throw notFound(`Suggestion ${input.id}`);
     const now = ctx.clock.now();
+    // A held suggestion is an owner's to decide (src/docs/notes/prompt-injection.md#held): any change releases it first.
+    if (found.held) {
+      const denied = ownerDenial(ctx.principal);
+      if (denied) throw denied;
+      await releaseSuggestion(ctx.db, orgId, found.id, now);
+    }
     if (input.status === "accepted" && !found.actionId) {
       // Claimed and inserted in one transaction: of two accepts at once, the second writes nothing and answers the first's action.
       const row = newActionRow(suggestionAsAction(found), { orgId, source: sourceOf(ctx.via), createdBy: ctx.principal.userId, now });
@@ -89,6 +103,8 @@ export const updateSuggestionOp = defineOperation({
     } else {
       const reason = input.reason?.trim() || null;
       await setSuggestionStatus(ctx.db, orgId, input.id, { status: input.status, reason, actionId: found.actionId }, now);
+      // "No" to a finding is "no" to the open action a run made from the same evidence (src/docs/notes/prompt-injection.md#said-once).
+      if (input.status === "dismissed") await dismissActionsResting(ctx.db, orgId, found.evidence, now);
     }
     return toSuggestionView((await findSuggestion(ctx.db, orgId, input.id)) ?? found);
   },

@@ -311,6 +311,37 @@ export const EVAL_RUNS: string[] = [
   "CREATE INDEX IF NOT EXISTS eval_runs_batches ON eval_runs (org_id, finished_at, batch_id)",
 ];
 
+/**
+ * Issue 31 (what the crew reads cannot steer it, src/docs/notes/prompt-injection.md): every record a
+ * run writes says whether it rests on outside input (`provenance`), held records wait for an
+ * owner (actions by `status = 'held'`, the others by `held`) with the reason, and a run's notes on
+ * a contact go to the contact's history instead of over the notes people wrote.
+ */
+export const PROVENANCE_AND_HELD: string[] = [
+  "ALTER TABLE suggestions ADD COLUMN provenance TEXT NOT NULL DEFAULT 'internal'",
+  "ALTER TABLE suggestions ADD COLUMN held INTEGER NOT NULL DEFAULT 0",
+  "ALTER TABLE suggestions ADD COLUMN held_reason TEXT",
+  "ALTER TABLE actions ADD COLUMN provenance TEXT NOT NULL DEFAULT 'internal'",
+  "ALTER TABLE actions ADD COLUMN held_reason TEXT",
+  "ALTER TABLE insights ADD COLUMN provenance TEXT NOT NULL DEFAULT 'internal'",
+  "ALTER TABLE insights ADD COLUMN held INTEGER NOT NULL DEFAULT 0",
+  "ALTER TABLE insights ADD COLUMN held_reason TEXT",
+  "ALTER TABLE handoffs ADD COLUMN provenance TEXT NOT NULL DEFAULT 'internal'",
+  "ALTER TABLE handoffs ADD COLUMN held INTEGER NOT NULL DEFAULT 0",
+  "ALTER TABLE handoffs ADD COLUMN held_reason TEXT",
+  `CREATE TABLE IF NOT EXISTS contact_notes (
+  id          TEXT PRIMARY KEY,
+  org_id      TEXT NOT NULL,
+  contact_id  TEXT NOT NULL,
+  agent_id    TEXT NOT NULL,
+  run_id      TEXT,
+  note        TEXT NOT NULL,
+  evidence    TEXT,
+  created_at  INTEGER NOT NULL
+) STRICT`,
+  "CREATE INDEX IF NOT EXISTS contact_notes_by_contact ON contact_notes (org_id, contact_id, created_at)",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, name: "roles and sign-in links", statements: ROLES_AND_SIGN_IN_LINKS },
@@ -325,9 +356,10 @@ export const migrations: Migration[] = [
   { version: 12, name: "message outbox and channels", statements: MESSAGE_OUTBOX_AND_CHANNELS },
   { version: 13, name: "agent pause, budgets and identities", statements: AGENT_PAUSE_BUDGETS_AND_IDENTITIES },
   { version: 15, name: "eval runs", statements: EVAL_RUNS },
+  { version: 16, name: "provenance and held for review", statements: PROVENANCE_AND_HELD },
 ];
 
-export const SCHEMA_VERSION = 15;
+export const SCHEMA_VERSION = 16;
 
 /** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {

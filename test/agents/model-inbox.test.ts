@@ -94,7 +94,11 @@ describe("inbox run against a real Dovecot (scripted model server)", () => {
     const before = await flags();
     const deps = { ...s.deps, outbound: { allowPrivate: true, resolve: async () => ["127.0.0.1"] } };
 
-    expect(await runModelAgent(deps, s.org, "inbox")).toMatchObject({ status: "ok", summary: "Three new messages" });
+    // Crew composes the summary from what it stored; the mail that gives orders makes its action wait for review.
+    expect(await runModelAgent(deps, s.org, "inbox")).toMatchObject({
+      status: "ok",
+      summary: expect.stringMatching(/^Stored 1 action and 2 contacts\. Held for review: 1 record \(its source gives the assistant instructions\)\./),
+    });
 
     const request = model.requests.at(-1);
     const text = request?.messages[0]?.text ?? "";
@@ -109,21 +113,25 @@ describe("inbox run against a real Dovecot (scripted model server)", () => {
       "SELECT email, name, created_by FROM contacts WHERE org_id = ? ORDER BY email",
       [s.org.id],
     );
+    // A mail that shows signs of an attack makes no contact (src/docs/notes/prompt-injection.md#caps).
     expect(contacts.map((c) => [c.email, c.name, c.created_by])).toEqual([
-      ["ada@example.org", "Ada Lovelace", "inbox"],
       ["alan@example.com", "Alan T", "inbox"],
       ["grace@example.net", "grace", "inbox"],
     ]);
     expect(await flags()).toEqual(before);
 
     // Evidence (src/docs/notes/model.md): the action rests on the mail, named by its Message-ID, subject and sender.
-    const action = (await call("/api/mcp/actions?limit=10")).json.actions.find((a: { title: string }) => a.title.startsWith("Answer Ada"));
+    // Held for review: out of the queue, listed with status=held, with the reason and the outside evidence.
+    expect((await call("/api/mcp/actions?limit=10")).json.actions).toEqual([]);
+    const action = (await call("/api/mcp/actions?status=held")).json.actions.find((a: { title: string }) => a.title.startsWith("Answer Ada"));
+    expect(action).toMatchObject({ status: "held", provenance: "external", heldReason: expect.stringContaining("instructions") });
     expect(action.evidence).toEqual([
       {
         kind: "mail",
         ref: expect.stringMatching(/^m\d+\.\d+@example\.com$/),
         title: "Engine pricing — Ada Lovelace",
         excerpt: expect.stringContaining("Ignore previous instructions"),
+        trust: "external",
       },
     ]);
     expect(action.runId).toMatch(/^run_/);

@@ -34,10 +34,37 @@ export interface MailMessage {
   messageId?: string;
   subject: string;
   from?: { name?: string; email?: string };
+  /** The To and Cc addresses, lower-case (who else a contact may come from, src/docs/notes/prompt-injection.md#caps). */
+  recipients?: string[];
+  /** Sent in bulk (List-Unsubscribe, Precedence: bulk/list/junk, Auto-Submitted, a no-reply sender): never a contact. */
+  bulk?: boolean;
   /** Epoch ms. */
   date: number;
   text: string;
 }
+
+/** A no-reply or robot sender's local part (noreply@, no-reply@, donotreply@, mailer-daemon@, notifications@ …). */
+const ROBOT_SENDER = /^(?:no-?reply|do-?not-?reply|mailer-daemon|postmaster|bounces?|notifications?|newsletters?)(?:[+._-].*)?$/i;
+
+/** Whether a message was sent in bulk or by a machine (RFC 2369 List-*, RFC 3834 Auto-Submitted, Precedence). */
+export function isBulkMail(headers: readonly { key: string; value: string }[], from: string | undefined): boolean {
+  for (const h of headers) {
+    const key = h.key.toLowerCase();
+    const value = h.value.trim().toLowerCase();
+    if (key === "list-unsubscribe" || key === "list-id") return true;
+    if (key === "precedence" && /^(?:bulk|list|junk)\b/.test(value)) return true;
+    if (key === "auto-submitted" && value !== "" && !value.startsWith("no")) return true;
+  }
+  const local = from?.slice(0, from.lastIndexOf("@")) ?? "";
+  return ROBOT_SENDER.test(local);
+}
+
+type Addressed = { address?: string; group?: { address?: string }[] };
+const addressesOf = (list: readonly Addressed[] | undefined): string[] =>
+  (list ?? [])
+    .flatMap((a) => (a.group ? a.group.map((g) => g.address ?? "") : [a.address ?? ""]))
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e.includes("@"));
 
 export type MailFailure = "rejected" | "unreachable" | "folder" | "protocol";
 
@@ -157,11 +184,14 @@ export async function parseMessage(
   const received = internalDate ? new Date(internalDate).getTime() : Number.NaN;
   const from = email.from && "address" in email.from ? email.from : undefined;
   const messageId = email.messageId?.trim().replace(/^<|>$/g, "");
+  const recipients = [...addressesOf(email.to as Addressed[] | undefined), ...addressesOf(email.cc as Addressed[] | undefined)];
   return {
     uid,
     ...(messageId ? { messageId } : {}),
     subject: truncate(tidy(email.subject ?? "") || "(no subject)", 300),
     ...(from ? { from: { ...(from.name ? { name: from.name } : {}), ...(from.address ? { email: from.address } : {}) } } : {}),
+    recipients,
+    bulk: isBulkMail(email.headers ?? [], from?.address),
     date: Number.isNaN(dated) ? (Number.isNaN(received) ? 0 : received) : dated,
     text: truncate(text, maxChars),
   };

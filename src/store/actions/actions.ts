@@ -1,8 +1,9 @@
-import type { ActionLane, ActionStatus, ActionType, Evidence } from "../../domain.ts";
+import type { InStatement } from "@libsql/client";
+import type { ActionLane, ActionStatus, ActionType, Evidence, Provenance } from "../../domain.ts";
 import { type DomainEvent, defaultLane, type Priority, priorityRank } from "../../domain.ts";
 import { newId } from "../../lib/random.ts";
 import { integer, jsonList, nullable, type SqlRow, table, text } from "../columns.ts";
-import type { Condition, Db } from "../db.ts";
+import { type Condition, type Db, parseJson } from "../db.ts";
 
 export interface ActionRecord {
   id: string;
@@ -25,6 +26,10 @@ export interface ActionRecord {
   runId: string | null;
   /** Hidden from the open queue until then (ms), or null. */
   snoozedUntil: number | null;
+  /** Whether it rests on outside input (src/docs/notes/prompt-injection.md#provenance). */
+  provenance: Provenance;
+  /** Why it was held for review (status `held`, src/docs/notes/prompt-injection.md#held); kept after release. */
+  heldReason: string | null;
 }
 
 /** The actions table: the inserted columns in the order inserts name them, then the snooze, which only updates set. */
@@ -47,6 +52,8 @@ const ACTIONS = table("actions", {
   evidence: jsonList<Evidence>(),
   runId: nullable(text()),
   orgId: text(),
+  provenance: text<Provenance>(),
+  heldReason: nullable(text()),
   snoozedUntil: nullable(integer()),
 });
 
@@ -63,10 +70,12 @@ const toAction = (row: SqlRow): ActionRecord => {
   return action;
 };
 
-export type ActionInsert = Omit<ActionRecord, "updatedAt" | "evidence" | "runId" | "snoozedUntil"> & {
+export type ActionInsert = Omit<ActionRecord, "updatedAt" | "evidence" | "runId" | "snoozedUntil" | "provenance" | "heldReason"> & {
   orgId: string;
   evidence?: Evidence[];
   runId?: string | null;
+  provenance?: Provenance;
+  heldReason?: string | null;
 };
 
 export function actionInsertStatement(a: ActionInsert) {
@@ -91,6 +100,8 @@ function insertStatement(a: ActionInsert, onlyIf?: Condition) {
         updatedAt: a.createdAt,
         evidence: a.evidence ?? [],
         runId: a.runId ?? null,
+        provenance: a.provenance ?? "internal",
+        heldReason: a.heldReason ?? null,
       }),
       ...(onlyIf?.args ?? []),
     ],
@@ -110,9 +121,9 @@ export interface NewAction {
   dealId?: string;
 }
 
-/** The one builder of a new action row: pending, the lane defaulting by priority. */
+/** The one builder of a new action row: pending (held, with a reason), the lane defaulting by priority. */
 export function newActionRow(
-  a: NewAction & { evidence?: Evidence[] },
+  a: NewAction & { evidence?: Evidence[]; provenance?: Provenance; heldReason?: string },
   by: { orgId: string; source: string; createdBy: string; now: number; runId?: string },
 ): ActionInsert {
   return {
@@ -122,7 +133,7 @@ export function newActionRow(
     description: a.description ?? null,
     priority: a.priority,
     category: a.category ?? null,
-    status: "pending",
+    status: a.heldReason ? "held" : "pending",
     source: by.source,
     type: a.type,
     lane: a.lane ?? defaultLane(a.priority),
@@ -132,6 +143,8 @@ export function newActionRow(
     createdAt: by.now,
     evidence: a.evidence ?? [],
     runId: by.runId ?? null,
+    provenance: a.provenance ?? "internal",
+    heldReason: a.heldReason ?? null,
   };
 }
 
@@ -161,7 +174,7 @@ export interface ActionFilter {
   lane?: ActionLane;
   /**
    * open: not done or dismissed, and not snoozed at `now`; snoozed: not done or dismissed, and
-   * snoozed past `now`. Absent: every action.
+   * snoozed past `now`. Absent: every action. Held actions are listed only by `status: "held"`.
    */
   view?: "open" | "snoozed";
   now?: number;
@@ -194,6 +207,8 @@ export async function listActions(
       args.push(value);
     }
   }
+  // Held for review (src/docs/notes/prompt-injection.md#held): out of every listing but the one that asks for them.
+  if (filter.status === undefined) where.push(" AND status <> 'held'");
   if (filter.view) {
     where.push(
       filter.view === "open"
@@ -271,4 +286,75 @@ export async function listOpenActions(db: Db, orgId: string, limit: number): Pro
     [orgId, limit],
   );
   return rows.map(toAction);
+}
+
+/**
+ * Actions closed (done or dismissed) since a time, newest first: a dismissed one keeps re-worded
+ * repeats out for 30 days, and the model's words may not bring either back (src/docs/notes/prompt-injection.md).
+ */
+export async function actionsClosedSince(db: Db, orgId: string, since: number, limit: number): Promise<ActionRecord[]> {
+  const rows = await db.all<SqlRow>(
+    `SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? AND status IN ('done', 'dismissed') AND updated_at >= ?
+      ORDER BY updated_at DESC, id DESC LIMIT ?`,
+    [orgId, since, limit],
+  );
+  return rows.map(toAction);
+}
+
+/** Held actions, critical first, then newest (the dashboard's "Held for review"). */
+export async function listHeldActions(db: Db, orgId: string, limit: number): Promise<ActionRecord[]> {
+  const rows = await db.all<SqlRow>(
+    `SELECT ${READ_COLUMNS} FROM actions WHERE org_id = ? AND status = 'held' ORDER BY priority_rank, id DESC LIMIT ?`,
+    [orgId, limit],
+  );
+  return rows.map(toAction);
+}
+
+/**
+ * An owner's review of a held action: to `pending` (released) or `dismissed`, once. `released`
+ * holds inside the transaction only for the review that changed the row, so of two at once only
+ * one raises `action.created` (src/store/commit.ts).
+ */
+export function releaseHeldActionStatement(
+  orgId: string,
+  id: string,
+  status: "pending" | "dismissed",
+  now: number,
+): { statement: InStatement; released: Condition } {
+  return {
+    statement: {
+      sql: "UPDATE actions SET status = ?, updated_at = ? WHERE org_id = ? AND id = ? AND status = 'held'",
+      args: [status, now, orgId, id],
+    },
+    released: {
+      sql: "EXISTS (SELECT 1 FROM actions WHERE org_id = ? AND id = ? AND status = ? AND updated_at = ?)",
+      args: [orgId, id, status, now],
+    },
+  };
+}
+
+/**
+ * Dismisses the open actions runs wrote that rest on one of these outside inputs (a mail, a feed
+ * item, an event, a message): dismissing a suggestion says no to the same finding in the queue.
+ * Crew records cited as evidence do not count: many findings cite the same contact.
+ */
+export async function dismissActionsResting(db: Db, orgId: string, evidence: readonly Evidence[], now: number): Promise<number> {
+  const outside = ["mail", "feed_item", "calendar_event", "slack_message"];
+  const refs = new Set(evidence.filter((e) => outside.includes(e.kind)).map((e) => `${e.kind} ${e.ref}`));
+  if (refs.size === 0) return 0;
+  // The newest open actions runs wrote, matched here: the evidence is JSON, read the same way on both engines.
+  const rows = await db.all<{ id: string; evidence: string | null }>(
+    `SELECT id, evidence FROM actions WHERE org_id = ? AND run_id IS NOT NULL AND status IN ('pending', 'approved', 'held')
+      ORDER BY id DESC LIMIT 1000`,
+    [orgId],
+  );
+  const ids = rows
+    .filter((r) => parseJson<Evidence[]>(r.evidence, []).some((e) => refs.has(`${e.kind} ${e.ref}`)))
+    .map((r) => r.id);
+  if (ids.length === 0) return 0;
+  const result = await db.execute({
+    sql: "UPDATE actions SET status = 'dismissed', updated_at = ? WHERE org_id = ? AND id IN (SELECT value FROM json_each(?))",
+    args: [now, orgId, JSON.stringify(ids)],
+  });
+  return result.rowsAffected;
 }

@@ -1,6 +1,6 @@
 import type { InStatement } from "@libsql/client";
-import { type Evidence, type Priority, priorityRank, type SuggestionStatus } from "../../domain.ts";
-import { integer, json, jsonList, nullable, type SqlRow, table, text } from "../columns.ts";
+import { type Evidence, type Priority, type Provenance, priorityRank, type SuggestionStatus } from "../../domain.ts";
+import { boolean, integer, json, jsonList, nullable, type SqlRow, table, text } from "../columns.ts";
 import type { Condition, Db } from "../db.ts";
 
 export interface SuggestionRecord {
@@ -17,6 +17,11 @@ export interface SuggestionRecord {
   reason: string | null;
   createdAt: number;
   updatedAt: number;
+  /** Whether it rests on outside input (src/docs/notes/prompt-injection.md#provenance). */
+  provenance: Provenance;
+  /** Held for an owner's review (src/docs/notes/prompt-injection.md#held), with why. */
+  held: boolean;
+  heldReason: string | null;
 }
 
 const SUGGESTIONS = table("suggestions", {
@@ -35,6 +40,9 @@ const SUGGESTIONS = table("suggestions", {
   reason: nullable(text()),
   createdAt: integer(),
   updatedAt: nullable(integer()),
+  provenance: text<Provenance>(),
+  held: boolean(),
+  heldReason: nullable(text()),
 });
 
 const READ = SUGGESTIONS.pick(
@@ -51,6 +59,9 @@ const READ = SUGGESTIONS.pick(
   "reason",
   "createdAt",
   "updatedAt",
+  "provenance",
+  "held",
+  "heldReason",
 );
 
 const COLUMNS = READ.select();
@@ -67,6 +78,9 @@ const INSERTED = SUGGESTIONS.pick(
   "createdAt",
   "updatedAt",
   "evidence",
+  "provenance",
+  "held",
+  "heldReason",
 );
 
 /** A suggestion never updated counts as updated when it was made. */
@@ -75,17 +89,21 @@ const toSuggestion = (row: SqlRow): SuggestionRecord => {
   return { ...r, updatedAt: r.updatedAt ?? r.createdAt };
 };
 
-/** Suggestions of one status (open by default), critical first, then newest; optionally of one agent. */
+/**
+ * Suggestions of one status (open by default), critical first, then newest; optionally of one
+ * agent. Held ones only when asked for (`held: true`), or with the others (`held: "any"`).
+ */
 export async function listSuggestions(
   db: Db,
   orgId: string,
-  filter: { agent?: string; status?: SuggestionStatus; limit?: number } = {},
+  filter: { agent?: string; status?: SuggestionStatus; limit?: number; held?: boolean | "any" } = {},
 ): Promise<SuggestionRecord[]> {
+  const held = filter.held === "any" ? null : filter.held ? 1 : 0;
   const rows = await db.all<SqlRow>(
     `SELECT ${COLUMNS} FROM suggestions
-      WHERE org_id = ?1 AND status = ?2 AND (?3 IS NULL OR agent_id = ?3)
+      WHERE org_id = ?1 AND status = ?2 AND (?3 IS NULL OR agent_id = ?3) AND (?5 IS NULL OR held = ?5)
       ORDER BY priority_rank, created_at DESC, id DESC LIMIT ?4`,
-    [orgId, filter.status ?? "open", filter.agent ?? null, filter.limit ?? 200],
+    [orgId, filter.status ?? "open", filter.agent ?? null, filter.limit ?? 200, held],
   );
   return rows.map(toSuggestion);
 }
@@ -96,7 +114,7 @@ export const listOpenSuggestions = (db: Db, orgId: string, agent?: string, limit
 /** The newest open suggestions (what a run is handed to avoid saying a thing twice). */
 export async function newestOpenSuggestions(db: Db, orgId: string, limit: number): Promise<SuggestionRecord[]> {
   const rows = await db.all<SqlRow>(
-    `SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND status = 'open' ORDER BY created_at DESC, id DESC LIMIT ?`,
+    `SELECT ${COLUMNS} FROM suggestions WHERE org_id = ? AND status = 'open' AND held = 0 ORDER BY created_at DESC, id DESC LIMIT ?`,
     [orgId, limit],
   );
   return rows.map(toSuggestion);
@@ -127,6 +145,8 @@ export function suggestionInsertStatement(s: {
   priority: Priority;
   createdAt: number;
   evidence?: Evidence[];
+  provenance?: Provenance;
+  heldReason?: string | null;
 }) {
   return {
     sql: `INSERT INTO suggestions (${INSERTED.insertColumns})
@@ -137,6 +157,9 @@ export function suggestionInsertStatement(s: {
       priorityRank: priorityRank(s.priority),
       updatedAt: s.createdAt,
       evidence: s.evidence ?? [],
+      provenance: s.provenance ?? "internal",
+      held: Boolean(s.heldReason),
+      heldReason: s.heldReason ?? null,
     }),
   };
 }
@@ -156,7 +179,7 @@ export function suggestionMergeStatement(orgId: string, m: { id: string; evidenc
 export function supersedeSuggestionsStatement(orgId: string, agentId: string, keep: string[] = [], now: number | null = null) {
   return {
     sql: `UPDATE suggestions SET status = 'superseded', updated_at = coalesce(?, updated_at)
-           WHERE org_id = ? AND agent_id = ? AND status = 'open' AND id NOT IN (SELECT value FROM json_each(?))`,
+           WHERE org_id = ? AND agent_id = ? AND status = 'open' AND held = 0 AND id NOT IN (SELECT value FROM json_each(?))`,
     args: [now, orgId, agentId, JSON.stringify(keep)],
   };
 }
@@ -188,6 +211,15 @@ export async function setSuggestionStatus(
   const result = await db.execute({
     sql: `UPDATE suggestions SET status = ?, reason = ?, action_id = coalesce(?, action_id), updated_at = ? WHERE org_id = ? AND id = ?`,
     args: [change.status, change.status === "dismissed" ? (change.reason ?? null) : null, change.actionId ?? null, now, orgId, id],
+  });
+  return result.rowsAffected > 0;
+}
+
+/** An owner's release of a held suggestion (src/docs/notes/prompt-injection.md#held): listed from now on. */
+export async function releaseSuggestion(db: Db, orgId: string, id: string, now: number): Promise<boolean> {
+  const result = await db.execute({
+    sql: "UPDATE suggestions SET held = 0, updated_at = ? WHERE org_id = ? AND id = ? AND held = 1",
+    args: [now, orgId, id],
   });
   return result.rowsAffected > 0;
 }

@@ -42,7 +42,7 @@ const LISTED = CONTACTS.pick("id", "name", "nameKey", "email", "company", "role"
 /** A contact as the model reads it: the stored record without its timestamps. */
 export type ContactInput = Omit<ContactRecord, "createdAt" | "updatedAt">;
 
-const FOR_MODEL = CONTACTS.pick("id", "name", "email", "company", "role", "relationship", "notes");
+const FOR_MODEL = CONTACTS.pick("id", "name", "email", "company", "role", "relationship", "notes", "createdBy");
 
 export interface ContactFields {
   name: string;
@@ -109,6 +109,37 @@ export function upsertContactStatement(orgId: string, newId: string, fields: Con
       fields.notes ?? null,
     ],
   };
+}
+
+/**
+ * A run's note on a contact, for the contact's history ("noted by {agent}", src/docs/notes/prompt-injection.md#caps):
+ * the contact is found by email (or by name when it has none) in the same batch that upserted it.
+ */
+export function contactNoteStatement(
+  n: { id: string; orgId: string; email?: string; name: string; agentId: string; runId: string | null; note: string; evidence: unknown[] },
+  now: number,
+) {
+  const email = n.email?.trim().toLowerCase() || null;
+  return {
+    sql: `INSERT INTO contact_notes (id, org_id, contact_id, agent_id, run_id, note, evidence, created_at)
+          SELECT ?, org_id, id, ?, ?, ?, ?, ? FROM contacts
+           WHERE org_id = ? AND ${email ? "email = ?" : "email IS NULL AND name_key = ?"} LIMIT 1`,
+    args: [n.id, n.agentId, n.runId, n.note.slice(0, 2000), JSON.stringify(n.evidence), now, n.orgId, email ?? n.name.trim().toLowerCase()],
+  };
+}
+
+/** A contact's history: what runs noted about it, newest first. */
+export async function contactNotes(
+  db: Db,
+  orgId: string,
+  contactId: string,
+  limit = 20,
+): Promise<{ agent: string; note: string; createdAt: number }[]> {
+  const rows = await db.all<{ agent_id: string; note: string; created_at: number }>(
+    "SELECT agent_id, note, created_at FROM contact_notes WHERE org_id = ? AND contact_id = ? ORDER BY created_at DESC, id DESC LIMIT ?",
+    [orgId, contactId, limit],
+  );
+  return rows.map((r) => ({ agent: r.agent_id, note: r.note, createdAt: Number(r.created_at) }));
 }
 
 /** Which of these contact ids exist in the organization. */
@@ -204,7 +235,7 @@ export async function listContacts(
 }
 
 /** The organization's most recently touched contacts, what a model-backed run reads. */
-export async function recentContacts(db: Db, orgId: string, limit: number): Promise<ContactInput[]> {
+export async function recentContacts(db: Db, orgId: string, limit: number): Promise<(ContactInput & { createdBy: string })[]> {
   return FOR_MODEL.all(
     db,
     `SELECT ${FOR_MODEL.select()} FROM contacts WHERE org_id = ?

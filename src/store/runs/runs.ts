@@ -24,7 +24,7 @@ export async function latestRunStart(db: Db, orgId: string, agentId: string): Pr
 }
 
 /** What the claim returns (`RETURNING` below): a handoff and its rank. */
-const CLAIMED = HANDOFFS.omit("orgId", "status", "createdBy", "updatedAt", "evidence");
+const CLAIMED = HANDOFFS.omit("orgId", "status", "createdBy", "updatedAt", "evidence", "held", "heldReason");
 
 /**
  * Inserts the run (status running) and claims the agent's queued handoffs in one transaction.
@@ -40,10 +40,10 @@ export async function startRun(db: Db, run: { id: string; orgId: string; agentId
       },
       {
         sql: `UPDATE handoffs SET status = 'claimed', run_id = ?1, updated_at = ?2
-               WHERE id IN (SELECT id FROM handoffs WHERE org_id = ?3 AND to_agent = ?4 AND status = 'queued'
+               WHERE id IN (SELECT id FROM handoffs WHERE org_id = ?3 AND to_agent = ?4 AND status = 'queued' AND held = 0
                              ORDER BY priority_rank, created_at, id LIMIT ?5)
                  AND status = 'queued'
-              RETURNING id, from_agent, to_agent, title, context, priority, priority_rank, type, created_at`,
+              RETURNING id, from_agent, to_agent, title, context, priority, priority_rank, type, created_at, provenance`,
         args: [run.id, run.startedAt, run.orgId, run.agentId, MAX_CLAIMED_HANDOFFS],
       },
     ],
