@@ -15,7 +15,7 @@ import type { Db } from "../store/db.ts";
 import { listInsightsSince } from "../store/feed/insights.ts";
 import { briefingReplaceStatements, latestBriefing } from "../store/reports/reports.ts";
 import type { WordsFor } from "./model-words.ts";
-import { lastingText, type ModelText, sameDayWords } from "./since-then.ts";
+import { lastingText, type ModelText, namedActions, sameDayWords } from "./since-then.ts";
 
 export interface BriefingBody {
   briefing: string;
@@ -74,10 +74,14 @@ export async function briefingStatements(
   const composed = await composeBriefing(db, user.orgId, user.name, previous?.generatedAt ?? now - DAY, now);
   const { briefing, ...parts } = composed;
   const worded = typeof words === "function" ? await words(briefing, { member: user.name, ...parts }) : null;
-  const kept = words === "keep" ? sameDayWords(previous?.body, now) : null;
   const seen = composed.pendingActions.map((a) => a.id);
+  const kept = words === "keep" ? sameDayWords(previous?.body, now, new Set(seen)) : null;
   const body: BriefingBody = worded
-    ? { ...composed, briefing: worded.text, words: { text: worded.text, at: now, actionIds: seen } }
+    ? {
+        ...composed,
+        briefing: worded.text,
+        words: { text: worded.text, at: now, actionIds: seen, named: namedActions(worded.text, composed.pendingActions) },
+      }
     : kept
       ? { ...composed, briefing: lastingText(kept, composed.pendingActions, user.timeZone), words: kept }
       : composed;

@@ -5,6 +5,7 @@
  * runner adds what it can derive itself — patterns named Network, Feed and Pipeline, recomputed on
  * every run — and an archetype only while none was reported.
  */
+import type { Evidence } from "../domain.ts";
 import type { ProfileSources } from "../store/reports/reports.ts";
 
 export interface ProfileBody {
@@ -13,6 +14,8 @@ export interface ProfileBody {
   weaknesses: string[];
   patterns: { name: string; insight: string }[];
   pipeline: { company: string; stage: string; value: number }[];
+  /** What each model-written claim rests on (src/docs/notes/prompt-injection.md#words), by the claim's text. */
+  claimEvidence?: { claim: string; evidence: Evidence[] }[];
 }
 
 export const EMPTY_PROFILE_BODY: ProfileBody = { archetype: "unknown", strengths: [], weaknesses: [], patterns: [], pipeline: [] };

@@ -17,7 +17,7 @@ import { latestStandup, standupReplaceStatements } from "../store/reports/report
 import { type AgentRunSummary, latestMetrics, listAgentsWithRuns } from "../store/runs/agents.ts";
 import { type Health, healthOf, summaryOf } from "./health.ts";
 import type { WordsFor } from "./model-words.ts";
-import { lastingText, type ModelText, sameDayWords } from "./since-then.ts";
+import { lastingText, type ModelText, namedActions, sameDayWords } from "./since-then.ts";
 
 export type StandupMode = "morning" | "evening";
 
@@ -132,9 +132,13 @@ export async function standupStatements(
   });
   const { briefing, ...parts } = composed;
   const worded = typeof words === "function" ? await words(briefing, parts) : null;
-  const kept = sameDayWords(previous?.body, now);
+  const kept = sameDayWords(previous?.body, now, new Set(actions.map((a) => a.id)));
   const body: StandupBody = worded
-    ? { ...composed, briefing: worded.text, words: { text: worded.text, at: now, actionIds: actions.map((a) => a.id) } }
+    ? {
+        ...composed,
+        briefing: worded.text,
+        words: { text: worded.text, at: now, actionIds: actions.map((a) => a.id), named: namedActions(worded.text, actions) },
+      }
     : kept
       ? { ...composed, briefing: lastingText(kept, actions, org.timeZone), words: kept }
       : composed;

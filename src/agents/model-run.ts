@@ -235,7 +235,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         messages.push({ role: "assistant", content: JSON.stringify(result.value) }, { role: "user", content: retryPrompt(issues) });
         continue;
       }
-      const completion = withCorrespondents(
+      const answered = withCorrespondents(
         toCompletion(
           result.value,
           started.handoffs.map((h) => h.id),
@@ -243,6 +243,17 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         ),
         job.reads.source === "mail" ? (source?.items ?? []) : [],
       );
+      // What Crew repaired in a small model's answer is said on the run (src/docs/notes/prompt-injection.md#small-models).
+      const completion =
+        result.repairs?.length || result.retried
+          ? {
+              ...answered,
+              output: {
+                ...(result.repairs?.length && { repairs: result.repairs }),
+                ...(result.retried && { retriedAfterServerError: true }),
+              },
+            }
+          : answered;
       const at = deps.clock.now();
       let stored: { summary: string };
       try {

@@ -15,7 +15,9 @@ import type { Logger } from "../lib/log.ts";
 import { newId } from "../lib/random.ts";
 import { getUserById, listOrgUserIds } from "../store/auth/users.ts";
 import { commit } from "../store/commit.ts";
+import { recentContacts } from "../store/contacts/contacts.ts";
 import type { Db } from "../store/db.ts";
+import { listRecentInsights } from "../store/feed/insights.ts";
 import type { Organization } from "../store/orgs/orgs.ts";
 import { latestProfile, profileInsertStatement, profileSources } from "../store/reports/reports.ts";
 import { recentMetrics } from "../store/runs/agents.ts";
@@ -27,10 +29,11 @@ import {
   startRun,
 } from "../store/runs/runs.ts";
 import { briefingStatements } from "./compose-briefing.ts";
-import { composeProfile, DERIVED_PATTERNS, type ProfileBody } from "./compose-profile.ts";
+import { composeProfile, DERIVED_PATTERNS, EMPTY_PROFILE_BODY, type ProfileBody } from "./compose-profile.ts";
 import { type StandupMode, standupModeAt, standupStatements } from "./compose-standup.ts";
 import { JOBS } from "./jobs.ts";
-import { type AskModel, modelAsker, ProfileWords, TrendWords, type WordsFor, wordsFor } from "./model-words.ts";
+import { type AskModel, modelAsker, TrendWords, type WordsFor, wordsFor } from "./model-words.ts";
+import { profileClaims } from "./profile-claims.ts";
 
 export interface RunDeps {
   db: Db;
@@ -137,28 +140,29 @@ const RUNNERS: Record<string, Runner> = {
   },
 
   async dna(ctx) {
-    const [last, sources] = await Promise.all([
+    const [last, sources, insights, contacts] = await Promise.all([
       latestProfile<ProfileBody>(ctx.db, ctx.org.id),
       profileSources(ctx.db, ctx.org.id, ctx.now - 30 * DAY),
+      listRecentInsights(ctx.db, ctx.org.id, 20, null),
+      recentContacts(ctx.db, ctx.org.id, 20),
     ]);
     const composed = composeProfile(last?.body ?? null, sources);
-    // With a model, it writes archetype, strengths, weaknesses and the patterns it sees; the
-    // pipeline and the derived patterns stay as composed from data.
-    const worded = ctx.ask
-      ? await ctx.ask(
-          'Write this company\'s profile from its data: archetype (a short phrase), strengths, weaknesses and patterns ({name, insight}). Answer with {"archetype": "…", "strengths": […], "weaknesses": […], "patterns": […]}.',
-          { profile: composed, sources },
-          ProfileWords,
-        )
-      : null;
     const derived = composed.patterns.filter((p) => DERIVED_PATTERNS.includes(p.name));
-    const body: ProfileBody = worded
-      ? {
-          ...composed,
-          ...worded.value,
-          patterns: [...worded.value.patterns.filter((p) => !DERIVED_PATTERNS.includes(p.name)), ...derived],
-        }
-      : composed;
+    // Nothing to read: the profile stays unknown, whatever an earlier profile said (src/docs/notes/prompt-injection.md#words).
+    const empty = composed.pipeline.length === 0 && insights.insights.length === 0 && contacts.length === 0;
+    const worded = !empty && ctx.ask ? await profileClaims(ctx.ask, composed.pipeline, insights.insights, contacts, sources) : null;
+    const body: ProfileBody = empty
+      ? { ...EMPTY_PROFILE_BODY, pipeline: composed.pipeline, patterns: derived }
+      : worded
+        ? {
+            ...composed,
+            ...(worded.archetype ? { archetype: worded.archetype } : {}),
+            strengths: worded.strengths,
+            weaknesses: worded.weaknesses,
+            patterns: [...worded.patterns.filter((p) => !DERIVED_PATTERNS.includes(p.name)), ...derived],
+            claimEvidence: worded.evidence,
+          }
+        : composed;
     const open = body.pipeline.filter((d) => d.stage !== "closed");
     const worth = open.reduce((sum, d) => sum + d.value, 0);
     return {
@@ -205,6 +209,9 @@ export async function runBuiltIn(
     const ask = options.words && deps.config ? await modelAsker({ ...deps, config: deps.config }, org.id, agentId, runId) : null;
     const words = !options.words ? "keep" : ask && (agentId === "standup" || agentId === "briefing") ? wordsFor(ask, agentId) : null;
     const result = await runner({ db: deps.db, org, now, runId, handoffs, mode: options.mode, words, ask });
+    // Words refused or failed: the composed text stands, and the run says so (src/docs/notes/prompt-injection.md#words).
+    if (ask?.refusals.length) result.summary = `${result.summary} Composed text used: ${ask.refusals[0]}.`;
+    if (ask?.spent.length) result.statements.push(...ask.spent);
     const outbox = options.deliver ? await deliveryStatements(deps.db, deps.config, { org, agentId, output: result.output, now }) : [];
     const finishedAt = deps.clock.now();
     await commit(

@@ -5,6 +5,7 @@
  * so each regeneration starts again from the model's own words instead of piling sentences up.
  */
 import { DAY } from "../lib/clock.ts";
+import { mentions } from "./policy/words-check.ts";
 
 export interface ModelText {
   text: string;
@@ -12,6 +13,8 @@ export interface ModelText {
   at: number;
   /** The open actions the model was shown, so the sentences name only what came after. */
   actionIds: string[];
+  /** The actions the text names (policy/words-check.ts `mentions`): closed, dismissed or held, the text is dropped. */
+  named?: string[];
 }
 
 interface OpenAction {
@@ -20,12 +23,21 @@ interface OpenAction {
   priority: string;
 }
 
-/** The model's text of an earlier body, when it was written on the same UTC day as `now` (reports are kept one per day). */
-export function sameDayWords(body: { words?: ModelText } | undefined, now: number): ModelText | null {
+/**
+ * The model's text of an earlier body, when it was written on the same UTC day as `now` (reports
+ * are kept one per day) and every action it names is still open (src/docs/notes/prompt-injection.md#words:
+ * a dismissed fraud must not stay "top priority" in the kept words).
+ */
+export function sameDayWords(body: { words?: ModelText } | undefined, now: number, openIds?: ReadonlySet<string>): ModelText | null {
   const words = body?.words;
   if (!words || Math.floor(words.at / DAY) !== Math.floor(now / DAY)) return null;
+  if (openIds && words.named?.some((id) => !openIds.has(id))) return null;
   return words;
 }
+
+/** The open actions a text names. */
+export const namedActions = (text: string, open: readonly { id: string; title: string }[]) =>
+  open.filter((a) => mentions(text, a.title)).map((a) => a.id);
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 

@@ -10,9 +10,14 @@ import { ownerDenial } from "../auth/roles.ts";
 import { AGENTS, SUGGESTION_STATUSES } from "../domain.ts";
 import { notFound } from "../errors.ts";
 import { iso } from "../lib/clock.ts";
-import { actionCreated, actionInsertIfStatement, newActionRow } from "../store/actions/actions.ts";
-import { dismissActionsResting } from "../store/actions/actions.ts";
-import { acceptClaim, findSuggestion, releaseSuggestion, type SuggestionRecord, setSuggestionStatus } from "../store/actions/suggestions.ts";
+import { actionCreated, actionInsertIfStatement, dismissActionsResting, newActionRow } from "../store/actions/actions.ts";
+import {
+  acceptClaim,
+  findSuggestion,
+  releaseSuggestion,
+  type SuggestionRecord,
+  setSuggestionStatus,
+} from "../store/actions/suggestions.ts";
 import { commit } from "../store/commit.ts";
 import { sourceOf } from "./actions.ts";
 import { EvidenceList, HeldReason, ProvenanceField } from "./evidence-schema.ts";

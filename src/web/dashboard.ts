@@ -16,10 +16,12 @@ import { doneNotice, emptyState, priorityBadge } from "../html/ui.ts";
 import { listActionQueue } from "../operations/actions.ts";
 import { type AgentDashboard, getAgents } from "../operations/agents.ts";
 import { loadDemoData } from "../operations/demo-data.ts";
+import { listHeldOp } from "../operations/held.ts";
 import { getBriefing, getStandup } from "../operations/reports.ts";
 import { hasOwnContent } from "../store/orgs/own-content.ts";
 import { handleForm } from "./form-flow.ts";
 import { gettingStarted } from "./getting-started.ts";
+import { heldRoutes, heldSection } from "./held-section.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 
 const HEALTH_LABEL: Record<string, string> = { green: "Healthy", stale: "Stale", error: "Error", never_ran: "Never ran" };
@@ -82,12 +84,13 @@ async function renderDashboard(deps: AppDeps, c: Context<AppEnv>, found: ValidSe
   const { user } = found;
   const account = accountOf(found);
   const owner = isOwner(user);
-  const [d, queue, standup, briefing, own] = await Promise.all([
+  const [d, queue, standup, briefing, own, held] = await Promise.all([
     runOperation(deps, c, found, getAgents, {}),
     runOperation(deps, c, found, listActionQueue, { limit: 100 }),
     runOptional(deps, c, found, getStandup, {}),
     runOperation(deps, c, found, getBriefing, {}),
     hasOwnContent(deps.db, user.orgId, BUILT_IN_RUNNERS),
+    runOptional(deps, c, found, listHeldOp, {}),
   ]);
   const open = queue.actions.filter((a) => a.status !== "done" && a.status !== "dismissed");
   const top = open.filter((a) => a.priority === "critical" || a.priority === "high").slice(0, 5);
@@ -121,6 +124,7 @@ ${fresh ? gettingStarted(account, config.baseUrl, owner) : ""}
     </div>
   </div>
 </section>
+${held ? heldSection(account, held, owner) : ""}
 <section aria-labelledby="health-h" class="section">
   <h2 id="health-h">Agent health</h2>
   ${summaryCards(d)}
@@ -152,6 +156,10 @@ export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get("/dashboard", session(deps), (c) => renderDashboard(deps, c, c.var.session));
+  router.route(
+    "/",
+    heldRoutes(deps, (deps, c, found) => renderDashboard(deps, c, found)),
+  );
 
   // Owners only (the operation's role): the same as `crew seed --demo` (src/docs/notes/web-app.md), for the signed-in person's organization.
   router.post("/dashboard/demo", (c) =>

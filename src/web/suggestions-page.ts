@@ -19,7 +19,22 @@ import { queryInput, runOperation } from "./run-operation.ts";
 
 const agentName = (id: string) => AGENTS.find((a) => a.id === id)?.name ?? id;
 
-/** "Based on: …" under an item a run wrote, each piece of evidence linked where it has a URL. */
+/** Who an outside input is from, in a few words: a mail's sender, a feed item's site, an event's or message's title. */
+function outsideOf(e: Evidence): string {
+  if (e.kind === "mail") return e.title.split(" — ").at(-1) ?? e.title;
+  if (e.url) {
+    try {
+      return new URL(e.url).hostname;
+    } catch {}
+  }
+  return e.title;
+}
+
+/**
+ * "Based on: …" under an item a run wrote, each piece of evidence linked where it has a URL; an
+ * item resting on outside input says so first, "From outside: {sender or site}"
+ * (src/docs/notes/prompt-injection.md#provenance).
+ */
 export function basedOn(evidence: readonly Evidence[]): Html | string {
   if (evidence.length === 0) return "";
   const items = evidence.map((e, i) => {
@@ -27,7 +42,9 @@ export function basedOn(evidence: readonly Evidence[]): Html | string {
     const linked = e.url ? html`<a href="${e.url}" rel="noopener noreferrer">${label}</a>` : label;
     return html`${i > 0 ? ", " : ""}<span class="evidence" title="${e.excerpt ?? ""}">${linked}</span>`;
   });
-  return html`<p class="small muted based-on">Based on: ${items}</p>`;
+  const outside = [...new Set(evidence.filter((e) => e.trust === "external").map(outsideOf))];
+  const from = outside.length ? html`<span class="from-outside">From outside: ${outside.join(", ")}.</span> ` : "";
+  return html`<p class="small muted based-on">${from}Based on: ${items}</p>`;
 }
 
 /** The notices of the suggestion form, on whichever page it returns to (codes apart from the action queue's). */

@@ -2,7 +2,7 @@
  * The model's words are checked too (src/docs/notes/prompt-injection.md#words): the standup,
  * briefing, pulse trend and profile text a model writes is refused when it holds a number, amount
  * or percentage that the run's inputs do not hold, or mentions an item that is held, dismissed or
- * closed; links other than Crew's own are removed. A refused text falls back to the composed one.
+ * closed, or links anywhere but Crew's own pages. A refused text falls back to the composed one.
  */
 import { withoutForeignUrls } from "../handles.ts";
 import { titleWords } from "./similarity.ts";
@@ -68,6 +68,7 @@ export function checkWords(
   text: string,
   context: { inputs: unknown; base: string; unspeakable: readonly Unspeakable[]; figures?: Set<number> },
 ): WordsVerdict {
+  if (withoutForeignUrls(text, [], context.base) !== text) return { ok: false, reason: "it links to an address outside Crew" };
   const figures = context.figures ?? inputFigures(context.inputs);
   for (const f of figuresIn(text)) {
     if (!f.marked && Number.isInteger(f.value) && f.value <= FREE_COUNT) continue;
@@ -76,5 +77,5 @@ export function checkWords(
   for (const item of context.unspeakable) {
     if (mentions(text, item.title)) return { ok: false, reason: `it mentions an item that is ${item.why} ("${item.title.slice(0, 80)}")` };
   }
-  return { ok: true, text: withoutForeignUrls(text, [], context.base) };
+  return { ok: true, text };
 }

@@ -10,7 +10,10 @@
  *
  * At most MAX_CONCURRENT_CALLS model calls run at a time per process and MAX_CALLS_PER_ORG per
  * organization, so one organization's slow endpoint only queues its own runs.
- * No SDK retries: a 401 or 429 is reported as it is, once. The API key never appears in an error,
+ * No SDK retries; Crew retries a 429 or 5xx once, after its Retry-After (at most 30 s) or 2 s
+ * (src/docs/notes/prompt-injection.md#small-models); a 401 is reported as it is. An answer whose
+ * JSON sits in a code fence or after a sentence, or whose enum values differ in case or by a
+ * synonym, is repaired before validation (answer-repair.ts). The API key never appears in an error,
  * and an endpoint that cannot be reached reads the same whatever the reason (the log says which).
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
@@ -20,6 +23,7 @@ import { valibotSchema } from "@ai-sdk/valibot";
 import { APICallError, generateObject, generateText, type LanguageModel, type ModelMessage, NoObjectGeneratedError, type Schema } from "ai";
 import * as v from "valibot";
 import type { ModelProvider } from "../../config.ts";
+import { extractJson, matchEnums } from "./answer-repair.ts";
 import { createKeyedLimiter } from "./limiter.ts";
 import { answerJsonSchema, describeAnswer } from "./schema-prompt.ts";
 
@@ -105,7 +109,8 @@ export interface Usage {
 }
 
 export type CallResult<T> =
-  | { ok: true; value: T; usage: Usage }
+  /** `repairs`: what was repaired in the answer before it validated (a fence taken off, an enum matched). */
+  | { ok: true; value: T; usage: Usage; repairs?: string[]; retried?: boolean }
   /** The model answered, but not with a valid object: `issues` says what is wrong, for the retry. */
   | { ok: false; kind: "invalid"; text: string; issues: string[]; usage: Usage }
   /** The call failed (unreachable, 401, 429, …): `message` says how, without the key. */
@@ -177,6 +182,54 @@ export interface ObjectRequest<T extends v.GenericSchema> {
   maxOutputTokens?: number;
   /** The organization the call is for: its calls share MAX_CALLS_PER_ORG slots. */
   orgId?: string;
+  /** How the one retry after a 429 or 5xx waits (tests inject it). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The longest Retry-After honoured before the one retry; a longer one is waited for only this long. */
+export const MAX_RETRY_AFTER_MS = 30_000;
+/** The wait before the retry when the server names none. */
+export const DEFAULT_RETRY_MS = 2_000;
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Whether a failed call is worth one more try: rate limited or a server error. */
+const retryable = (error: unknown) =>
+  APICallError.isInstance(error) && error.statusCode !== undefined && (error.statusCode === 429 || error.statusCode >= 500);
+
+/** RFC 9110 §10.2.3: Retry-After in seconds or as an HTTP date; bounded by MAX_RETRY_AFTER_MS. */
+export function retryDelay(error: unknown, now = Date.now()): number {
+  const header = APICallError.isInstance(error) ? error.responseHeaders?.["retry-after"] : undefined;
+  if (header === undefined || header.trim() === "") return DEFAULT_RETRY_MS;
+  const seconds = Number(header.trim());
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - now;
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : DEFAULT_RETRY_MS;
+}
+
+/** Answer schemas in JSON Schema, for the enum repair (built once per schema object). */
+const repairSchemas = new WeakMap<v.GenericSchema, ReturnType<typeof answerJsonSchema>>();
+function repairSchema(schema: v.GenericSchema) {
+  let known = repairSchemas.get(schema);
+  if (!known) {
+    known = answerJsonSchema(schema);
+    repairSchemas.set(schema, known);
+  }
+  return known;
+}
+
+/** The answer repaired and validated, or the issues to send back. */
+function repaired<T extends v.GenericSchema>(
+  schema: T,
+  text: string,
+): { ok: true; value: v.InferOutput<T>; repairs: string[] } | { ok: false; issues: string[] } {
+  const extracted = extractJson(text);
+  if (!extracted)
+    return { ok: false, issues: ["The answer is not a JSON object: answer with the JSON object only, no prose or code fences."] };
+  const repairs = extracted.repaired ? [extracted.repaired] : [];
+  const value = matchEnums(extracted.value, repairSchema(schema), repairs);
+  const parsed = v.safeParse(schema, value);
+  if (parsed.success) return { ok: true, value: parsed.output, repairs };
+  return { ok: false, issues: describeIssues(parsed.issues) };
 }
 
 /**
@@ -200,30 +253,45 @@ export async function callForObject<T extends v.GenericSchema>(
       // Not the providers' strict mode: it demands every field be required, and the answers have optional ones.
       providerOptions: { openai: { strictJsonSchema: false }, "crew-model": { strictJsonSchema: false } },
     });
+  const sleep = request.sleep ?? realSleep;
+  let retried = false;
+  // One more try after a 429 or 5xx, before the caller's validation retry (src/docs/notes/prompt-injection.md#small-models).
+  const once = async (mode: "json_schema" | "json") => {
+    try {
+      return await attempt(mode);
+    } catch (error) {
+      if (retried || !retryable(error)) throw error;
+      retried = true;
+      await sleep(retryDelay(error));
+      return attempt(mode);
+    }
+  };
   return limiter.run(request.orgId ?? "", async () => {
     try {
       const mode = structuredMode(c);
       let result: Awaited<ReturnType<typeof attempt>>;
       try {
-        result = await attempt(mode);
+        result = await once(mode);
       } catch (error) {
         if (!(c.provider === "openai-compatible" && mode === "json_schema" && refusesJsonSchema(error))) throw error;
         // The server refused `json_schema`: once more in JSON mode, and JSON mode from now on if that works.
-        result = await attempt("json");
+        result = await once("json");
         jsonModeOnly.add(connectionKey(c));
       }
-      return { ok: true as const, value: result.object as v.InferOutput<T>, usage: usageOf(result.usage) };
+      return { ok: true as const, value: result.object as v.InferOutput<T>, usage: usageOf(result.usage), ...(retried && { retried }) };
     } catch (error) {
       if (NoObjectGeneratedError.isInstance(error)) {
         const text = error.text ?? "";
-        let issues: string[];
-        try {
-          const parsed = v.safeParse(request.schema, JSON.parse(text));
-          issues = parsed.success ? ["The answer did not match the schema."] : describeIssues(parsed.issues);
-        } catch {
-          issues = ["The answer is not a JSON object: answer with the JSON object only, no prose or code fences."];
-        }
-        return { ok: false as const, kind: "invalid" as const, text, issues, usage: usageOf(error.usage) };
+        const fixed = repaired(request.schema, text);
+        if (fixed.ok)
+          return {
+            ok: true as const,
+            value: fixed.value,
+            usage: usageOf(error.usage),
+            repairs: fixed.repairs,
+            ...(retried && { retried }),
+          };
+        return { ok: false as const, kind: "invalid" as const, text, issues: fixed.issues, usage: usageOf(error.usage) };
       }
       return {
         ok: false as const,

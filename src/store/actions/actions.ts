@@ -348,9 +348,7 @@ export async function dismissActionsResting(db: Db, orgId: string, evidence: rea
       ORDER BY id DESC LIMIT 1000`,
     [orgId],
   );
-  const ids = rows
-    .filter((r) => parseJson<Evidence[]>(r.evidence, []).some((e) => refs.has(`${e.kind} ${e.ref}`)))
-    .map((r) => r.id);
+  const ids = rows.filter((r) => parseJson<Evidence[]>(r.evidence, []).some((e) => refs.has(`${e.kind} ${e.ref}`))).map((r) => r.id);
   if (ids.length === 0) return 0;
   const result = await db.execute({
     sql: "UPDATE actions SET status = 'dismissed', updated_at = ? WHERE org_id = ? AND id IN (SELECT value FROM json_each(?))",
