@@ -19,7 +19,8 @@ export interface Dovecot {
   user: string;
   setPassword(password: string): void;
   /** Writes a message into INBOX (maildir `cur/` with the given flags, e.g. "F" for \Flagged; "" for none). */
-  deliver(message: { from: string; to?: string; subject: string; body: string; date?: Date; flags?: string }): void;
+  /** `headers`: extra header lines (e.g. "List-Unsubscribe: <…>"). */
+  deliver(message: { from: string; to?: string; subject: string; body: string; date?: Date; flags?: string; headers?: string[] }): void;
   /** The maildir file names of INBOX (their `:2,` suffix holds the flags). */
   files(): string[];
   stop(): Promise<void>;
@@ -162,13 +163,14 @@ export async function startDovecot(user: string, password: string, timeoutMs = 1
     port,
     user,
     setPassword,
-    deliver({ from, to = `${user}@example.com`, subject, body, date = new Date(), flags = "" }) {
+    deliver({ from, to = `${user}@example.com`, subject, body, date = new Date(), flags = "", headers = [] }) {
       const text = [
         `From: ${from}`,
         `To: ${to}`,
         `Subject: ${subject}`,
         `Date: ${date.toUTCString()}`,
         `Message-ID: <m${++sequence}.${port}@example.com>`,
+        ...headers,
         "MIME-Version: 1.0",
         "Content-Type: text/plain; charset=utf-8",
         "",

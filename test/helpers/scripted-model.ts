@@ -22,7 +22,7 @@ export interface RecordedRequest {
 export type Reply =
   | { object: unknown; tokensIn?: number; tokensOut?: number }
   | { text: string; tokensIn?: number; tokensOut?: number }
-  | { status: number; error: unknown };
+  | { status: number; error: unknown; headers?: Record<string, string> };
 
 export type Script = (request: RecordedRequest) => Reply | Promise<Reply>;
 
@@ -118,7 +118,7 @@ export async function startScriptedModel(initial: Script = () => ({ object: { su
       requests.push(recorded);
       const reply = await script(recorded);
       if ("status" in reply) {
-        res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify(reply.error));
+        res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers }).end(JSON.stringify(reply.error));
         return;
       }
       const answer = path.endsWith("/messages") ? anthropicAnswer(body, reply) : openAiAnswer(body, reply);

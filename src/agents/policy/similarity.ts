@@ -16,14 +16,18 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-/** A title as the words it is about: lower-case, NFKC, punctuation dropped, stop words dropped, in order. */
+/** A plural's singular, roughly ("seats" → "seat", "replies" → "reply"), so number does not split a topic. */
+const singular = (w: string) => (w.length > 4 && w.endsWith("ies") ? `${w.slice(0, -3)}y` : w.length > 3 && /[^s]s$/.test(w) ? w.slice(0, -1) : w);
+
+/** A title as the words it is about: lower-case, NFKC, punctuation dropped, stop words dropped, plurals folded, in order. */
 export function titleWords(title: string): string[] {
   return title
     .normalize("NFKC")
     .toLowerCase()
     .replace(/[\p{P}\p{S}]+/gu, " ")
     .split(/\s+/)
-    .filter((w) => w && !STOP_WORDS.has(w));
+    .filter((w) => w && !STOP_WORDS.has(w))
+    .map(singular);
 }
 
 /** A title prepared for comparison: its words, as a set and as one spaced string (for containment). */

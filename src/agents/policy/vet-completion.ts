@@ -167,7 +167,9 @@ export function policyLines(v: VettedCompletion): string[] {
     const reasons = [...new Set(report.held.map((h) => h.reason.replace(/ \(.*$/, "")))];
     lines.push(`Held for review: ${plural(report.held.length, "record")} (${reasons.join("; ")}).`);
   }
-  const capped = [...report.capped];
+  const counted = new Map<string, number>();
+  for (const c of report.capped) counted.set(c, (counted.get(c) ?? 0) + 1);
+  const capped = [...counted].map(([c, n]) => (n > 1 ? `${c} (${n} times)` : c));
   if (report.contactsRefused) capped.push(`${plural(report.contactsRefused, "contact")} not from a mail's headers left out`);
   if (report.notesMoved) capped.push(`${plural(report.notesMoved, "contact note")} kept in the contact's history`);
   if (report.dealsSuggested) capped.push(`${plural(report.dealsSuggested, "deal change")} from outside input made a suggestion`);
