@@ -12,7 +12,7 @@ const STOP_WORDS = new Set(
     "a an the and or but if then so of to in on at by for with from into onto about over under as is are was were be been being " +
     "this that these those it its it's their there here our your my we you they he she them his her i me us " +
     "do does did done doing have has had having can could should would will shall may might must " +
-    "not no yes up out off re fw fwd please now today new some any all more most very just also"
+    "not no yes up out off re fw fwd please now today new some any all more most very just also s t d ll ve"
   ).split(" "),
 );
 
