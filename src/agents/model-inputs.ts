@@ -228,8 +228,9 @@ export async function gatherInputs(
           ref: e.id,
           title: `${e.title} — ${e.event?.allDay ? e.date.slice(0, 10) : e.date} (${e.source})`,
           excerpt: e.text,
-          // An invitation is internal when a member or an internal domain organized it (policy/provenance.ts).
-          trust: addressTrust(e.from?.email, insideWorld),
+          // An invitation is internal when a member or an internal domain organized it (policy/provenance.ts); an
+          // event without an organizer is the calendar owner's own (RFC 5545 §3.8.4.3: invitations name theirs).
+          trust: e.from?.email ? addressTrust(e.from.email, insideWorld) : "internal",
         },
         `${e.event?.location ?? ""}\n${e.text}`,
       ),

@@ -77,8 +77,18 @@ describe("evidence (scripted OpenAI-compatible model server)", () => {
     const feed = dataField(model.requests[0], "feed_items");
     expect(feed[0]).toMatchObject({ handle: "f1", url: FEED_ITEM.url });
 
-    const [suggestion] = (await call("/api/mcp/suggestions")).json.suggestions;
-    expect(suggestion).toMatchObject({ id: expect.stringMatching(/^sug_/), status: "open", alsoRaisedBy: [], agent: "corpdev" });
+    // Repeating a link only the outside input holds makes the record wait for review (src/docs/notes/prompt-injection.md#held).
+    expect((await call("/api/mcp/suggestions")).json.suggestions).toEqual([]);
+    const [suggestion] = (await call("/api/mcp/held")).json.suggestions;
+    expect(suggestion).toMatchObject({
+      id: expect.stringMatching(/^sug_/),
+      status: "open",
+      held: true,
+      heldReason: "it repeats a link found only in outside input (https://evil.example/collect?c=1)",
+      provenance: "external",
+      alsoRaisedBy: [],
+      agent: "corpdev",
+    });
     expect(suggestion.evidence).toEqual([
       {
         kind: "feed_item",
@@ -86,12 +96,14 @@ describe("evidence (scripted OpenAI-compatible model server)", () => {
         title: FEED_ITEM.title,
         url: FEED_ITEM.url,
         excerpt: expect.stringContaining("Acme announced"),
+        trust: "external",
       },
       {
         kind: "contact",
         ref: contactId,
         title: "Ada Lovelace <ada@example.com>",
         url: `${s.url}/contacts?q=Ada%20Lovelace%20%3Cada%40example.com%3E`,
+        trust: "internal",
       },
     ]);
     // The evidence's own link stays; the planted one is gone from every stored text.
@@ -154,7 +166,7 @@ describe("each thing said once (scripted OpenAI-compatible model server)", () =>
     });
     expect((await runModelAgent(deps, s.org, "research")).status).toBe("ok");
     const second = await runModelAgent(deps, s.org, "corpdev");
-    expect(second.summary).toBe("corpdev ran (1 already open, merged.)");
+    expect(second.summary).toBe("Stored nothing new. Said once: 1 already open, merged.");
     const open = (await call("/api/mcp/suggestions")).json.suggestions;
     expect(open).toHaveLength(1);
     expect(open[0]).toMatchObject({ agent: "research", title: "Match Acme's price cut", alsoRaisedBy: ["corpdev"] });
@@ -192,7 +204,7 @@ describe('"no" remembered (scripted OpenAI-compatible model server)', () => {
     expect((await call("/api/mcp/suggestions?status=dismissed")).json.suggestions.map((x: { id: string }) => x.id)).toEqual([first.id]);
 
     const again = await runModelAgent(deps, s.org, "research");
-    expect(again.summary).toBe("ran (1 dismissed recently, dropped.)");
+    expect(again.summary).toBe("Stored nothing new. Said once: 1 dismissed recently, dropped.");
     expect((await call("/api/mcp/suggestions")).json.suggestions).toEqual([]);
     expect(dataField(model.requests.at(-1), "dismissed_suggestions")).toEqual([
       { title: "Match Acme's price cut", reason: "We compete on service, not price." },

@@ -95,7 +95,7 @@ describe("the calendar agent reads the connected calendars (real Radicale, scrip
       },
     }));
     const run = await runModelAgent(s.deps, s.org, "calendar");
-    expect(run).toMatchObject({ status: "ok", summary: "A busy week" });
+    expect(run).toMatchObject({ status: "ok", summary: "Stored 1 suggestion." });
 
     const events = eventsOf(model.requests.at(-1));
     expect(events.map((e: { title: string; start: string; calendar: string }) => [e.title, e.start, e.calendar])).toEqual([

@@ -41,7 +41,7 @@ const openModelAlerts = (t: TestServer) =>
 describe("invalid output (scripted model server)", () => {
   it("retries once with the validation errors, then ends the run as an error with a model alert; a later success clears it", async () => {
     const { model, s, deps, call } = await setup();
-    model.script(() => ({ object: { summary: "", suggestions: [{ title: "x", priority: "urgent" }] } }));
+    model.script(() => ({ object: { summary: "", suggestions: [{ title: "x", priority: "someday" }] } }));
     const failed = await runModelAgent(deps, s.org, "growth");
     expect(failed).toMatchObject({ status: "error", tokensIn: 200, tokensOut: 40 });
     expect(model.requests).toHaveLength(2);
@@ -71,7 +71,7 @@ describe("invalid output (scripted model server)", () => {
     const { model, s, deps } = await setup();
     let n = 0;
     model.script(() => (++n === 1 ? { text: "Sure! Here is my analysis: things look fine." } : { object: { summary: "Fixed on retry" } }));
-    expect(await runModelAgent(deps, s.org, "finance")).toMatchObject({ status: "ok", summary: "Fixed on retry" });
+    expect(await runModelAgent(deps, s.org, "finance")).toMatchObject({ status: "ok", summary: "Stored nothing new." });
     expect(model.requests[1]?.messages[2]?.text).toContain("not a JSON object");
   });
 
@@ -84,7 +84,7 @@ describe("invalid output (scripted model server)", () => {
         ? { object: { summary: "x", actions: [{ title: "Call", priority: "high", contactId: "con_nobody", evidence: handlesIn(r, "c") }] } }
         : { object: { summary: "Without the bad id", actions: [{ title: "Call", priority: "high", evidence: handlesIn(r, "c") }] } },
     );
-    expect(await runModelAgent(deps, s.org, "bdr")).toMatchObject({ status: "ok", summary: "Without the bad id" });
+    expect(await runModelAgent(deps, s.org, "bdr")).toMatchObject({ status: "ok", summary: "Stored 1 action." });
     expect(model.requests[1]?.messages[2]?.text).toContain("actions[0].contactId: No contact with this id.");
   });
 
@@ -173,7 +173,7 @@ describe("the Anthropic provider (scripted Messages endpoint)", () => {
     }));
     expect(await runModelAgent(deps, s.org, "research")).toMatchObject({
       status: "ok",
-      summary: "Anthropic says hi",
+      summary: "Stored 1 insight.",
       tokensIn: 70,
       tokensOut: 9,
     });

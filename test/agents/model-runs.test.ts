@@ -34,7 +34,7 @@ function everythingAnswer(r: RecordedRequest, contactId: string) {
     insights: [{ title: `${id} noticed a trend`, impact: "high", evidence }],
     handoffs: [{ to: id === "sales" ? "bdr" : "sales", title: `${id} hands over a lead`, evidence }],
     contacts: [{ name: "Grace Hopper", email: "grace@example.com", company: "Navy" }],
-    pipeline: [{ company: "Engines Ltd", stage: "proposal", value: 5000, evidence: handlesIn(r, "c").slice(0, 1) }],
+    pipeline: [{ company: "Engines Ltd", stage: "proposal", value: 5000, evidence: handlesIn(r).slice(0, 1) }],
   };
   return { object: { summary: `${id}: reviewed the data`, ...Object.fromEntries(Object.entries(all).filter(([k]) => writes.has(k))) } };
 }

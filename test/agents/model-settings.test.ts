@@ -183,7 +183,7 @@ describe("the Model page and the agent page (scripted model server)", () => {
     expect((await tab.request("/agents/growth/run", { form: { csrf } })).status).toBe(303);
     expect(model.requests.at(-1)?.system.startsWith("Only ever talk about pricing.\n\nAnswer with exactly one JSON object")).toBe(true);
     const after = await tab.request("/agents/growth");
-    expect(after.text).toContain("Ran from the page");
+    expect(after.text).toContain("Stored nothing new.");
     expect(after.text).toContain("100 / 20");
 
     expect((await tab.request("/agents/growth/instructions", { form: { csrf, reset: "1", instructions: "" } })).status).toBe(303);
@@ -220,7 +220,7 @@ describe("crew model test (scripted model server)", () => {
 describe("standup and briefing in words (scripted model server)", () => {
   it("lets the model write the text of scheduled runs, keeping the structured parts; a failing model keeps the composed text", async () => {
     model = await startScriptedModel((r) => ({
-      object: { text: `Worded: ${r.messages[0]?.text.includes('<data name="standup">') ? "standup" : "briefing"}` },
+      object: { text: `Worded: ${r.messages[0]?.text.includes('<data name="standup" untrusted="true">') ? "standup" : "briefing"}` },
     }));
     s = await startServer({ env: modelEnv(model) });
     const { call } = await client(s, "operator", ["admin"]);

@@ -45,7 +45,7 @@ describe("research reads a feed served on loopback (scripted model server)", () 
     ).toBe(200);
     const deps = { ...s.deps, outbound: { allowPrivate: true, resolve: async () => ["127.0.0.1"] } };
 
-    expect(await runModelAgent(deps, s.org, "research")).toMatchObject({ status: "ok", summary: "Read the market news" });
+    expect(await runModelAgent(deps, s.org, "research")).toMatchObject({ status: "ok", summary: "Stored nothing new." });
     const first = model.requests[0]?.messages[0]?.text ?? "";
     const field = /<data name="feed_items" untrusted="true">\n(.*)\n<\/data>/.exec(first)?.[1] ?? "[]";
     expect(JSON.parse(field).map((i: any) => i.title)).toEqual(["Competitor raises prices"]);

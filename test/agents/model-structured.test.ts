@@ -59,7 +59,7 @@ describe("the answer's schema (scripted OpenAI-compatible model server)", () => 
         ? { status: 400, error: { error: { message: "response_format json_schema is not supported" } } }
         : { object: { summary: "Answered in JSON mode" } },
     );
-    expect(await runModelAgent(deps, s.org, "growth")).toMatchObject({ status: "ok", summary: "Answered in JSON mode" });
+    expect(await runModelAgent(deps, s.org, "growth")).toMatchObject({ status: "ok", summary: "Stored nothing new." });
     expect(model.requests.map((r) => r.body.response_format.type)).toEqual(["json_schema", "json_object"]);
     expect(model.requests[1]?.system).toContain('- "summary" (required)');
     expect((await runModelAgent(deps, s.org, "finance")).status).toBe("ok");
@@ -115,7 +115,7 @@ describe("model-call slots per organization (scripted model server)", () => {
     const slow = Promise.all(["growth", "product", "finance"].map((id) => runModelAgent(deps, s.org, id)));
     await vi.waitFor(() => expect(held).toHaveLength(1));
     // The first organization holds one slot and queues the rest of its own; the second runs at once.
-    expect(await runModelAgent(deps, other, "growth")).toMatchObject({ status: "ok", summary: "Second org is fast" });
+    expect(await runModelAgent(deps, other, "growth")).toMatchObject({ status: "ok", summary: "Stored nothing new." });
     expect(held).toHaveLength(1);
     for (let i = 0; i < 3; i++) {
       await vi.waitFor(() => expect(held.length).toBeGreaterThan(0));

@@ -70,24 +70,26 @@ describe("the model's words last (scripted model server)", () => {
   });
 });
 
-const dataOf = (r: RecordedRequest) => r.messages[0]?.text.match(/<data name="(\w+)">/)?.[1];
+const dataOf = (r: RecordedRequest) => r.messages[0]?.text.match(/<data name="(\w+)"/)?.[1];
 
 describe("dna and pulse in words (scripted model server)", () => {
   it("dna takes archetype, strengths, weaknesses and patterns from the model; pulse its trend sentence", async () => {
     model = await startScriptedModel((r) =>
       dataOf(r) === "dna"
         ? {
+            // Each claim cites the data it rests on (src/docs/notes/prompt-injection.md#words).
             object: {
-              archetype: "Scripted archetype: bootstrapped B2B tool",
-              strengths: ["Loyal early customers"],
-              weaknesses: ["One sales channel"],
-              patterns: [{ name: "Word of mouth", insight: "Most deals start from referrals." }],
+              archetype: { text: "Scripted archetype: bootstrapped B2B tool", evidence: ["c1"] },
+              strengths: [{ text: "Loyal early customers", evidence: ["c1"] }],
+              weaknesses: [{ text: "One sales channel", evidence: ["c1"] }],
+              patterns: [{ name: "Word of mouth", insight: "Most deals start from referrals.", evidence: ["c1"] }],
             },
           }
-        : { object: { trend: "Scripted trend: MRR grew 10% while actives held steady." } },
+        : { object: { trend: "Scripted trend: MRR grew from $10,000 to $11,000 while actives held steady." } },
     );
     s = await startServer({ env: modelEnv(model) });
     const { call } = await client(s, "operator", ["admin"]);
+    await call("/api/mcp/contacts", { body: { name: "Early Customer", email: "first@customer.example", relationship: "key" } });
     for (const mrr of [10_000, 11_000]) {
       const run = await startRun(call, "pulse");
       await complete(call, "pulse", run.runId, { status: "ok", summary: "Reported.", metrics: { dau: 40, wau: 120, mrr } });
@@ -100,11 +102,14 @@ describe("dna and pulse in words (scripted model server)", () => {
       archetype: "Scripted archetype: bootstrapped B2B tool",
       strengths: ["Loyal early customers"],
       weaknesses: ["One sales channel"],
-      patterns: [{ name: "Word of mouth", insight: "Most deals start from referrals." }],
+      patterns: [
+        { name: "Word of mouth", insight: "Most deals start from referrals." },
+        { name: "Network", insight: "1 contact in the CRM, 1 of them key or active relationships." },
+      ],
     });
 
     const pulse = await runBuiltIn(s.deps, s.org, "pulse", { words: true });
-    expect(pulse.summary).toBe("DAU 40, WAU 120, MRR $11,000 (latest reported). Scripted trend: MRR grew 10% while actives held steady.");
+    expect(pulse.summary).toBe("DAU 40, WAU 120, MRR $11,000 (latest reported). Scripted trend: MRR grew from $10,000 to $11,000 while actives held steady.");
     const trendRequest = model.requests.find((r) => dataOf(r) === "pulse");
     expect(trendRequest?.messages[0]?.text).toContain('"mrr":10000');
     expect((await call("/api/agents/pulse/runs")).json.runs[0]).toMatchObject({ tokensIn: 100, tokensOut: 20 });

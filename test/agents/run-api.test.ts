@@ -37,6 +37,7 @@ describe("POST /api/agents/{id}/runs", () => {
       priority: "critical",
       type: null,
       createdAt: new Date(f.s.clock.now()).toISOString(),
+      provenance: "internal",
     });
     expect(await rows(f.s.db, "SELECT status, run_id FROM handoffs WHERE id IN (?, ?, ?) ORDER BY id", [low, critical, other])).toEqual([
       { status: "claimed", run_id: run.runId },
@@ -283,9 +284,14 @@ describe("POST /api/agents/{id}/runs/{runId}/complete", () => {
     });
     expect(ok.status).toBe(200);
     const action = (await f.call("/api/mcp/actions?source=growth")).json.actions.find((a: any) => a.title === "Call Evidence Person back");
-    expect([action.evidence, action.runId]).toEqual([cited, run.runId]);
+    // Crew decides the trust of what it holds (the contact: a person's); a runner's mail is outside input unless it says otherwise.
+    const trusted = [
+      { ...mail, trust: "external" },
+      { ...cited[1], trust: "internal" },
+    ];
+    expect([action.evidence, action.runId, action.provenance]).toEqual([trusted, run.runId, "external"]);
     const handoffs = await rows<{ evidence: string }>(f.s.db, "SELECT evidence FROM handoffs WHERE title = 'Offer a renewal call'");
-    expect(handoffs.map((h) => JSON.parse(h.evidence))).toEqual([cited]);
+    expect(handoffs.map((h) => JSON.parse(h.evidence))).toEqual([trusted]);
   });
 
   it("refuses two racing completions of one run: one 200, one 409", async () => {

@@ -183,7 +183,7 @@ describe("said once, by meaning (scripted model server)", () => {
     wording = "Match the new prices of Acme";
     round.n++;
     const again = await runModelAgent(deps, s.org, "research");
-    expect(again.summary).toContain("1 dismissed recently, dropped");
+    expect(again.summary).toContain("2 dismissed recently, dropped");
     expect((await call("/api/mcp/suggestions")).json.suggestions).toEqual([]);
   });
 });
