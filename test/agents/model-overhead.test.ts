@@ -1,7 +1,7 @@
 /**
- * The aim of issue 20 (benchmark): a model-backed run's own overhead — everything but waiting for
- * the model — at the catalog's input limits with 50 open suggestions and 50 open actions handed
- * over. The model is a scripted OpenAI-compatible server on loopback that answers at once, so the
+ * The aim of issues 20 and 31 (benchmark): a model-backed run's own overhead — everything but waiting for
+ * the model — at the catalog's input limits with 50 open suggestions, 50 open actions and 30
+ * dismissals handed over, the write policy's merge by meaning and held checks included. The model is a scripted OpenAI-compatible server on loopback that answers at once, so the
  * measured time is Crew's work plus one loopback HTTP exchange (an upper bound of the overhead).
  * The figure is printed; the assertion is loose (the machine is shared), the target is ≤ 20 ms.
  */
@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe("a model-backed run's own overhead (scripted model server)", () => {
-  it("stays small with 50 open suggestions, 50 open actions and the catalog's limits of contacts and insights", async () => {
+  it("stays small with 50 open suggestions, 50 open actions, 30 dismissals and the catalog's limits of contacts and insights", async () => {
     model = await startScriptedModel((r) => ({
       object: {
         summary: "ok",
@@ -55,6 +55,28 @@ describe("a model-backed run's own overhead (scripted model server)", () => {
             { orgId, source: "api", createdBy: "u", now },
           ),
         ),
+      );
+    }
+    for (let i = 0; i < 30; i++) {
+      statements.push({
+        sql: "UPDATE suggestions SET status = 'dismissed', reason = 'not now', updated_at = ? WHERE id = ?",
+        args: [now, `sug_d${i}`],
+      });
+    }
+    for (let i = 0; i < 30; i++) {
+      statements.splice(
+        0,
+        0,
+        suggestionInsertStatement({
+          id: `sug_d${i}`,
+          orgId,
+          agentId: "sales",
+          runId: null,
+          title: `Dismissed idea number ${i} about pricing`,
+          detail: "v".repeat(300),
+          priority: "low",
+          createdAt: now - 1000,
+        }),
       );
     }
     for (let i = 0; i < 40; i++) {

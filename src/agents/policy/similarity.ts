@@ -17,7 +17,8 @@ const STOP_WORDS = new Set(
 );
 
 /** A plural's singular, roughly ("seats" → "seat", "replies" → "reply"), so number does not split a topic. */
-const singular = (w: string) => (w.length > 4 && w.endsWith("ies") ? `${w.slice(0, -3)}y` : w.length > 3 && /[^s]s$/.test(w) ? w.slice(0, -1) : w);
+const singular = (w: string) =>
+  w.length > 4 && w.endsWith("ies") ? `${w.slice(0, -3)}y` : w.length > 3 && /[^s]s$/.test(w) ? w.slice(0, -1) : w;
 
 /** A title as the words it is about: lower-case, NFKC, punctuation dropped, stop words dropped, plurals folded, in order. */
 export function titleWords(title: string): string[] {
