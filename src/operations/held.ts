@@ -1,10 +1,11 @@
 /**
  * Held for review (src/docs/notes/prompt-injection.md#held): what runs wrote from outside input that
  * shows signs of an attack waits here, out of every other list, until an owner releases or
- * dismisses it. The dashboard's "Held for review (N)" and the MCP tools read the same operation.
+ * dismisses it. The dashboard's "Held for review (N)" reads the same operation; over MCP,
+ * `crew_list_actions {status: "held"}` lists held actions and `crew_update_action` releases them.
  */
 import * as v from "valibot";
-import { readAccess, writeAccess } from "../auth/access.ts";
+import { writeAccess } from "../auth/access.ts";
 import { iso } from "../lib/clock.ts";
 import { listHeldActions } from "../store/actions/actions.ts";
 import { listSuggestions } from "../store/actions/suggestions.ts";
@@ -33,12 +34,6 @@ export const listHeldOp = defineOperation({
     handoffs: v.array(Handoff),
   }),
   rest: { method: "GET", path: "/api/mcp/held", access: writeAccess("read"), from: "query", tags: ["Actions"] },
-  mcp: {
-    name: "crew_list_held",
-    title: "Held for review",
-    access: readAccess(),
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  },
   handler: async (ctx) => {
     const orgId = ctx.principal.orgId;
     const [actions, suggestions, insights, handoffs] = await Promise.all([
@@ -69,11 +64,5 @@ export const reviewHeldOp = defineOperation({
   }),
   output: v.object({ id: v.string(), kind: v.string(), decision: v.picklist(["release", "dismiss"]) }),
   rest: { method: "POST", path: "/api/mcp/held/{id}", access: writeAccess(), from: "body", tags: ["Actions"] },
-  mcp: {
-    name: "crew_review_held",
-    title: "Release or dismiss a held record",
-    access: writeAccess(),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  },
   handler: (ctx, input) => reviewHeld(ctx, input.id, input.decision),
 });

@@ -20,6 +20,7 @@ const STATUS_TEXT: Record<string, string> = {
   in_progress: "In progress",
   done: "Done",
   dismissed: "Dismissed",
+  held: "Held for review",
 };
 export const laneText = (lane: string) => LANE_TEXT[lane] ?? lane;
 export const statusText = (status: string) => STATUS_TEXT[status] ?? status;

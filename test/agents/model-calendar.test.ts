@@ -114,7 +114,13 @@ describe("the calendar agent reads the connected calendars (real Radicale, scrip
       expect.objectContaining({
         title: "Prepare the board deck",
         evidence: [
-          { kind: "calendar_event", ref: "board-1", title: `Board meeting — 2026-11-24T09:00:00.000Z (${names.owner}'s calendar)` },
+          // The owner's own event, with no organizer (src/docs/notes/prompt-injection.md#provenance): internal.
+          {
+            kind: "calendar_event",
+            ref: "board-1",
+            title: `Board meeting — 2026-11-24T09:00:00.000Z (${names.owner}'s calendar)`,
+            trust: "internal",
+          },
         ],
       }),
     ]);

@@ -97,7 +97,9 @@ describe("inbox run against a real Dovecot (scripted model server)", () => {
     // Crew composes the summary from what it stored; the mail that gives orders makes its action wait for review.
     expect(await runModelAgent(deps, s.org, "inbox")).toMatchObject({
       status: "ok",
-      summary: expect.stringMatching(/^Stored 1 action and 2 contacts\. Held for review: 1 record \(its source gives the assistant instructions\)\./),
+      summary: expect.stringMatching(
+        /^Stored 1 action and 2 contacts\. Held for review: 1 record \(its source gives the assistant instructions\)\./,
+      ),
     });
 
     const request = model.requests.at(-1);
@@ -123,7 +125,9 @@ describe("inbox run against a real Dovecot (scripted model server)", () => {
     // Evidence (src/docs/notes/model.md): the action rests on the mail, named by its Message-ID, subject and sender.
     // Held for review: out of the queue, listed with status=held, with the reason and the outside evidence.
     expect((await call("/api/mcp/actions?limit=10")).json.actions).toEqual([]);
-    const action = (await call("/api/mcp/actions?status=held")).json.actions.find((a: { title: string }) => a.title.startsWith("Answer Ada"));
+    const action = (await call("/api/mcp/actions?status=held")).json.actions.find((a: { title: string }) =>
+      a.title.startsWith("Answer Ada"),
+    );
     expect(action).toMatchObject({ status: "held", provenance: "external", heldReason: expect.stringContaining("instructions") });
     expect(action.evidence).toEqual([
       {

@@ -113,7 +113,13 @@ describe("a run of each model-backed agent (scripted model server)", () => {
     for (const id of MODEL_AGENTS) {
       const runs = (await call(`/api/agents/${id}/runs`)).json.runs;
       // The summary counts what was stored, composed by Crew; the model's own line is kept apart (src/docs/notes/prompt-injection.md).
-      expect(runs[0], id).toMatchObject({ status: "ok", summary: expect.stringMatching(/^Stored \d/), tokensIn: 100, tokensOut: 20, hasData: true });
+      expect(runs[0], id).toMatchObject({
+        status: "ok",
+        summary: expect.stringMatching(/^Stored \d/),
+        tokensIn: 100,
+        tokensOut: 20,
+        hasData: true,
+      });
     }
     const suggestions = (await call("/api/mcp/suggestions")).json.suggestions.map((x: any) => x.title);
     const mcpSuggestions = JSON.stringify(await mcp.callTool({ name: "crew_suggestions", arguments: {} }));

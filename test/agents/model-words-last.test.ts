@@ -109,7 +109,9 @@ describe("dna and pulse in words (scripted model server)", () => {
     });
 
     const pulse = await runBuiltIn(s.deps, s.org, "pulse", { words: true });
-    expect(pulse.summary).toBe("DAU 40, WAU 120, MRR $11,000 (latest reported). Scripted trend: MRR grew from $10,000 to $11,000 while actives held steady.");
+    expect(pulse.summary).toBe(
+      "DAU 40, WAU 120, MRR $11,000 (latest reported). Scripted trend: MRR grew from $10,000 to $11,000 while actives held steady.",
+    );
     const trendRequest = model.requests.find((r) => dataOf(r) === "pulse");
     expect(trendRequest?.messages[0]?.text).toContain('"mrr":10000');
     expect((await call("/api/agents/pulse/runs")).json.runs[0]).toMatchObject({ tokensIn: 100, tokensOut: 20 });

@@ -75,7 +75,12 @@ beforeAll(async () => {
   receiver = await startReceiver();
   hookSecret = (await subscribe(owner, receiver.url, ["action.created", "briefing.completed", "standup.ready"])).secret;
   const at = s.clock.now() - 60_000;
-  dovecot.deliver({ from: '"PayPal Billing" <security@paypa1-billing.example>', subject: "Invoice overdue", body: ATTACK, date: new Date(at) });
+  dovecot.deliver({
+    from: '"PayPal Billing" <security@paypa1-billing.example>',
+    subject: "Invoice overdue",
+    body: ATTACK,
+    date: new Date(at),
+  });
   dovecot.deliver({
     from: '"Ana Souza" <ana@customer.example>',
     subject: "Renewal for 40 seats",
@@ -92,7 +97,15 @@ beforeAll(async () => {
   expect(
     (
       await owner("/api/integrations/sources", {
-        body: { kind: "imap", host: dovecot.host, port: dovecot.port, tls: false, username: dovecot.user, password: PASSWORD, folder: "INBOX" },
+        body: {
+          kind: "imap",
+          host: dovecot.host,
+          port: dovecot.port,
+          tls: false,
+          username: dovecot.user,
+          password: PASSWORD,
+          folder: "INBOX",
+        },
       })
     ).status,
   ).toBe(200);

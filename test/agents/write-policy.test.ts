@@ -59,7 +59,8 @@ describe("the model's words are checked (scripted model server)", () => {
   ] as const) {
     it(`refuses briefing words with ${what}: the composed text is stored and the run says so`, async () => {
       const { call, s } = await setup(() => ({ object: { text } }));
-      const action = (await call("/api/mcp/actions", { body: { title: "Wire the deposit to Globex", priority: "critical" } })).json.actionId;
+      const action = (await call("/api/mcp/actions", { body: { title: "Wire the deposit to Globex", priority: "critical" } })).json
+        .actionId;
       await call(`/api/mcp/actions/${action}`, { method: "PATCH", body: { status: "dismissed" } });
       const run = await runBuiltIn(s.deps, s.org, "briefing", { words: true });
       expect(run.summary).toContain(`Composed text used: it ${reason}`);
@@ -191,7 +192,10 @@ describe("said once, by meaning (scripted model server)", () => {
 describe("small models welcome (scripted model server)", () => {
   it("takes the JSON out of a code fence and a sentence, and matches enum values by case and synonym", async () => {
     const { call, deps, s } = await setup((r) => {
-      const answer = { summary: "x", actions: [{ title: "Call Acme about pricing", priority: "Urgent", type: "Follow-Up", evidence: handlesIn(r, "f") }] };
+      const answer = {
+        summary: "x",
+        actions: [{ title: "Call Acme about pricing", priority: "Urgent", type: "Follow-Up", evidence: handlesIn(r, "f") }],
+      };
       return { text: `Sure! Here is the JSON:\n\`\`\`json\n${JSON.stringify(answer)}\n\`\`\`` };
     });
     const run = await runModelAgent(deps, s.org, "research");

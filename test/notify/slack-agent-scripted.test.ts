@@ -50,7 +50,7 @@ describe("the Slack agent", () => {
       { ts: seconds(now - 10 * MINUTE), bot_id: "B0CREW001", text: "Morning standup", subtype: "bot_message" },
     ];
 
-    expect(await runModelAgent(s.deps, s.org, "slack")).toMatchObject({ status: "ok", summary: "The team discussed the launch" });
+    expect(await runModelAgent(s.deps, s.org, "slack")).toMatchObject({ status: "ok", summary: "Stored nothing new." });
     const history = slack.calls.filter((c) => c.method === "conversations.history");
     expect(history).toHaveLength(1);
     expect(history[0]?.args.channel).toBe("C0SUPPORT1");

@@ -90,6 +90,8 @@ describe("GET /api/mcp/actions", () => {
       evidence: [],
       runId: null,
       snoozedUntil: null,
+      provenance: "internal",
+      heldReason: null,
     });
   });
 
@@ -192,6 +194,8 @@ describe("POST /api/mcp/actions", () => {
         evidence: [],
         runId: null,
         snoozedUntil: null,
+        provenance: "internal",
+        heldReason: null,
       },
     ]);
   });
@@ -321,6 +325,8 @@ describe("PATCH /api/mcp/actions/{id}", () => {
       evidence: [],
       runId: null,
       snoozedUntil: null,
+      provenance: "internal",
+      heldReason: null,
     });
     const raised = await call(`/api/mcp/actions/${id}`, { method: "PATCH", body: { priority: "critical", lane: "today" } });
     expect(raised.json).toMatchObject({ status: "approved", priority: "critical", lane: "today" });

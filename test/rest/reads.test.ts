@@ -221,6 +221,9 @@ describe("GET /api/mcp/suggestions", () => {
       runId: null,
       createdAt: iso(now - 3 * HOUR),
       updatedAt: iso(now - 3 * HOUR),
+      provenance: "internal",
+      held: false,
+      heldReason: null,
     });
     const sales = await call("/api/mcp/suggestions?agent=sales");
     expect(sales.json.suggestions.map((x: any) => x.title)).toEqual([

@@ -50,6 +50,7 @@ describe("owner-only operations over REST", () => {
         "listWebhookDeliveries",
         "listWebhooks",
         "resumeAgent",
+        "reviewHeld",
         "saveModelIntegration",
         "startAgentRun",
         "testModelIntegration",
