@@ -280,6 +280,7 @@ describe("acting in the browser", () => {
     await page.goto(`${s.url}/suggestions?agent=sales`);
     const based = page.locator("#sug_e2e_based_on");
     expect(await based.getByRole("link", { name: "Acme cuts prices by 20%" }).getAttribute("href")).toBe("https://news.example.com/acme");
+    await based.getByText("Dismiss…").click(); // the reason box opens on Dismiss
     await based.getByLabel(/^Why dismiss/).fill("We compete on service.");
     await based.getByRole("button", { name: /^Dismiss/ }).click();
     await page.waitForURL(`${s.url}/suggestions?agent=sales&done=suggestion_dismissed`);
