@@ -34,14 +34,17 @@ const WIDTHS = [
 const EMAIL = "dana@example.com";
 const PASSWORD = "screenshots only, thrown away";
 
-const browserPath =
-  process.env.CHROMIUM ?? (existsSync("/usr/lib/chromium/chromium") ? "/usr/lib/chromium/chromium" : "/usr/bin/chromium");
+const browserPath = process.env.CHROMIUM ?? (existsSync("/usr/lib/chromium/chromium") ? "/usr/lib/chromium/chromium" : "/usr/bin/chromium");
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "crew-screenshots-"));
   // Bound first, so BASE_URL names the port the browser opens (one public address).
   let app: ReturnType<typeof createApp> | null = null;
-  const server = serve({ fetch: (req) => (app ? app.fetch(req) : new Response("starting", { status: 503 })), port: 0, hostname: "127.0.0.1" });
+  const server = serve({
+    fetch: (req) => (app ? app.fetch(req) : new Response("starting", { status: 503 })),
+    port: 0,
+    hostname: "127.0.0.1",
+  });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const booted = await bootDeps(
@@ -51,7 +54,11 @@ async function main(): Promise<void> {
   app = createApp(booted.deps);
   const now = Date.now();
   const org = await ensureDefaultOrgAndAgents(booted.db, booted.config.defaultTimeZone, now);
-  await createUser(booted.db, { orgId: org.id, email: EMAIL, name: "Dana", passwordHash: await hashPassword(PASSWORD), plan: "operator", role: "owner" }, now);
+  await createUser(
+    booted.db,
+    { orgId: org.id, email: EMAIL, name: "Dana", passwordHash: await hashPassword(PASSWORD), plan: "operator", role: "owner" },
+    now,
+  );
   await seedDemo(booted.db, org, now);
 
   const browser = await chromium.launch({ executablePath: browserPath, headless: true, args: ["--no-sandbox", "--disable-gpu"] });

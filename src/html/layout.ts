@@ -168,7 +168,7 @@ function keyboardHelp(): Html {
   <dl>${KEYS.map(([keys, what]) => html`<div><dt>${keys.map((k, i) => html`${i ? " / " : ""}<kbd>${k}</kbd>`)}</dt><dd>${what}</dd></div>`)}</dl>
   <form method="dialog"><button type="submit" class="btn btn-small">Close</button></form>
 </dialog>
-<p id="kbd-status" class="sr-only" role="status" aria-live="polite"></p>`;
+<p id="kbd-status" class="sr-only" aria-live="polite"></p>`;
 }
 
 /** The whole document. Export for every page of Crew, so they look and behave alike. */

@@ -139,10 +139,8 @@ export function actionNotice(account: PageAccount, c: Context<AppEnv>, messages:
   for (const name of ["done", "undo", "was"]) url.searchParams.delete(name);
   const reverse =
     was === "snoozed" ? html`<input type="hidden" name="snooze" value="0">` : html`<input type="hidden" name="status" value="${was}">`;
-  return alertBox(
-    "success",
-    html`${message} <form method="post" action="/actions/${id}" class="inline undo-form">${csrfField(account)}<input type="hidden" name="back" value="${url.pathname + url.search}">${reverse}<button type="submit" class="btn btn-small" data-undo>Undo</button></form>`,
-  );
+  // The message is the announced part (role=status); the Undo button follows it in the same box.
+  return html`<div class="alert alert-success"><span role="status">${message}</span> <form method="post" action="/actions/${id}" class="inline undo-form">${csrfField(account)}<input type="hidden" name="back" value="${url.pathname + url.search}">${reverse}<button type="submit" class="btn btn-small" data-undo>Undo</button></form></div>`;
 }
 
 export function actionList(account: PageAccount, actions: ActionView[], back: string, now: number): Html {

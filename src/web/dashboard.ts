@@ -13,7 +13,7 @@ import { allowedKeyScopes } from "../domain.ts";
 import { ago, alertBox, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, priorityBadge } from "../html/ui.ts";
-import { healthText } from "../html/words.ts";
+import { agentName, healthText } from "../html/words.ts";
 import { listActionQueue } from "../operations/actions.ts";
 import { type AgentDashboard, getAgents } from "../operations/agents.ts";
 import { loadDemoData } from "../operations/demo-data.ts";
@@ -114,7 +114,7 @@ ${fresh ? gettingStarted(account, config.baseUrl, owner) : ""}
         standup === null
           ? emptyState("No standup yet: the standup agent makes one at 08:00 and 18:00.", html`<a href="/standup">About the standup</a>`)
           : standup.interventions.length
-            ? html`<ul class="plain-list">${standup.interventions.slice(0, 5).map((i) => html`<li>${priorityBadge(i.priority)} ${i.title} <span class="muted small">${i.agent}</span></li>`)}</ul>`
+            ? html`<ul class="plain-list">${standup.interventions.slice(0, 5).map((i) => html`<li>${priorityBadge(i.priority)} ${i.title} <span class="muted small">${agentName(i.agent)}</span></li>`)}</ul>`
             : emptyState("Nothing needs a person right now.")
       }
     </div>

@@ -50,6 +50,8 @@ function subjectText(subject: string | null, names: Map<string, string>): Html |
   if (!subject) return "";
   const named = names.get(subject);
   if (named) return named;
+  // An API key is recorded by the SHA-256 of its secret, the only name Crew keeps of it.
+  if (/^[0-9a-f]{64}$/.test(subject)) return html`<span title="${subject}">an API key</span>`;
   const kind = /^([a-z]{2,5})_[0-9A-Za-z]{6,}$/.exec(subject)?.[1];
   if (kind) return html`<span title="${subject}">${KIND_OF_ID[kind] ?? "a record"}</span>`;
   return subject;

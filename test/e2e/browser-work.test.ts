@@ -13,6 +13,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegenerator } from "../../src/agents/regenerate.ts";
 import { seedDemo } from "../../src/demo/seed.ts";
+import { AGENTS } from "../../src/domain.ts";
 import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
 import { ARTIFACTS_DIR, CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { auditInPage, focusIsVisible, WIDTHS, watchedContext } from "../helpers/page-audit.ts";
@@ -90,7 +91,9 @@ describe("a lite member reads every page", () => {
     const standup = (await rest("/api/mcp/standup")).json;
     const interventions = await page.locator("#int-h + ul li").allInnerTexts();
     expect(interventions.map((t) => t.replace(/\s+/g, " "))).toEqual(
-      standup.interventions.map((i: { priority: string; title: string; agent: string }) => `${i.priority} ${i.title} ${i.agent}`),
+      standup.interventions.map(
+        (i: { priority: string; title: string; agent: string }) => `${i.priority} ${i.title} ${AGENTS.find((a) => a.id === i.agent)?.name}`,
+      ),
     );
     await expect(page.locator(".stat-value").last().textContent()).resolves.toBe(money(standup.metrics.mrr));
     await auditAndShoot(page, "standup");
