@@ -100,7 +100,7 @@ function themeForm(account: PageAccount, theme: Theme, here: string): Html {
           ${csrfField(account)}<input type="hidden" name="back" value="${here}">
           <fieldset><legend>Theme</legend>${THEMES.map(
             (t) =>
-              html`<button type="submit" name="theme" value="${t}" class="btn btn-small btn-quiet" aria-pressed="${t === theme}">${THEME_TEXT[t]}</button>`,
+              html`<button type="submit" name="theme" value="${t}" class="btn btn-small btn-quiet" aria-pressed="${t === theme ? "true" : "false"}">${THEME_TEXT[t]}</button>`,
           )}</fieldset>
         </form>`;
 }

@@ -4,13 +4,11 @@
  * brings the person to the list they acted from. Used by /actions, /briefing and /dashboard.
  */
 
-import type { Context } from "hono";
 import { html } from "hono/html";
 import type * as v from "valibot";
-import type { AppEnv } from "../deps.ts";
-import { ACTION_LANES, ACTION_STATUSES, PRIORITIES } from "../domain.ts";
-import { ago, alertBox, csrfField, type Html, type PageAccount } from "../html/layout.ts";
-import { doneNotice, priorityBadge } from "../html/ui.ts";
+import { ACTION_LANES, PRIORITIES } from "../domain.ts";
+import { ago, csrfField, type Html, type PageAccount } from "../html/layout.ts";
+import { priorityBadge } from "../html/ui.ts";
 import { sourceText } from "../html/words.ts";
 import type { Action } from "../operations/actions.ts";
 import { basedOn } from "./suggestions-page.ts";
@@ -111,36 +109,6 @@ function controls(account: PageAccount, a: ActionView, back: string, now: number
     </details>
     ${open ? snoozeControl(account, a, back, now) : ""}
   </div>`;
-}
-
-const UNDOABLE = new Set<string>([...ACTION_STATUSES, "snoozed"]);
-
-/**
- * Where an Undo of the change just made is possible: `undo` (the action) and `was` (its status
- * before, or "snoozed" for a snooze) in the URL the change redirected to (actionUndo).
- */
-export function actionUndo(form: URLSearchParams, id: string): Record<string, string> {
-  const was = form.has("snooze") ? (form.get("snooze") === "0" ? "" : "snoozed") : (form.get("was") ?? "");
-  return UNDOABLE.has(was) && form.has("status") !== form.has("snooze") ? { undo: id, was } : {};
-}
-
-/**
- * The notice after a change of an action, with an Undo button that puts back what was (the
- * status before, or awake for a snooze): the undo of the keyboard's e, d and s (crew.js), and of
- * the buttons. One small form posting the reverse change, so it works without JavaScript.
- */
-export function actionNotice(account: PageAccount, c: Context<AppEnv>, messages: Record<string, string>): Html | string {
-  const message = doneNotice(messages, c.req.query("done"));
-  if (!message) return "";
-  const id = c.req.query("undo") ?? "";
-  const was = c.req.query("was") ?? "";
-  if (!/^act_\w+$/.test(id) || !UNDOABLE.has(was)) return alertBox("success", message);
-  const url = new URL(c.req.url);
-  for (const name of ["done", "undo", "was"]) url.searchParams.delete(name);
-  const reverse =
-    was === "snoozed" ? html`<input type="hidden" name="snooze" value="0">` : html`<input type="hidden" name="status" value="${was}">`;
-  // The message is the announced part (role=status); the Undo button follows it in the same box.
-  return html`<div class="alert alert-success"><span role="status">${message}</span> <form method="post" action="/actions/${id}" class="inline undo-form">${csrfField(account)}<input type="hidden" name="back" value="${url.pathname + url.search}">${reverse}<button type="submit" class="btn btn-small" data-undo>Undo</button></form></div>`;
 }
 
 export function actionList(account: PageAccount, actions: ActionView[], back: string, now: number): Html {

@@ -12,16 +12,8 @@ import { accountOf, session } from "../html/page-frame.ts";
 import { boundFields, emptyState, filterLinks, formAlert, formPart, pager, withQuery } from "../html/ui.ts";
 import { sourceFilterText, words } from "../html/words.ts";
 import { addActions, listActionQueue, NewAction, updateActionOp } from "../operations/actions.ts";
-import {
-  ACTION_CHANGED,
-  actionChangeCode,
-  actionList,
-  actionNotice,
-  actionUndo,
-  laneText,
-  SNOOZE_DAYS,
-  statusText,
-} from "./action-list.ts";
+import { ACTION_CHANGED, actionChangeCode, actionList, laneText, SNOOZE_DAYS, statusText } from "./action-list.ts";
+import { actionNotice, actionUndo } from "./change-notice.ts";
 import { backTo, handleForm, type PageRenderer, withDone } from "./form-flow.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 

@@ -14,7 +14,8 @@ import { emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
 import { agentName, healthText, words } from "../html/words.ts";
 import { listActionQueue } from "../operations/actions.ts";
 import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "../operations/reports.ts";
-import { ACTION_CHANGED, actionList, actionNotice } from "./action-list.ts";
+import { ACTION_CHANGED, actionList } from "./action-list.ts";
+import { actionNotice } from "./change-notice.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 import { SUGGESTION_CHANGED, suggestionItem } from "./suggestions-page.ts";
 

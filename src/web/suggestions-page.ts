@@ -12,22 +12,24 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import type { Evidence } from "../domain.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import { doneNotice, emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
+import { emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
 import { agentName } from "../html/words.ts";
 import { getSuggestions } from "../operations/reports.ts";
 import { type Suggestion, updateSuggestionOp } from "../operations/suggestions.ts";
+import { actionNotice } from "./change-notice.ts";
 import { backTo, handleForm, type PageRenderer, withDone } from "./form-flow.ts";
 import { queryInput, runOperation } from "./run-operation.ts";
 
 /**
  * "Based on: …" under an item a run wrote, each piece of evidence linked: a mail to Crew's own
- * view of it (src/web/cited-mail-page.ts), anything else to its URL where it has one.
+ * view of it (src/web/cited-mail-page.ts) when the citing record's id is given, anything else to
+ * its URL where it has one.
  */
-export function basedOn(evidence: readonly Evidence[], recordId: string): Html | string {
+export function basedOn(evidence: readonly Evidence[], recordId?: string): Html | string {
   if (evidence.length === 0) return "";
   const items = evidence.map((e, i) => {
     const label = html`${e.title}`;
-    const href = e.kind === "mail" ? `/evidence/mail?${new URLSearchParams({ record: recordId, ref: e.ref })}` : e.url;
+    const href = e.kind === "mail" && recordId ? `/evidence/mail?${new URLSearchParams({ record: recordId, ref: e.ref })}` : e.url;
     const linked = href ? html`<a href="${href}"${e.kind === "mail" ? "" : html` rel="noopener noreferrer"`}>${label}</a>` : label;
     return html`${i > 0 ? ", " : ""}<span class="evidence" title="${e.excerpt ?? ""}">${linked}</span>`;
   });
@@ -38,6 +40,7 @@ export function basedOn(evidence: readonly Evidence[], recordId: string): Html |
 export const SUGGESTION_CHANGED: Record<string, string> = {
   acted: "Added to the action queue.",
   suggestion_dismissed: "Dismissed: the agents will not suggest it again for 30 days.",
+  suggestion_reopened: "Suggestion back among the open ones.",
 };
 
 /**
@@ -84,7 +87,7 @@ const renderSuggestions: PageRenderer = async (deps, c, found, state, status = 2
   ]);
   const items = suggestions.map((s, i) => suggestionItem(account, s, i, here, now));
   const body = html`<h1>Suggestions</h1>
-${alertBox("success", doneNotice(SUGGESTION_CHANGED, c.req.query("done")))}
+${actionNotice(account, c, SUGGESTION_CHANGED)}
 ${alertBox("error", state ? Object.values(state.errors).join(" ") : null)}
 ${filters}
 ${
@@ -103,11 +106,15 @@ export function suggestionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get("/suggestions", session(deps), (c) => renderSuggestions(deps, c, c.var.session, null));
   router.post("/suggestions/act", (c) =>
     handleForm(deps, c, renderSuggestions, async (found, form) => {
-      const status = form.get("status") === "dismissed" ? "dismissed" : "accepted";
+      const sent = form.get("status");
+      // "open" is the Undo of a dismissal (the operation's own way back).
+      const status = sent === "dismissed" || sent === "open" ? sent : "accepted";
       const reason = form.get("reason")?.trim();
-      const input = { id: form.get("id") ?? "", status, ...(status === "dismissed" && reason ? { reason } : {}) };
-      await runOperation(deps, c, found, updateSuggestionOp, input);
-      return withDone(backTo(form, "/suggestions"), status === "dismissed" ? "suggestion_dismissed" : "acted");
+      const id = form.get("id") ?? "";
+      await runOperation(deps, c, found, updateSuggestionOp, { id, status, ...(status === "dismissed" && reason ? { reason } : {}) });
+      const back = backTo(form, "/suggestions");
+      if (status === "dismissed") return withDone(back, "suggestion_dismissed", { undo: id, was: "open" });
+      return withDone(back, status === "open" ? "suggestion_reopened" : "acted");
     }),
   );
   return router;

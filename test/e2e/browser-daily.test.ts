@@ -161,6 +161,9 @@ describe("the theme toggle", () => {
     await page.goto(`${s.url}/actions`);
     expect(luminance(await background())).toBeLessThan(0.2);
     await expect(page.locator("html").getAttribute("data-theme")).resolves.toBe("dark");
+    // The menu is closed again: its buttons are read from the markup (pressed: the current choice).
+    await expect(page.locator("button[name=theme][value=dark]").getAttribute("aria-pressed")).resolves.toBe("true");
+    await expect(page.locator("button[name=theme][value=system]").getAttribute("aria-pressed")).resolves.toBe("false");
     // Back to the system's choice.
     await page.getByText("Settings", { exact: true }).click();
     await page.getByRole("button", { name: "System" }).click();
@@ -178,7 +181,7 @@ describe("the keyboard", () => {
   });
   afterAll(() => context?.close());
 
-  it("on /actions: j then e marks the second action done, Undo restores it; ? lists the keys; Escape closes the Settings menu", async () => {
+  it("on /actions: j then e marks the second action done, Undo restores it; d on a suggestion, Undo; ? lists the keys; Escape closes the Settings menu", async () => {
     const page = await context.newPage();
     await signIn(page, memberEmail);
     await page.goto(`${s.url}/actions`);
@@ -202,6 +205,17 @@ describe("the keyboard", () => {
     await page.getByRole("button", { name: "Undo" }).click();
     await page.waitForURL(/done=/);
     expect((await rest(`/api/mcp/actions/${second.id}`)).json.status).toBe(second.status);
+
+    // On /suggestions: d dismisses the current suggestion, Undo puts it back among the open ones.
+    await page.goto(`${s.url}/suggestions?agent=inbox`);
+    await page.keyboard.press("d");
+    await page.waitForURL(/done=suggestion_dismissed/);
+    const dismissed = (await rest("/api/mcp/suggestions?status=dismissed")).json.suggestions as { id: string }[];
+    expect(dismissed.map((x) => x.id)).toContain("sug_daily_mail");
+    await page.getByRole("button", { name: "Undo" }).click();
+    await page.waitForURL(/done=suggestion_reopened/);
+    const open = (await rest("/api/mcp/suggestions?agent=inbox")).json.suggestions as { id: string }[];
+    expect(open.map((x) => x.id)).toContain("sug_daily_mail");
 
     await page.keyboard.press("?");
     const keys = page.getByRole("dialog", { name: "Keyboard shortcuts" });

@@ -286,7 +286,7 @@ describe("acting in the browser", () => {
     await based.getByText("Dismiss…").click(); // the reason box opens on Dismiss
     await based.getByLabel(/^Why dismiss/).fill("We compete on service.");
     await based.getByRole("button", { name: /^Dismiss/ }).click();
-    await page.waitForURL(`${s.url}/suggestions?agent=sales&done=suggestion_dismissed`);
+    await page.waitForURL(`${s.url}/suggestions?agent=sales&done=suggestion_dismissed&undo=sug_e2e_based_on&was=open`);
     expect(await page.locator("#sug_e2e_based_on").count()).toBe(0);
     expect((await rest("/api/mcp/suggestions?status=dismissed")).json.suggestions).toEqual([
       expect.objectContaining({ id: "sug_e2e_based_on", reason: "We compete on service." }),

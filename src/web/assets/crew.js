@@ -90,6 +90,11 @@ document.addEventListener("DOMContentLoaded", () => {
       items[current].focus();
     }
   } catch (_e) {}
+  // Tabbing into an item (or clicking in it) makes it the current one.
+  document.addEventListener("focusin", (event) => {
+    var at = items.findIndex((item) => item.contains(event.target));
+    if (at >= 0) current = at;
+  });
   var titleOf = (item) => {
     var title = item.querySelector(".action-title");
     return (title ? title.textContent : item.textContent).trim();
@@ -100,14 +105,14 @@ document.addEventListener("DOMContentLoaded", () => {
     var item = items[current];
     item.focus();
     item.scrollIntoView({ block: "nearest" });
-    say(`${current + 1} of ${items.length}: ${titleOf(item)}`);
+    say([current + 1, "of", items.length].join(" ").concat(": ", titleOf(item)));
   };
   var act = (key) => {
     var item = items[current];
     if (!item) return;
-    var target = item.querySelector(`[data-key="${key}"]`);
+    var target = Array.prototype.find.call(item.querySelectorAll("[data-key]"), (el) => el.getAttribute("data-key") === key);
     if (!target) {
-      say(`Not possible for ${titleOf(item)}`);
+      say("Not possible for ".concat(titleOf(item)));
       return;
     }
     try {
