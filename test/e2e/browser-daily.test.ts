@@ -2,8 +2,9 @@
  * The web app as a daily tool (src/docs/notes/web-app.md#a-daily-tool), in headless Chromium: every page in light
  * and dark, at 1280 and 390 px, has plain words (no raw id, underscored enum value or variable
  * name outside <code>), text contrast of at least 4.5 and no sideways scroll; the theme toggle is
- * remembered; the keyboard works the queue (j, e, undo, ?, g a, /, Escape); mail evidence opens
- * Crew's own view of the mail; suggestions filter by every agent that writes them.
+ * remembered; the keyboard works the queue (j, e, d, undo, ?, g a, /, Escape); mail evidence opens
+ * Crew's own view of the mail, its time in the person's zone; suggestions filter by every agent
+ * that writes them; the Settings menu is grouped.
  */
 
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -113,9 +114,12 @@ describe("every page, light and dark, at 1280 and 390 px", () => {
       const context = await browser.newContext({ viewport: WIDTHS[0], colorScheme: scheme });
       context.setDefaultTimeout(10_000);
       const page = await context.newPage();
-      await signIn(page, ownerEmail);
       const words: string[] = [];
       const contrast: string[] = [];
+      // Signed out first: the sign-in page.
+      await page.goto(`${s.url}/sign-in`);
+      for (const f of (await page.evaluate(contrastInPage)).low) contrast.push(`/sign-in: "${f.text}" ${f.ratio}`);
+      await signIn(page, ownerEmail);
       const wide: string[] = [];
       const statuses: string[] = [];
       const backgrounds: string[] = [];
@@ -135,6 +139,14 @@ describe("every page, light and dark, at 1280 and 390 px", () => {
         }
         await page.setViewportSize(WIDTHS[0]!);
       }
+      // What opens over a page: the Settings menu and the list of keys.
+      await page.goto(`${s.url}/actions`);
+      await page.getByText("Settings", { exact: true }).click();
+      for (const f of (await page.evaluate(contrastInPage)).low) contrast.push(`Settings menu: "${f.text}" ${f.ratio}`);
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("?");
+      await page.getByRole("dialog", { name: "Keyboard shortcuts" }).waitFor();
+      for (const f of (await page.evaluate(contrastInPage)).low) contrast.push(`keys: "${f.text}" ${f.ratio}`);
       expect({ statuses, backgrounds, words, contrast, wide }).toEqual({
         statuses: [],
         backgrounds: [],
@@ -276,6 +288,10 @@ describe("evidence and suggestions", () => {
     await expect(page.locator(".mail-from").textContent()).resolves.toContain("Dana Lee");
     await expect(page.locator(".mail-excerpt").textContent()).resolves.toBe(MAIL.excerpt);
     await expect(page.getByRole("link", { name: /Answer Dana's renewal quote/ }).count()).resolves.toBe(1);
+    // Times in the person's zone: the cited time (09:00 UTC by the test clock) is 18:00 in Tokyo.
+    await s.db.execute({ sql: "UPDATE users SET time_zone = ? WHERE email = ?", args: ["Asia/Tokyo", memberEmail] });
+    await page.reload();
+    await expect(page.locator(".mail-view time").getAttribute("title")).resolves.toMatch(/6:00\sPM|18:00/);
 
     // A ref the record does not cite is a 404 page, not someone else's mail.
     const other = await page.goto(`${s.url}/evidence/mail?record=sug_daily_mail&ref=${encodeURIComponent("<other@acme.example>")}`);
