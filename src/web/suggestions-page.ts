@@ -45,8 +45,9 @@ export const SUGGESTION_CHANGED: Record<string, string> = {
 
 /**
  * One open suggestion with what it is based on and its two controls, "Make it an action" and
- * "Dismiss" (an optional reason): one form, posted to /suggestions/act from every page that shows
- * suggestions (here and the briefing), which returns to `back`.
+ * "Dismiss…" (a disclosure with the optional reason and the Dismiss button): two small forms,
+ * posted to /suggestions/act from every page that shows suggestions (here and the briefing),
+ * which return to `back`. Two forms, so Enter in the reason field dismisses rather than accepts.
  */
 export function suggestionItem(account: PageAccount, s: v.InferOutput<typeof Suggestion>, i: number, back: string, now: number): Html {
   const fields = html`${csrfField(account)}<input type="hidden" name="back" value="${back}"><input type="hidden" name="id" value="${s.id}">`;
