@@ -65,7 +65,7 @@ export const DEMO_RUNS: DemoRun[] = [
     ago: 2 * HOUR,
     status: "error",
     summary: "Could not read the inbox: Google access was revoked.",
-    error: "Google OAuth refresh failed: invalid_grant (token revoked)",
+    error: "Google refused to renew the calendar connection (access was revoked): connect it again.",
   },
   { agent: "slack", ago: 5 * HOUR, status: "ok", summary: "Digest: 3 threads need a decision, 1 escalation in #support.", hasData: true },
   {

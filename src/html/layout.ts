@@ -5,15 +5,17 @@
  * or style: the CSP allows only Crew's own /static files.
  */
 import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
 import { html } from "hono/html";
 import type { AppEnv } from "../deps.ts";
 import type { User } from "../store/auth/users.ts";
+import { words } from "./words.ts";
 
 export type Html = ReturnType<typeof html>;
 
 /** The signed-in person a page is for; the csrf token goes into every form (sign-out included). */
 export interface PageAccount {
-  user: Pick<User, "email" | "name" | "plan"> & Partial<Pick<User, "role">>;
+  user: Pick<User, "email" | "name" | "plan"> & Partial<Pick<User, "role" | "timeZone">>;
   csrfToken: string;
 }
 
@@ -26,13 +28,32 @@ export interface PageOptions {
   active?: string;
   /** Narrow centred card, for forms such as sign-in and setup. */
   narrow?: boolean;
+  /** The person's chosen theme (renderPage reads it from the theme cookie); absent: the system's. */
+  theme?: Theme;
+  /** This page's path and query, where the theme form comes back to. */
+  here?: string;
+}
+
+/** The colour themes a person may choose; `system` follows `prefers-color-scheme`. */
+export const THEMES = ["system", "light", "dark"] as const;
+export type Theme = (typeof THEMES)[number];
+/** Remembered in this browser (src/docs/notes/web-app.md#plain-words-and-dark-mode): a cookie the pages read, not a record. */
+export const THEME_COOKIE = "crew_theme";
+const THEME_TEXT: Record<Theme, string> = { system: "System", light: "Light", dark: "Dark" };
+
+export function themeOf(c: Context<AppEnv>): Theme {
+  const chosen = getCookie(c, THEME_COOKIE);
+  return (THEMES as readonly string[]).includes(chosen ?? "") ? (chosen as Theme) : "system";
 }
 
 export interface NavEntry {
   href: string;
   label: string;
-  /** `work`: the main bar (reading and acting); `settings`: the Settings menu. */
-  group: "work" | "settings";
+  /**
+   * `work`: the main bar (reading and acting); the Settings menu has `organization` (what owners
+   * manage for everyone) and `you` (the person's own connections and preferences).
+   */
+  group: "work" | "organization" | "you";
   /** Shown to owners only (their pages answer members with a 403 page too). */
   ownerOnly?: boolean;
 }
@@ -48,17 +69,17 @@ export const NAV: NavEntry[] = [
   { href: "/contacts", label: "Contacts", group: "work" },
   { href: "/feed", label: "Feed", group: "work" },
   { href: "/handoffs", label: "Handoffs", group: "work" },
-  { href: "/settings/keys", label: "API keys", group: "settings" },
-  { href: "/connected-apps", label: "Connected apps", group: "settings" },
-  { href: "/settings/calendar", label: "Calendar", group: "settings" },
-  { href: "/settings/webhooks", label: "Webhooks", group: "settings", ownerOnly: true },
-  { href: "/settings/users", label: "Users", group: "settings", ownerOnly: true },
-  { href: "/settings/sources", label: "Sources", group: "settings" },
-  { href: "/settings/model", label: "Model", group: "settings", ownerOnly: true },
-  { href: "/settings/notifications", label: "Notifications", group: "settings" },
-  { href: "/settings/slack", label: "Slack", group: "settings", ownerOnly: true },
-  { href: "/settings/audit", label: "Audit log", group: "settings", ownerOnly: true },
-  { href: "/settings/backups", label: "Backups", group: "settings", ownerOnly: true },
+  { href: "/settings/users", label: "Users", group: "organization", ownerOnly: true },
+  { href: "/settings/model", label: "Model", group: "organization", ownerOnly: true },
+  { href: "/settings/sources", label: "Sources", group: "organization", ownerOnly: true },
+  { href: "/settings/slack", label: "Slack", group: "organization", ownerOnly: true },
+  { href: "/settings/webhooks", label: "Webhooks", group: "organization", ownerOnly: true },
+  { href: "/settings/audit", label: "Audit log", group: "organization", ownerOnly: true },
+  { href: "/settings/backups", label: "Backups", group: "organization", ownerOnly: true },
+  { href: "/settings/notifications", label: "Notifications", group: "you" },
+  { href: "/settings/calendar", label: "Calendar", group: "you" },
+  { href: "/settings/keys", label: "API keys", group: "you" },
+  { href: "/connected-apps", label: "Connected apps", group: "you" },
 ];
 
 /**
@@ -73,7 +94,23 @@ export const SECURITY_HEADERS: Record<string, string> = {
 /** A CSRF hidden field: every state-changing form of a signed-in page carries one. */
 export const csrfField = (account: PageAccount) => html`<input type="hidden" name="csrf" value="${account.csrfToken}">`;
 
-function header(account: PageAccount | null | undefined, active: string | undefined): Html {
+/** System, Light or Dark: three buttons of one form (works without JavaScript), the current one pressed. */
+function themeForm(account: PageAccount, theme: Theme, here: string): Html {
+  return html`<form method="post" action="/settings/theme" class="theme-form">
+          ${csrfField(account)}<input type="hidden" name="back" value="${here}">
+          <fieldset><legend>Theme</legend>${THEMES.map(
+            (t) =>
+              html`<button type="submit" name="theme" value="${t}" class="btn btn-small btn-quiet" aria-pressed="${t === theme ? "true" : "false"}">${THEME_TEXT[t]}</button>`,
+          )}</fieldset>
+        </form>`;
+}
+
+const GROUPS = [
+  { group: "organization", label: "Organization" },
+  { group: "you", label: "You" },
+] as const;
+
+function header(account: PageAccount | null | undefined, active: string | undefined, theme: Theme, here: string): Html {
   if (!account) {
     return html`<header class="topbar"><div class="topbar-inner"><a class="brand" href="/">Crew</a></div></header>`;
   }
@@ -81,8 +118,11 @@ function header(account: PageAccount | null | undefined, active: string | undefi
   const entries = NAV.filter((item) => owner || !item.ownerOnly);
   const link = (item: NavEntry) =>
     html`<li><a href="${item.href}"${item.href === active ? html` aria-current="page"` : ""}>${item.label}</a></li>`;
-  const settings = entries.filter((item) => item.group === "settings");
+  const settings = entries.filter((item) => item.group !== "work");
   const inSettings = settings.some((item) => item.href === active);
+  const groups = GROUPS.map(({ group, label }) => ({ label, items: settings.filter((item) => item.group === group) })).filter(
+    (g) => g.items.length > 0,
+  );
   return html`<header class="topbar">
   <div class="topbar-inner">
     <a class="brand" href="/dashboard">Crew</a>
@@ -90,23 +130,53 @@ function header(account: PageAccount | null | undefined, active: string | undefi
     <details class="menu">
       <summary class="${inSettings ? "menu-current" : ""}">Settings</summary>
       <div class="menu-list">
-        <p class="menu-who">Signed in as <strong>${account.user.email}</strong> <span class="badge badge-plan">${account.user.plan}</span></p>
-        <nav aria-label="Settings"><ul>${settings.map(link)}</ul></nav>
+        <p class="menu-who">Signed in as <strong>${account.user.email}</strong> <span class="badge badge-plan">${words(account.user.plan)}</span></p>
+        <nav aria-label="Settings">${groups.map(
+          (g, i) =>
+            html`<p class="menu-group" id="menu-group-${i}">${g.label}</p><ul aria-labelledby="menu-group-${i}">${g.items.map(link)}</ul>`,
+        )}</nav>
+        ${themeForm(account, theme, here)}
       </div>
     </details>
     <div class="who">
       <span class="who-email" title="${account.user.email}">${account.user.email}</span>
-      <span class="badge badge-plan">${account.user.plan}</span>
+      <span class="badge badge-plan">${words(account.user.plan)}</span>
       <form method="post" action="/sign-out">${csrfField(account)}<button type="submit" class="btn btn-quiet">Sign out</button></form>
     </div>
   </div>
 </header>`;
 }
 
+/** The keys of src/web/assets/crew.js, listed by `?` (a <dialog>, so Escape closes it and focus returns). */
+const KEYS: [string[], string][] = [
+  [["j", "k"], "Next, previous item (actions, suggestions, feed)"],
+  [["e"], "Mark the item done"],
+  [["a"], "Approve (or make a suggestion an action)"],
+  [["d"], "Dismiss (the notice offers Undo)"],
+  [["s"], "Snooze for a day"],
+  [["/"], "Search"],
+  [["g d"], "Go to the dashboard"],
+  [["g b"], "Go to the briefing"],
+  [["g a"], "Go to the actions"],
+  [["?"], "This list"],
+  [["Esc"], "Close a menu or this list"],
+];
+
+function keyboardHelp(): Html {
+  return html`<dialog id="kbd-help" aria-labelledby="kbd-help-h" class="kbd-help">
+  <h2 id="kbd-help-h">Keyboard shortcuts</h2>
+  <dl>${KEYS.map(([keys, what]) => html`<div><dt>${keys.map((k, i) => html`${i ? " / " : ""}<kbd>${k}</kbd>`)}</dt><dd>${what}</dd></div>`)}</dl>
+  <form method="dialog"><button type="submit" class="btn btn-small">Close</button></form>
+</dialog>
+<p id="kbd-status" class="sr-only" aria-live="polite"></p>`;
+}
+
 /** The whole document. Export for every page of Crew, so they look and behave alike. */
 export function layout(options: PageOptions): Html {
   return html`<!doctype html>
-<html lang="en">
+<html lang="en"${options.theme && options.theme !== "system" ? html` data-theme="${options.theme}"` : ""}${
+    options.account?.user.timeZone ? html` data-time-zone="${options.account.user.timeZone}"` : ""
+  }>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -118,10 +188,11 @@ export function layout(options: PageOptions): Html {
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-${header(options.account, options.active)}
+${header(options.account, options.active, options.theme ?? "system", options.here ?? "/dashboard")}
 <main id="main" class="${options.narrow ? "container narrow" : "container"}">
 ${options.body}
 </main>
+${options.account ? keyboardHelp() : ""}
 </body>
 </html>`;
 }
@@ -136,7 +207,11 @@ export async function renderPage(
   status = 200,
   extra: Record<string, string> = {},
 ): Promise<Response> {
-  const body = await layout(options);
+  const body = await layout({
+    theme: themeOf(c),
+    here: c.req.method === "GET" ? c.req.path + new URL(c.req.url).search : c.req.path,
+    ...options,
+  });
   return c.body(body, status as 200, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", ...extra });
 }
 
@@ -168,7 +243,10 @@ export function messagePage(
   return renderPage(c, { title, body, account, narrow: true }, status);
 }
 
-/** "just now", "5 min ago", "3 h ago", "2 days ago", "never"; the exact UTC time is in the title. */
+/**
+ * "just now", "5 min ago", "3 h ago", "2 days ago", "never"; the exact time is in the title, in UTC
+ * as sent and in the person's time zone once crew.js has run (their own, else the browser's).
+ */
 export function ago(ms: number | string | null | undefined, now: number): Html | string {
   if (ms == null) return html`<span class="muted">never</span>`;
   const t = typeof ms === "string" ? Date.parse(ms) : ms;

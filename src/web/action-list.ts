@@ -3,11 +3,13 @@
  * priority and lane, and snooze; done and dismissed ones muted; an agent-made one links to its run. Every control is a small form posting to /actions/{id} (no JavaScript needed); `back`
  * brings the person to the list they acted from. Used by /actions, /briefing and /dashboard.
  */
+
 import { html } from "hono/html";
 import type * as v from "valibot";
 import { ACTION_LANES, PRIORITIES } from "../domain.ts";
 import { ago, csrfField, type Html, type PageAccount } from "../html/layout.ts";
 import { priorityBadge } from "../html/ui.ts";
+import { sourceText } from "../html/words.ts";
 import type { Action } from "../operations/actions.ts";
 import { basedOn } from "./suggestions-page.ts";
 
@@ -55,9 +57,15 @@ export const actionChangeCode = (form: { status?: string; snooze?: string }): st
 
 const dateTime = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
 
+/** The keyboard's key for a change (src/web/assets/crew.js): e done, a approve, d dismiss, s snooze. */
+const KEY_OF: Record<string, string> = { done: "e", approved: "a", dismissed: "d" };
+
 function statusButton(account: PageAccount, a: ActionView, back: string, status: string, verb: string, quiet = false): Html {
-  return html`<form method="post" action="/actions/${a.id}" class="inline"${status === "dismissed" ? html` data-confirm="Dismiss “${a.title}”?"` : ""}>
-    ${csrfField(account)}<input type="hidden" name="back" value="${back}"><input type="hidden" name="status" value="${status}">
+  const key = KEY_OF[status];
+  return html`<form method="post" action="/actions/${a.id}" class="inline"${status === "dismissed" ? html` data-confirm="Dismiss “${a.title}”?"` : ""}${
+    key ? html` data-key="${key}"` : ""
+  }>
+    ${csrfField(account)}<input type="hidden" name="back" value="${back}"><input type="hidden" name="status" value="${status}"><input type="hidden" name="was" value="${a.status}">
     <button type="submit" class="btn btn-small${quiet ? " btn-quiet" : ""}">${verb}<span class="sr-only"> “${a.title}”</span></button>
   </form>`;
 }
@@ -71,7 +79,7 @@ function snoozeControl(account: PageAccount, a: ActionView, back: string, now: n
     </form>`;
   return html`<details class="change">
       <summary class="btn btn-small btn-quiet">Snooze<span class="sr-only"> “${a.title}”</span></summary>
-      <form method="post" action="/actions/${a.id}" class="change-box">
+      <form method="post" action="/actions/${a.id}" class="change-box" data-key="s">
         ${csrfField(account)}<input type="hidden" name="back" value="${back}">
         <label for="${a.id}-snooze">Hide<span class="sr-only"> “${a.title}”</span> for</label>
         <select id="${a.id}-snooze" name="snooze"><option value="1">1 day</option><option value="3">3 days</option><option value="7">a week</option></select>
@@ -108,7 +116,7 @@ export function actionList(account: PageAccount, actions: ActionView[], back: st
   const items = actions.map(
     (
       a,
-    ) => html`<li class="action-item action-${a.priority}${a.status === "done" || a.status === "dismissed" ? " action-closed" : ""}" id="${a.id}">
+    ) => html`<li class="action-item action-${a.priority}${a.status === "done" || a.status === "dismissed" ? " action-closed" : ""}" id="${a.id}" data-item tabindex="-1">
       <div class="action-head">
         ${priorityBadge(a.priority)}
         <span class="action-title">${a.title}</span>
@@ -116,13 +124,13 @@ export function actionList(account: PageAccount, actions: ActionView[], back: st
       ${a.description ? html`<p class="action-desc">${a.description}</p>` : ""}
       <p class="action-meta small muted">
         <span class="badge badge-status-${a.status}">${statusText(a.status)}</span>
-        <span>${laneText(a.lane)}</span> · <span>from ${a.source}</span>${
+        <span>${laneText(a.lane)}</span> · <span title="${a.source}">from ${sourceText(a.source)}</span>${
           a.runId
             ? html` · <a href="/agents/${a.source}#run-${a.runId}" class="run-link">its run<span class="sr-only"> for “${a.title}”</span></a>`
             : ""
-        }${a.snoozedUntil && Date.parse(a.snoozedUntil) > now ? html` · <span class="snoozed">snoozed until ${dateTime(Date.parse(a.snoozedUntil))} UTC</span>` : ""}${a.category ? html` · <span>${a.category}</span>` : ""} · ${ago(a.createdAt, now)}
+        }${a.snoozedUntil && Date.parse(a.snoozedUntil) > now ? html` · <span class="snoozed">snoozed until <time datetime="${a.snoozedUntil}" data-show="absolute">${dateTime(Date.parse(a.snoozedUntil))} UTC</time></span>` : ""}${a.category ? html` · <span>${a.category}</span>` : ""} · ${ago(a.createdAt, now)}
       </p>
-      ${basedOn(a.evidence)}
+      ${basedOn(a.evidence, a.id)}
       ${controls(account, a, back, now)}
     </li>`,
   );

@@ -7,11 +7,13 @@ import { Hono } from "hono";
 import { html } from "hono/html";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ACTION_LANES, ACTION_STATUSES, ACTION_TYPES, PRIORITIES } from "../domain.ts";
-import { alertBox, csrfField, renderPage } from "../html/layout.ts";
+import { csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import { boundFields, doneNotice, emptyState, filterLinks, formAlert, formPart, pager, withQuery } from "../html/ui.ts";
+import { boundFields, emptyState, filterLinks, formAlert, formPart, pager, withQuery } from "../html/ui.ts";
+import { sourceFilterText, words } from "../html/words.ts";
 import { addActions, listActionQueue, NewAction, updateActionOp } from "../operations/actions.ts";
 import { ACTION_CHANGED, actionChangeCode, actionList, laneText, SNOOZE_DAYS, statusText } from "./action-list.ts";
+import { actionNotice, actionUndo } from "./change-notice.ts";
 import { backTo, handleForm, type PageRenderer, withDone } from "./form-flow.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 
@@ -51,13 +53,14 @@ const renderActions: PageRenderer = async (deps, c, found, state, status = 200) 
   const add = formPart(state, "title");
   const fields = boundFields(NewAction, add, "new");
   const body = html`<h1>Actions</h1>
-${alertBox("success", doneNotice(DONE, c.req.query("done")))}
+${actionNotice(account, c, DONE)}
 ${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the fields marked below.", { snoozedUntil: "Snooze" })}
 <div class="grid-side">
   <section aria-labelledby="queue-h">
     <h2 id="queue-h">Queue</h2>
     <a class="jump btn btn-small" href="#add-h">Add an action</a>
-    <div class="filter-block">
+    <details class="filter-block" open data-fold-narrow>
+      <summary class="btn btn-small btn-quiet">Filters${filtered || current.show ? html` (${FILTERS.filter((f) => current[f]).length} on)` : ""}</summary>
       ${filterLinks("Show", [
         { href: withQuery("/actions", current, { show: undefined }), text: "Open", current: !current.show },
         ...["snoozed", "all"].map((value) => ({
@@ -68,9 +71,9 @@ ${formAlert(state, add ? ADD_FIELDS : [], "The action was not added: correct the
       ])}
       ${row("status", "Status", ACTION_STATUSES, statusText)}
       ${row("lane", "Lane", ACTION_LANES, laneText)}
-      ${row("type", "Type", ACTION_TYPES)}
-      ${row("source", "Source", ["web", "api", "mcp"])}
-    </div>
+      ${row("type", "Type", ACTION_TYPES, words)}
+      ${row("source", "Source", ["web", "api", "mcp"], sourceFilterText)}
+    </details>
     ${
       page.actions.length
         ? actionList(account, page.actions, here, deps.clock.now())
@@ -120,7 +123,8 @@ export function actionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
           ? {}
           : { snoozedUntil: days === undefined ? snooze : days === 0 ? null : new Date(deps.clock.now() + days * DAY).toISOString() };
       await runOperation(deps, c, found, updateActionOp, { ...fields, ...snoozedUntil, id: c.req.param("id") });
-      return withDone(backTo(form, "/actions"), actionChangeCode({ status: form.get("status") ?? undefined, snooze }));
+      const code = actionChangeCode({ status: form.get("status") ?? undefined, snooze });
+      return withDone(backTo(form, "/actions"), code, actionUndo(form, c.req.param("id")));
     }),
   );
   return router;

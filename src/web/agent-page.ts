@@ -37,7 +37,7 @@ function tokensOf(run: { tokensIn: number | null; tokensOut: number | null }): s
 /** What the agent still lacks, in words, with a link to the settings page that provides it. */
 function needsNotice(missing: string | undefined) {
   if (!missing) return "";
-  const page = NAV.find((n) => n.group === "settings" && missing.includes(`Settings → ${n.label}`));
+  const page = NAV.find((n) => n.group !== "work" && missing.includes(`Settings → ${n.label}`));
   return html`<div class="alert alert-info needs" role="status"><p><strong>Not ready to run by itself.</strong> ${missing}${
     page ? html` <a href="${page.href}">Open ${page.label} settings</a>` : ""
   }</p></div>`;

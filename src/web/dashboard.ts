@@ -13,6 +13,7 @@ import { allowedKeyScopes } from "../domain.ts";
 import { ago, alertBox, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, priorityBadge } from "../html/ui.ts";
+import { agentName, healthText } from "../html/words.ts";
 import { listActionQueue } from "../operations/actions.ts";
 import { type AgentDashboard, getAgents } from "../operations/agents.ts";
 import { loadDemoData } from "../operations/demo-data.ts";
@@ -23,8 +24,6 @@ import { handleForm } from "./form-flow.ts";
 import { gettingStarted } from "./getting-started.ts";
 import { heldRoutes, heldSection } from "./held-section.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
-
-const HEALTH_LABEL: Record<string, string> = { green: "Healthy", stale: "Stale", error: "Error", never_ran: "Never ran" };
 
 /** Like `ago()`: minutes, then hours, then days (the API gives hours; "74.0 h ago" reads badly). */
 function hoursText(hours: number | null): Html | string {
@@ -38,16 +37,16 @@ function summaryCards(d: AgentDashboard): Html {
   const card = (label: string, value: number, kind: string) =>
     html`<li class="stat stat-${kind}"><span class="stat-value">${value}</span> <span class="stat-label">${label}</span></li>`;
   return html`<ul class="stats" aria-label="Agent health summary">
-    ${card("Agents", d.total, "total")}${card("Healthy", d.healthy, "green")}${card("Stale", d.stale, "stale")}${card("Errors", d.errors, "error")}${card("Never ran", d.neverRan, "never_ran")}
+    ${card("Agents", d.total, "total")}${card("Healthy", d.healthy, "green")}${card("Stale", d.stale, "stale")}${card("Failing", d.errors, "error")}${card("Never ran", d.neverRan, "never_ran")}
   </ul>`;
 }
 
 function agentTable(d: AgentDashboard): Html {
   const rows = d.agents.map(
     (a) => html`<tr>
-      <th scope="row" data-label="Agent"><a class="agent-name" href="/agents/${a.id}">${a.name}</a> <span class="muted small">${a.id}</span></th>
+      <th scope="row" data-label="Agent"><a class="agent-name" href="/agents/${a.id}">${a.name}</a></th>
       <td data-label="Category" class="optional">${a.category}</td>
-      <td data-label="Health"><span class="badge badge-${a.health}">${HEALTH_LABEL[a.health] ?? a.health}</span></td>
+      <td data-label="Health"><span class="badge badge-${a.health}">${healthText(a.health)}</span></td>
       <td data-label="Last run" class="nowrap">${hoursText(a.hoursAgo)}</td>
       <td data-label="Summary" class="summary">${a.summary || html`<span class="muted">No output yet</span>`}</td>
     </tr>`,
@@ -118,7 +117,7 @@ ${fresh ? gettingStarted(account, config.baseUrl, owner) : ""}
         standup === null
           ? emptyState("No standup yet: the standup agent makes one at 08:00 and 18:00.", html`<a href="/standup">About the standup</a>`)
           : standup.interventions.length
-            ? html`<ul class="plain-list">${standup.interventions.slice(0, 5).map((i) => html`<li>${priorityBadge(i.priority)} ${i.title} <span class="muted small">${i.agent}</span></li>`)}</ul>`
+            ? html`<ul class="plain-list">${standup.interventions.slice(0, 5).map((i) => html`<li>${priorityBadge(i.priority)} ${i.title} <span class="muted small">${agentName(i.agent)}</span></li>`)}</ul>`
             : emptyState("Nothing needs a person right now.")
       }
     </div>

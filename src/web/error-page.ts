@@ -40,14 +40,19 @@ export async function htmlErrorPage(json: Response): Promise<Response> {
   const envelope = (await json
     .clone()
     .json()
-    .catch(() => ({}))) as { message?: string; request_id?: string };
+    .catch(() => ({}))) as { message?: string; request_id?: string; issues?: { path: string; message: string }[] };
   const status = json.status;
   const title = TITLES[status] ?? "That did not work";
-  const message = EXPLAIN[status] ?? envelope.message ?? "";
+  // A refused input says which value and what it may be, in the field's own words, never the
+  // validator's summary ("The form is invalid: agent.").
+  const issues = status === 400 ? (envelope.issues ?? []) : [];
+  const message = issues.length
+    ? html`A value Crew cannot use was sent:<ul>${issues.map((i) => html`<li>${i.path === "(body)" ? "" : html`“${i.path}”: `}${i.message}</li>`)}</ul>`
+    : (EXPLAIN[status] ?? envelope.message ?? "");
   const body = html`<section class="card error-page">
   <p class="error-status">Error ${status}</p>
   <h1>${title}</h1>
-  <p>${message}</p>
+  <div>${message}</div>
   ${status !== 500 && envelope.message && EXPLAIN[status] ? html`<p class="small muted">${envelope.message}</p>` : ""}
   <p class="error-links"><a class="btn btn-primary" href="/dashboard">Go to the dashboard</a> <a class="btn btn-quiet" href="/docs">Documentation</a></p>
   ${envelope.request_id ? html`<p class="small muted">Request id: <code>${envelope.request_id}</code></p>` : ""}

@@ -10,6 +10,7 @@ import { AGENTS, INSIGHT_TYPES, PRIORITIES } from "../domain.ts";
 import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { boundFields, doneNotice, emptyState, filterLinks, formAlert, pager, priorityBadge } from "../html/ui.ts";
+import { agentName, sourceText, words } from "../html/words.ts";
 import { HANDOFF_VIEWS, listFeedOp, listHandoffsOp } from "../operations/listings.ts";
 import { createHandoff, postInsight } from "../operations/writes.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
@@ -27,12 +28,12 @@ const renderFeed: PageRenderer = async (deps, c, found, state, status = 200) => 
   const now = deps.clock.now();
   const fields = boundFields(postInsight.input, state, "in");
   const items = page.insights.map(
-    (i) => html`<li class="insight${i.impact === "high" ? " insight-high" : ""}">
+    (i) => html`<li class="insight${i.impact === "high" ? " insight-high" : ""}" id="${i.id}" data-item tabindex="-1">
       <div class="action-head">${i.impact === "high" ? html`<span class="badge badge-p-high">high impact</span>` : html`<span class="badge">${i.impact}</span>`}
         <span class="action-title">${i.title}</span></div>
       ${i.detail ? html`<p class="action-desc">${i.detail}</p>` : ""}
-      <p class="small muted">${i.type} · ${i.agent === "manual" ? "posted by a person" : html`<a href="/agents/${i.agent}">${i.agent}</a>`} · ${ago(i.createdAt, now)}</p>
-      ${basedOn(i.evidence)}
+      <p class="small muted">${words(i.type)} · ${i.agent === "manual" ? "posted by a person" : html`<a href="/agents/${i.agent}">${agentName(i.agent)}</a>`} · ${ago(i.createdAt, now)}</p>
+      ${basedOn(i.evidence, i.id)}
     </li>`,
   );
   const body = html`<h1>Feed</h1>
@@ -76,11 +77,11 @@ const renderHandoffs: PageRenderer = async (deps, c, found, state, status = 200)
     })),
   );
   const items = handoffs.map(
-    (h) => html`<li class="handoff">
+    (h) => html`<li class="handoff" id="${h.id}" data-item tabindex="-1">
       <div class="action-head">${priorityBadge(h.priority)} <span class="action-title">${h.title}</span></div>
       ${h.context ? html`<p class="action-desc">${h.context}</p>` : ""}
-      <p class="small muted">${h.from} → <a href="/agents/${h.to}">${h.to}</a>${h.type ? ` · ${h.type}` : ""} · ${h.status} · ${ago(h.createdAt, now)}</p>
-      ${basedOn(h.evidence)}
+      <p class="small muted">From ${sourceText(h.from)} to <a href="/agents/${h.to}">${agentName(h.to)}</a>${h.type ? html` · kind of work: ${words(h.type)}` : ""} · ${words(h.status)} · ${ago(h.createdAt, now)}</p>
+      ${basedOn(h.evidence, h.id)}
     </li>`,
   );
   const body = html`<h1>Handoffs</h1>
@@ -108,7 +109,7 @@ ${formAlert(state, HANDOFF_FIELDS, "The handoff was not queued: correct the fiel
       ${fields.select("to", "To agent", "research", agentChoices)}
       ${fields.select("from", "From", "manual", [["manual", "Me (manual)"], ...agentChoices])}
       ${fields.select("priority", "Priority", "medium", PRIORITIES)}
-      ${fields.text("type", "Type (optional)", { hint: "research, draft, review, action, …" })}
+      ${fields.text("type", "Kind of work (optional)", { hint: "e.g. draft, review, look into" })}
       ${fields.area("context", "Context (optional)")}
       <button type="submit" class="btn btn-primary">Create handoff</button>
     </form>

@@ -57,9 +57,10 @@ const isRoleRefusal = (error: unknown) => error instanceof ApiError && error.sta
 
 export const backTo = (form: URLSearchParams, fallback: string) => safeNextPath(form.get("back"), fallback);
 
-/** Appends `done=code` to a path (the page shows the matching notice). */
-export function withDone(path: string, code: string): string {
+/** Appends `done=code` to a path (the page shows the matching notice), and any `extra` parameters (an Undo's). */
+export function withDone(path: string, code: string, extra: Record<string, string> = {}): string {
   const url = new URL(path, "http://crew.invalid");
   url.searchParams.set("done", code);
+  for (const [name, value] of Object.entries(extra)) url.searchParams.set(name, value);
   return url.pathname + url.search;
 }

@@ -61,7 +61,7 @@ export function heldSection(account: PageAccount, held: Held, owner: boolean): H
     (h) => html`<li class="held-item" id="${h.id}">
       <div class="action-head">${h.priority ? priorityBadge(h.priority as "high") : ""} <span class="muted small">${h.kind}</span> <span class="action-title">${h.title}</span></div>
       <p class="small"><strong>Why it is held:</strong> ${h.reason ?? "signs of an attack in its outside evidence"}.</p>
-      ${basedOn(h.evidence)}
+      ${basedOn(h.evidence, h.id)}
       ${
         owner
           ? html`<form method="post" action="/held/review" class="inline-form">

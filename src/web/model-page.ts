@@ -127,13 +127,15 @@ function settingsForm(account: PageAccount, view: View, s: ModelStatus, saved: b
 /** Tokens and their estimated cost today and this month (CREW_MODEL_PRICE_INPUT/_OUTPUT). */
 function spendingCard(t: Awaited<ReturnType<typeof spendingTotals>>): Html {
   const dollars = (x: number | null) =>
-    x === null ? html`<span class="muted">set CREW_MODEL_PRICE_INPUT and _OUTPUT</span>` : `$${x.toFixed(2)}`;
+    x === null
+      ? html`<span class="muted">set <code>CREW_MODEL_PRICE_INPUT</code> and <code>CREW_MODEL_PRICE_OUTPUT</code></span>`
+      : `$${x.toFixed(2)}`;
   const row = (label: string, p: typeof t.today) =>
-    html`<tr><th scope="row">${label}</th><td>${p.tokensIn.toLocaleString("en-US")}</td><td>${p.tokensOut.toLocaleString("en-US")}</td><td class="cost">${dollars(p.costUsd)}</td></tr>`;
+    html`<tr><th scope="row" data-label="Period (UTC)">${label}</th><td data-label="Tokens in">${p.tokensIn.toLocaleString("en-US")}</td><td data-label="Tokens out">${p.tokensOut.toLocaleString("en-US")}</td><td data-label="Estimated cost" class="cost">${dollars(p.costUsd)}</td></tr>`;
   return html`<section class="card" aria-labelledby="spend-h">
     <h2 id="spend-h">Spending</h2>
-    <table class="table"><thead><tr><th scope="col">UTC</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Estimated cost</th></tr></thead>
-    <tbody>${row("Today", t.today)}${row("This month", t.month)}</tbody></table>
+    <div class="table-wrap"><table class="table stack"><thead><tr><th scope="col">UTC</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Estimated cost</th></tr></thead>
+    <tbody>${row("Today", t.today)}${row("This month", t.month)}</tbody></table></div>
   </section>`;
 }
 

@@ -8,12 +8,14 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { PIPELINE_STAGES } from "../domain.ts";
-import { ago, alertBox, type Html, renderPage } from "../html/layout.ts";
+import { ago, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import { doneNotice, emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
+import { emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
+import { agentName, healthText, words } from "../html/words.ts";
 import { listActionQueue } from "../operations/actions.ts";
 import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "../operations/reports.ts";
 import { ACTION_CHANGED, actionList } from "./action-list.ts";
+import { actionNotice } from "./change-notice.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 import { SUGGESTION_CHANGED, suggestionItem } from "./suggestions-page.ts";
 
@@ -43,7 +45,7 @@ async function briefingPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSessi
   // each with the same controls as on /suggestions, so one dismissed here leaves at once.
   const recommendations = open.suggestions.slice(0, RECOMMENDED);
   const body = html`<h1>Your briefing</h1>
-${alertBox("success", doneNotice({ ...ACTION_CHANGED, ...SUGGESTION_CHANGED }, c.req.query("done")))}
+${actionNotice(account, c, { ...ACTION_CHANGED, ...SUGGESTION_CHANGED })}
 <p class="lead">Made ${ago(b.generatedAt, now)} for ${found.user.name}.</p>
 <section class="card" aria-labelledby="text-h">
   <h2 id="text-h">Briefing</h2>
@@ -110,13 +112,13 @@ async function standupPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSessio
     <h2 id="int-h">Interventions</h2>
     ${
       s.interventions.length
-        ? html`<ul class="plain-list">${s.interventions.map((i) => html`<li>${priorityBadge(i.priority)} ${i.title} <span class="muted small">${i.agent}</span></li>`)}</ul>`
+        ? html`<ul class="plain-list">${s.interventions.map((i) => html`<li>${priorityBadge(i.priority)} ${i.title} <span class="muted small">${agentName(i.agent)}</span></li>`)}</ul>`
         : emptyState("Nothing needs a person right now.")
     }
   </section>
   <section class="card" aria-labelledby="roll-h">
     <h2 id="roll-h">Agents</h2>
-    <ul class="plain-list">${s.agentStatuses.map((a) => html`<li><strong>${a.name}</strong> <span class="badge badge-${a.status}">${a.status.replace("_", " ")}</span><br><span class="small">${a.headline}</span></li>`)}</ul>
+    <ul class="plain-list">${s.agentStatuses.map((a) => html`<li><strong>${a.name}</strong> <span class="badge badge-${a.status}">${healthText(a.status)}</span><br><span class="small">${a.headline}</span></li>`)}</ul>
   </section>
 </div>`
     : emptyState(
@@ -163,7 +165,7 @@ ${
     <thead><tr><th scope="col">Stage</th><th scope="col">Deals</th><th scope="col" class="num">Total</th></tr></thead>
     <tbody>${stages.map(
       (s) => html`<tr data-stage="${s.stage}">
-        <th scope="row" data-label="Stage">${s.stage}</th>
+        <th scope="row" data-label="Stage">${words(s.stage)}</th>
         <td data-label="Deals">${s.deals.length ? s.deals.map((d, i) => html`${i ? ", " : ""}${d.company} (${money(d.value)})`) : html`<span class="muted">none</span>`}</td>
         <td data-label="Total" class="num stage-total">${money(s.total)}</td>
       </tr>`,

@@ -13,6 +13,7 @@ import { agentPageRoutes } from "./agent-page.ts";
 import { assetRoutes } from "./assets.ts";
 import { authRoutes } from "./auth-routes.ts";
 import { calendarPageRoutes } from "./calendar-page.ts";
+import { citedMailRoutes } from "./cited-mail-page.ts";
 import { contactsPageRoutes } from "./contacts-page.ts";
 import { dashboardRoutes } from "./dashboard.ts";
 import { evalPageRoutes } from "./eval-page.ts";
@@ -30,6 +31,7 @@ import { setupRoutes } from "./setup.ts";
 import { slackPageRoutes } from "./slack-page.ts";
 import { sourcesPageRoutes } from "./sources-page.ts";
 import { suggestionsPageRoutes } from "./suggestions-page.ts";
+import { themeRoutes } from "./theme-route.ts";
 import { usersPageRoutes } from "./users-page.ts";
 import { webhooksPageRoutes } from "./webhooks-page.ts";
 
@@ -44,6 +46,7 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", setupRoutes(deps));
   router.route("/", resetPasswordRoutes(deps));
   router.route("/", settingsPageRoutes(deps));
+  router.route("/", themeRoutes(deps));
   router.route("/", dashboardRoutes(deps));
   router.route("/", keysPageRoutes(deps));
   router.route("/", calendarPageRoutes(deps));
@@ -53,6 +56,7 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", reportPageRoutes(deps));
   router.route("/", actionsPageRoutes(deps));
   router.route("/", suggestionsPageRoutes(deps));
+  router.route("/", citedMailRoutes(deps));
   router.route("/", contactsPageRoutes(deps));
   router.route("/", feedPageRoutes(deps));
   router.route("/", agentPageRoutes(deps));

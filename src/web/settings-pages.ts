@@ -6,8 +6,9 @@
 import { Hono } from "hono";
 import { html } from "hono/html";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { ago, renderPage } from "../html/layout.ts";
+import { ago, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
+import { words } from "../html/words.ts";
 import { cronWords } from "../lib/cron-words.ts";
 import { type AuditEntry, listAudit, listBackupEvents } from "../store/audit/audit.ts";
 import { listOrgUsers } from "../store/auth/users.ts";
@@ -16,10 +17,48 @@ import { owner } from "./owner.ts";
 const PAGE_SIZE = 200;
 
 /** Who acted, by name: the page names people, never their internal ids. */
-async function actorNames(deps: AppDeps, orgId: string): Promise<(e: AuditEntry) => string> {
+async function actorNames(deps: AppDeps, orgId: string): Promise<{ actorOf: (e: AuditEntry) => string; names: Map<string, string> }> {
   const names = new Map((await listOrgUsers(deps.db, orgId)).map((u) => [u.id, u.name || u.email]));
-  return (e) => (e.actor.kind === "user" ? (names.get(e.actor.userId) ?? "a removed user") : e.actor.kind);
+  const actorOf = (e: AuditEntry) =>
+    e.actor.kind === "user"
+      ? (names.get(e.actor.userId) ?? "a removed user")
+      : e.actor.kind === "cli"
+        ? "the command line"
+        : words(e.actor.kind);
+  return { actorOf, names };
 }
+
+/** What a record id's prefix names, for a subject shown in words (the id stays in the tooltip). */
+const KIND_OF_ID: Record<string, string> = {
+  src: "a source",
+  whk: "a webhook",
+  usr: "a user",
+  act: "an action",
+  con: "a contact",
+  hof: "a handoff",
+  ins: "an insight",
+  sug: "a suggestion",
+  grt: "a connected app",
+  run: "a run",
+  evl: "an evaluation",
+  msg: "a message",
+  alr: "an alert",
+};
+
+/** An audit entry's subject: a person by name, a record by its kind (id in the tooltip), anything else as written. */
+function subjectText(subject: string | null, names: Map<string, string>): Html | string {
+  if (!subject) return "";
+  const named = names.get(subject);
+  if (named) return named;
+  // An API key is recorded by the SHA-256 of its secret, the only name Crew keeps of it.
+  if (/^[0-9a-f]{64}$/.test(subject)) return html`<span title="${subject}">an API key</span>`;
+  const kind = /^([a-z]{2,5})_[0-9A-Za-z]{6,}$/.exec(subject)?.[1];
+  if (kind) return html`<span title="${subject}">${KIND_OF_ID[kind] ?? "a record"}</span>`;
+  return subject;
+}
+
+/** "source.created" → "Source created"; the event's name stays in the tooltip. */
+const eventText = (event: string) => html`<span title="${event}">${words(event.replaceAll(".", " "))}</span>`;
 
 export function settingsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
@@ -28,19 +67,19 @@ export function settingsPageRoutes(deps: AppDeps): Hono<AppEnv> {
     const found = c.var.session;
     const { db, clock } = deps;
     const entries = await listAudit(db, found.user.orgId, PAGE_SIZE);
-    const actorOf = await actorNames(deps, found.user.orgId);
+    const { actorOf, names } = await actorNames(deps, found.user.orgId);
     const body = html`<h1>Audit log</h1>
 <p>Who did what in this organization, newest first (the latest ${PAGE_SIZE}; all of it with <code>crew audit</code>).</p>
 ${
   entries.length === 0
     ? html`<p class="empty">Nothing recorded yet.</p>`
-    : html`<table class="table">
+    : html`<div class="table-wrap"><table class="table stack">
 <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Actor</th><th scope="col">Subject</th></tr></thead>
 <tbody>${entries.map(
         (e) =>
-          html`<tr><td>${ago(e.at, clock.now())}</td><td><code>${e.event}</code></td><td>${actorOf(e)}</td><td>${e.subject ?? ""}</td></tr>`,
+          html`<tr><td data-label="When">${ago(e.at, clock.now())}</td><td data-label="Event">${eventText(e.event)}</td><td data-label="Actor">${actorOf(e)}</td><td data-label="Subject">${subjectText(e.subject, names)}</td></tr>`,
       )}</tbody>
-</table>`
+</table></div>`
 }`;
     return renderPage(c, { title: "Audit log", body, account: accountOf(found), active: "/settings/audit" });
   });
@@ -49,7 +88,7 @@ ${
     const found = c.var.session;
     const { db, clock, config } = deps;
     const events = await listBackupEvents(db, found.user.orgId, 100);
-    const actorOf = await actorNames(deps, found.user.orgId);
+    const { actorOf } = await actorNames(deps, found.user.orgId);
     const body = html`<h1>Backups</h1>
 <p>${
       config.backupDir
@@ -60,13 +99,13 @@ ${
 ${
   events.length === 0
     ? html`<p class="empty">No backup written yet.</p>`
-    : html`<table class="table">
+    : html`<div class="table-wrap"><table class="table stack">
 <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">File</th><th scope="col">Size</th></tr></thead>
 <tbody>${events.map((e) => {
         const bytes = typeof e.detail.bytes === "number" ? `${Math.round(e.detail.bytes / 1024)} KiB` : "";
-        return html`<tr><td>${ago(e.at, clock.now())}</td><td>${e.event === "backup.written" ? "written" : "restored"} (${actorOf(e)})</td><td><code>${e.subject ?? ""}</code></td><td>${bytes}</td></tr>`;
+        return html`<tr><td data-label="When">${ago(e.at, clock.now())}</td><td data-label="What">${e.event === "backup.written" ? "written" : "restored"} (${actorOf(e)})</td><td data-label="File"><code>${e.subject ?? ""}</code></td><td data-label="Size">${bytes}</td></tr>`;
       })}</tbody>
-</table>`
+</table></div>`
 }`;
     return renderPage(c, { title: "Backups", body, account: accountOf(found), active: "/settings/backups" });
   });

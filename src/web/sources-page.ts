@@ -14,6 +14,7 @@ import { ApiError } from "../errors.ts";
 import { type ItemRow, itemTable } from "../html/item-table.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
+import { agentName } from "../html/words.ts";
 import { FEED_AGENTS, MAILBOX_AGENT } from "../integrations/sources.ts";
 import { addSourceOp, deleteSourceOp, listSourcesOp, type SourceView } from "../operations/sources.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
@@ -103,9 +104,9 @@ function sourceList(account: PageAccount, sources: SourceView[], now: number): H
     const detail = src.kind === "imap" ? `${src.folder ?? "INBOX"}, port ${src.port ?? ""}${src.tls ? ", TLS" : ""}` : "";
     return {
       name,
-      id: html`${detail ? html`<br><span class="small">${detail}</span>` : ""}${src.problem ? html`<br><span class="field-error small">${src.problem}</span>` : ""}<br><span class="muted small mono">${src.id}</span>`,
+      id: html`${detail ? html`<br><span class="small">${detail}</span>` : ""}${src.problem ? html`<br><span class="field-error small">${src.problem}</span>` : ""}`,
       cells: [
-        { value: src.agents.join(", ") },
+        { value: src.agents.map(agentName).join(", ") },
         { value: ago(src.lastSuccessAt, now) },
         {
           value: src.lastFailureAt

@@ -14,6 +14,7 @@ import { PLANS, ROLES } from "../domain.ts";
 import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "../html/layout.ts";
 import { accountOf, readForm, session } from "../html/page-frame.ts";
 import { boundFields, doneNotice, formAlert, formPart, rulesOf, textField } from "../html/ui.ts";
+import { words } from "../html/words.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { createUserOp, deactivateUserOp, listUsersOp, updateUserOp } from "../operations/users.ts";
 import { type FormState, handleForm } from "./form-flow.ts";
@@ -46,7 +47,7 @@ async function renderUsers(
   const add = formPart(state, "email");
   const fields = boundFields(createUserOp.input, add, "user");
   const option = (value: string, current: string) =>
-    html`<option value="${value}"${value === current ? html` selected` : ""}>${value}</option>`;
+    html`<option value="${value}"${value === current ? html` selected` : ""}>${words(value)}</option>`;
   const rows = users.map(
     (u) => html`<tr>
       <th scope="row" data-label="Name">${u.name}${u.id === found.user.id ? html` <span class="muted small">(you)</span>` : ""}</th>
@@ -98,7 +99,12 @@ ${created}
       ${fields.text("name", "Name")}
       ${fields.text("email", "Email", { type: "email" })}
       ${fields.select("role", "Role", "member")}
-      ${fields.select("plan", "Plan", "lite")}
+      ${fields.select(
+        "plan",
+        "Plan",
+        "lite",
+        PLANS.map((p) => [p, words(p)] as [string, string]),
+      )}
       <button type="submit" class="btn btn-primary">Create user and sign-in link</button>
     </form>
   </section>

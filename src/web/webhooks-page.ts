@@ -100,7 +100,7 @@ function hookList(account: PageAccount, hooks: WebhookRow[], now: number): Html 
     return {
       name,
       // The URL under the name, where a long one has the widest column to wrap in.
-      id: html`<br><span class="small mono">${h.url}</span><br><span class="muted small mono">${h.id}</span>`,
+      id: html`<br><span class="small mono">${h.url}</span>`,
       cells: [
         { value: h.events.join(", ") },
         { value: ago(h.lastSuccessAt, now) },

@@ -60,9 +60,10 @@ describe("the briefing's recommendations", () => {
     expect(await drop.getByRole("link", { name: "Source of Match Acme's price cut" }).getAttribute("href")).toBe(
       "https://news.example.com/sug_drop",
     );
+    await drop.getByText("Dismiss…").click(); // the reason box opens on Dismiss
     await drop.getByLabel(/^Why dismiss/).fill("We compete on service.");
     await drop.getByRole("button", { name: /^Dismiss/ }).click();
-    await page.waitForURL(`${s.url}/briefing?done=suggestion_dismissed`);
+    await page.waitForURL(`${s.url}/briefing?done=suggestion_dismissed&undo=sug_drop&was=open`);
     expect(await page.locator(".alert-success, [role=status]").first().textContent()).toContain("will not suggest it again");
     expect(await page.locator("#sug_drop").count()).toBe(0);
     expect(await page.locator("#sug_keep").count()).toBe(1);

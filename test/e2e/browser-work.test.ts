@@ -13,6 +13,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegenerator } from "../../src/agents/regenerate.ts";
 import { seedDemo } from "../../src/demo/seed.ts";
+import { AGENTS } from "../../src/domain.ts";
 import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
 import { ARTIFACTS_DIR, CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { auditInPage, focusIsVisible, WIDTHS, watchedContext } from "../helpers/page-audit.ts";
@@ -90,7 +91,9 @@ describe("a lite member reads every page", () => {
     const standup = (await rest("/api/mcp/standup")).json;
     const interventions = await page.locator("#int-h + ul li").allInnerTexts();
     expect(interventions.map((t) => t.replace(/\s+/g, " "))).toEqual(
-      standup.interventions.map((i: { priority: string; title: string; agent: string }) => `${i.priority} ${i.title} ${i.agent}`),
+      standup.interventions.map(
+        (i: { priority: string; title: string; agent: string }) => `${i.priority} ${i.title} ${AGENTS.find((a) => a.id === i.agent)?.name}`,
+      ),
     );
     await expect(page.locator(".stat-value").last().textContent()).resolves.toBe(money(standup.metrics.mrr));
     await auditAndShoot(page, "standup");
@@ -280,9 +283,10 @@ describe("acting in the browser", () => {
     await page.goto(`${s.url}/suggestions?agent=sales`);
     const based = page.locator("#sug_e2e_based_on");
     expect(await based.getByRole("link", { name: "Acme cuts prices by 20%" }).getAttribute("href")).toBe("https://news.example.com/acme");
+    await based.getByText("Dismiss…").click(); // the reason box opens on Dismiss
     await based.getByLabel(/^Why dismiss/).fill("We compete on service.");
     await based.getByRole("button", { name: /^Dismiss/ }).click();
-    await page.waitForURL(`${s.url}/suggestions?agent=sales&done=suggestion_dismissed`);
+    await page.waitForURL(`${s.url}/suggestions?agent=sales&done=suggestion_dismissed&undo=sug_e2e_based_on&was=open`);
     expect(await page.locator("#sug_e2e_based_on").count()).toBe(0);
     expect((await rest("/api/mcp/suggestions?status=dismissed")).json.suggestions).toEqual([
       expect.objectContaining({ id: "sug_e2e_based_on", reason: "We compete on service." }),

@@ -234,11 +234,24 @@ describe("GET /api/mcp/suggestions", () => {
     expect((await call("/api/mcp/suggestions?agent=corpdev")).json).toEqual({ suggestions: [] });
   });
 
-  it("accepts exactly the nine filter values", async () => {
-    for (const agent of ["product", "growth", "revenue", "content", "corpdev", "sales", "bdr", "compliance", "pulse"]) {
+  it("accepts the nine filter values and every other agent id, nothing else", async () => {
+    for (const agent of [
+      "product",
+      "growth",
+      "revenue",
+      "content",
+      "corpdev",
+      "sales",
+      "bdr",
+      "compliance",
+      "pulse",
+      "inbox",
+      "finance",
+      "dna",
+    ]) {
       expect((await call(`/api/mcp/suggestions?agent=${agent}`)).status).toBe(200);
     }
-    for (const agent of ["standup", "dna", "finance", "manual", "Sales", ""]) {
+    for (const agent of ["manual", "Sales", "nobody", ""]) {
       const body = expectError(await call(`/api/mcp/suggestions?agent=${agent}`), s.url, 400, "invalid_request");
       expect(body.issues[0].path).toBe("agent");
     }

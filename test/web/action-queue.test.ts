@@ -31,7 +31,7 @@ describe("/actions", () => {
     const page = await tab.request("/actions");
     expect(page.status).toBe(200);
     const items = Object.fromEntries(
-      [...page.text.matchAll(/<li class="action-item[^"]*" id="(act_\w+)">([\s\S]*?)<\/li>/g)].map((m) => [m[1], m[2] ?? ""]),
+      [...page.text.matchAll(/<li class="action-item[^"]*" id="(act_\w+)"[^>]*>([\s\S]*?)<\/li>/g)].map((m) => [m[1], m[2] ?? ""]),
     );
     const actions = (await call("/api/mcp/actions?source=sales")).json.actions as { id: string; title: string }[];
     const item = (title: string) => items[actions.find((a) => a.title === title)?.id ?? ""] ?? "";

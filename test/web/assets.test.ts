@@ -3,6 +3,7 @@
  * scripts/build-web-assets.ts: the generated module must hold exactly what is on disk, and the
  * server must serve those bytes at the same URLs with the same headers.
  */
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ASSET_FILES, assetTexts } from "../../scripts/build-web-assets.ts";
 import { WEB_ASSET_FILES } from "../../src/web/assets/files.generated.ts";
@@ -32,5 +33,12 @@ describe("web assets", () => {
     expect(res.headers.get("cache-control")).toBe("public, max-age=300");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(await res.text()).toBe(assetTexts()[file]);
+  });
+
+  it("keeps a page's stylesheet and script under 60 KB compressed together (src/docs/notes/web-app.md#a-daily-tool)", () => {
+    const texts = assetTexts();
+    const compressed = gzipSync(texts["crew.css"]).length + gzipSync(texts["crew.js"]).length;
+    expect(compressed).toBeGreaterThan(1000);
+    expect(compressed).toBeLessThanOrEqual(60 * 1024);
   });
 });

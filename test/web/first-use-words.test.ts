@@ -54,7 +54,7 @@ describe("words, not developer jargon", () => {
     const csrf = await tab.csrfToken();
     await tab.request("/settings/keys", { form: { csrf, name: "audited", scopes: ["read"] } });
     const audit = (await tab.request("/settings/audit")).text;
-    expect(audit).toContain(`<td>${user.name || user.email}</td>`);
+    expect(audit).toContain(`<td data-label="Actor">${user.name || user.email}</td>`);
     expect(audit).not.toContain(user.id);
   });
 });

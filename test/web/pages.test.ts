@@ -114,9 +114,9 @@ describe("the dashboard", () => {
       "run_age",
     );
     const text = visible((await tab.request("/dashboard")).text);
-    expect(text).toContain(`${AGENTS[0]!.name} ${AGENTS[0]!.id} ${AGENTS[0]!.category} Healthy 30 min ago`);
-    expect(text).toContain(`${AGENTS[1]!.name} ${AGENTS[1]!.id} ${AGENTS[1]!.category} Stale 30.0 h ago`);
-    expect(text).toContain(`${AGENTS[2]!.name} ${AGENTS[2]!.id} ${AGENTS[2]!.category} Stale 3 days ago`);
-    expect(text).toContain(`${AGENTS[3]!.name} ${AGENTS[3]!.id} ${AGENTS[3]!.category} Never ran never`);
+    expect(text).toContain(`${AGENTS[0]!.name} ${AGENTS[0]!.category} Healthy 30 min ago`);
+    expect(text).toContain(`${AGENTS[1]!.name} ${AGENTS[1]!.category} Stale 30.0 h ago`);
+    expect(text).toContain(`${AGENTS[2]!.name} ${AGENTS[2]!.category} Stale 3 days ago`);
+    expect(text).toContain(`${AGENTS[3]!.name} ${AGENTS[3]!.category} Never ran never`);
   });
 });
