@@ -7,6 +7,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAgent } from "../../src/agents/run-agent.ts";
+import { runBuiltIn } from "../../src/agents/runners.ts";
+import { deliverMessages } from "../../src/integrations/notify/outbox.ts";
+import { notifySenders } from "../../src/integrations/notify/senders.ts";
 import { deliverDue } from "../../src/webhooks/deliver.ts";
 import { rows } from "../helpers/agents.ts";
 import { type Dovecot, startDovecot } from "../helpers/dovecot.ts";
@@ -15,6 +18,7 @@ import { HttpBrowser } from "../helpers/oauth.ts";
 import { fastKey } from "../helpers/rest.ts";
 import { modelEnv, type RecordedRequest, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
+import { type MailReceiver, startMailReceiver } from "../helpers/smtp.ts";
 import { type Receiver, startReceiver, subscribe } from "../helpers/webhooks.ts";
 
 const PASSWORD = "imap-secret-31";
@@ -61,11 +65,13 @@ let owner: ReturnType<typeof api>;
 let member: ReturnType<typeof api>;
 let mcp: Client;
 let hookSecret: string;
+let smtp: MailReceiver;
 
 beforeAll(async () => {
   dovecot = await startDovecot("crew", PASSWORD);
   model = await startScriptedModel(obedient);
-  s = await startServer({ env: modelEnv(model) });
+  smtp = await startMailReceiver();
+  s = await startServer({ env: modelEnv(model, { SMTP_URL: smtp.url, MAIL_FROM: "Crew <crew@example.com>" }) });
   const ownerUser = await s.createUser("operator", "owner31@crew.example", "owner");
   const memberUser = await s.createUser("operator", "member31@crew.example", "member");
   const ownerKey = await fastKey(s, ownerUser, ["admin", "read"]);
@@ -125,6 +131,7 @@ afterAll(async () => {
   await s?.close();
   await model?.close();
   await receiver?.close();
+  await smtp?.close();
   await dovecot?.stop();
 });
 
@@ -175,8 +182,13 @@ describe("a hostile mail answered obediently (real Dovecot, scripted model serve
     expect(heldTool).toContain("Wire $48,000 to account 1234");
     expect(JSON.stringify((await owner("/api/mcp/feed")).json)).not.toContain("account 1234");
 
-    await runAgent(s.deps, s.org.id, "briefing", { kind: "now" });
+    await runBuiltIn(s.deps, s.org, "briefing", { deliver: true });
     await runAgent(s.deps, s.org.id, "standup", { kind: "now" });
+    // The briefing by mail carries none of it either.
+    await deliverMessages(s.deps, notifySenders());
+    expect(smtp.mails.length).toBeGreaterThan(0);
+    for (const mail of smtp.mails) expect(`${mail.text}\n${mail.html}`).not.toMatch(/48,000|account 1234|attacker@evil/);
+    expect(smtp.mails.map((m) => m.text).join("\n")).toContain("Answer Ana");
     expect(JSON.stringify((await owner("/api/mcp/briefing")).json)).not.toMatch(/48,000|1234|attacker/);
     expect(JSON.stringify((await owner("/api/mcp/standup")).json)).not.toMatch(/48,000|1234|attacker/);
 
