@@ -6,12 +6,16 @@
  * request (the action's title, its id in a path). Nothing is traced in a process without OTEL_*.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAgent } from "../../src/agents/run-agent.ts";
 import { createLogger } from "../../src/lib/log.ts";
 import { tracingEnabled } from "../../src/lib/tracing.ts";
 import { startTracing, tracingWanted } from "../../src/lib/tracing-sdk.ts";
 import { deliverDue } from "../../src/webhooks/deliver.ts";
+import { databaseFileWithKey } from "../helpers/cli.ts";
 import { type Call, client } from "../helpers/rest.ts";
+import { fakeSources, modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
+import { spawnServer } from "../helpers/spawn.ts";
 import { type Receiver, startReceiver, subscribe } from "../helpers/webhooks.ts";
 
 interface OtlpSpan {
@@ -29,6 +33,7 @@ const TITLE = "Call the secret supplier Zanzibar";
 
 let otlp: Receiver;
 let hooks: Receiver;
+let model: ScriptedModel;
 let tracing: { stop(): Promise<void> } | null;
 let s: TestServer;
 let call: Call;
@@ -65,13 +70,17 @@ beforeAll(async () => {
 
   otlp = await startReceiver();
   hooks = await startReceiver();
+  model = await startScriptedModel();
   Object.assign(process.env, {
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     OTEL_BSP_SCHEDULE_DELAY: "50",
   });
   tracing = await startTracing(process.env);
-  s = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: "true" }, log: createLogger("info", (line) => lines.push(line)) });
+  s = await startServer({
+    env: { ...modelEnv(model), WEBHOOK_ALLOW_PRIVATE: "true" },
+    log: createLogger("info", (line) => lines.push(line)),
+  });
   ({ key, call } = await client(s, "operator", ["admin"]));
 });
 
@@ -80,6 +89,7 @@ afterAll(async () => {
   await tracing?.stop();
   await otlp?.close();
   await hooks?.close();
+  await model?.close();
 });
 
 describe("traces over OTLP/HTTP", () => {
@@ -127,4 +137,49 @@ describe("traces over OTLP/HTTP", () => {
     expect(exported).not.toContain(actionId);
     expect(exported).not.toContain(key);
   });
+
+  it("traces an agent run and its model call (agent, trigger, outcome, model, tokens) and carries the trace to the model, never the prompt", async () => {
+    model.script(() => ({ object: { summary: "research: nothing new today" }, tokensIn: 123, tokensOut: 45 }));
+    const run = await runAgent({ ...s.deps, sources: fakeSources() }, s.org.id, "research", { kind: "now" });
+    expect(run?.status).toBe("ok");
+    const agent = await until(() => spans().find((x) => x.name === "agent run research"), "agent run span");
+    expect(attribute(agent, "crew.run.trigger")).toBe("now");
+    expect(attribute(agent, "crew.run.outcome")).toBe("ok");
+    const call = await until(() => spans().find((x) => x.name === "model scripted-model"), "model call span");
+    expect(call.traceId).toBe(agent.traceId);
+    expect(attribute(call, "gen_ai.request.model")).toBe("scripted-model");
+    expect(Number(attribute(call, "gen_ai.usage.input_tokens"))).toBe(123);
+    expect(Number(attribute(call, "gen_ai.usage.output_tokens"))).toBe(45);
+    // The provider's request carried the trace.
+    expect(model.requests.at(-1)?.headers.traceparent).toContain(agent.traceId);
+    // Neither the prompt nor the answer was exported.
+    const exported = otlp.hits.map((h) => h.body).join("\n");
+    const prompt = model.requests.at(-1)?.system ?? "";
+    expect(prompt.length).toBeGreaterThan(100);
+    expect(exported).not.toContain(prompt.slice(0, 60));
+    expect(exported).not.toContain("nothing new today");
+  });
+
+  it("a server process started with OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf sends protobuf to OTEL_EXPORTER_OTLP_ENDPOINT", async () => {
+    const proto = await startReceiver();
+    const database = await databaseFileWithKey("otel");
+    const traced = await spawnServer({
+      ...database.env,
+      CREW_SECRET: "tracing-test-secret-tracing-test-secret",
+      OTEL_EXPORTER_OTLP_ENDPOINT: proto.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_BSP_SCHEDULE_DELAY: "50",
+    });
+    try {
+      const res = await fetch(`${traced.url}/api/mcp/agents`, { headers: { Authorization: `Bearer ${database.key}` } });
+      expect(res.status).toBe(200);
+      // The route pattern is in the protobuf body as a string.
+      await until(() => (proto.hits.some((h) => h.body.includes("/api/mcp/agents")) ? true : undefined), "the request's span in protobuf");
+      expect(new Set(proto.hits.map((h) => h.headers["content-type"]))).toEqual(new Set(["application/x-protobuf"]));
+    } finally {
+      await traced.stop();
+      await proto.close();
+      database.cleanup();
+    }
+  }, 60_000);
 });
