@@ -12,6 +12,7 @@ import { tracingEnabled } from "../../src/lib/tracing.ts";
 import { startTracing, tracingWanted } from "../../src/lib/tracing-sdk.ts";
 import { deliverDue } from "../../src/webhooks/deliver.ts";
 import { databaseFileWithKey } from "../helpers/cli.ts";
+import { mcpPost } from "../helpers/mcp.ts";
 import { type Call, client } from "../helpers/rest.ts";
 import { fakeSources, modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
@@ -158,6 +159,24 @@ describe("traces over OTLP/HTTP", () => {
     expect(prompt.length).toBeGreaterThan(100);
     expect(exported).not.toContain(prompt.slice(0, 60));
     expect(exported).not.toContain("nothing new today");
+  });
+
+  it("an MCP tools/call carrying a traceparent in _meta continues that trace in its tool and operation spans", async () => {
+    const MCP_TRACE = "0af7651916cd43dd8448eb211c80319c";
+    const res = await mcpPost(
+      s.url,
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "crew_add_action", arguments: { title: TITLE }, _meta: { traceparent: `00-${MCP_TRACE}-b7ad6b7169203331-01` } },
+      },
+      { Authorization: `Bearer ${key}` },
+    );
+    expect(res.json.result.isError).toBeFalsy();
+    const tool = await until(() => spans().find((x) => x.traceId === MCP_TRACE && x.name === "tool crew_add_action"), "tool span");
+    expect(tool.parentSpanId).toBe("b7ad6b7169203331");
+    await until(() => spans().find((x) => x.traceId === MCP_TRACE && x.name === "operation addActions"), "operation span under the tool");
   });
 
   it("a server process started with OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf sends protobuf to OTEL_EXPORTER_OTLP_ENDPOINT", async () => {
