@@ -23,13 +23,13 @@ export function tracingWanted(env: Env): boolean {
 export async function startTracing(env: Env): Promise<{ stop(): Promise<void> } | null> {
   if (!tracingWanted(env)) return null;
   const { NodeSDK } = await import("@opentelemetry/sdk-node");
-  const { trace } = await import("@opentelemetry/api");
+  const api = await import("@opentelemetry/api");
   // The SDK reads process.env: traces only, unless the operator asked for more.
   process.env.OTEL_METRICS_EXPORTER ??= "none";
   process.env.OTEL_LOGS_EXPORTER ??= "none";
   process.env.OTEL_SERVICE_NAME ??= "crew";
   const sdk = new NodeSDK({ instrumentations: [] });
   sdk.start();
-  enableTracing(trace.getTracer("crew"));
+  enableTracing(api, api.trace.getTracer("crew"));
   return { stop: () => sdk.shutdown() };
 }

@@ -7,12 +7,17 @@
  * Spans carry names and patterns, never values: a route pattern, an operation id, an agent, a
  * model and its token counts; never a raw path, a statement's arguments, a prompt or an answer.
  */
-import { type Attributes, context, propagation, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import type { Attributes, Span, Tracer } from "@opentelemetry/api";
+
+/** The API module, handed over with the tracer: not even loaded in a process that does not trace. */
+type Api = typeof import("@opentelemetry/api");
 
 let tracer: Tracer | null = null;
+let otel: Api | null = null;
 
 /** Turns tracing on for this process, with the SDK's tracer (the entry does it once, before the app is built). */
-export function enableTracing(t: Tracer): void {
+export function enableTracing(api: Api, t: Tracer): void {
+  otel = api;
   tracer = t;
 }
 
@@ -30,12 +35,11 @@ export interface SpanNotes {
 }
 
 export type SpanKindName = "server" | "client" | "internal";
-const KINDS = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL } as const;
 
-const notesOf = (span: Span): SpanNotes => ({
+const notesOf = (api: Api, span: Span): SpanNotes => ({
   set: (attributes) => span.setAttributes(attributes),
   rename: (name) => span.updateName(name),
-  fail: (message) => span.setStatus({ code: SpanStatusCode.ERROR, message }),
+  fail: (message) => span.setStatus({ code: api.SpanStatusCode.ERROR, message }),
 });
 
 /**
@@ -48,8 +52,11 @@ export async function inSpan<T>(
   work: (notes: SpanNotes | null) => Promise<T>,
   options: { kind?: SpanKindName; parent?: (name: string) => string | null | undefined } = {},
 ): Promise<T> {
-  if (!tracer) return work(null);
+  if (!tracer || !otel) return work(null);
   const active = tracer;
+  const api = otel;
+  const { context, propagation } = api;
+  const kind = { server: api.SpanKind.SERVER, client: api.SpanKind.CLIENT, internal: api.SpanKind.INTERNAL }[options.kind ?? "internal"];
   const base = options.parent
     ? propagation.extract(context.active(), options.parent, {
         keys: () => ["traceparent", "tracestate"],
@@ -57,12 +64,12 @@ export async function inSpan<T>(
       })
     : context.active();
   return context.with(base, () =>
-    active.startActiveSpan(name, { kind: KINDS[options.kind ?? "internal"], attributes }, async (span) => {
+    active.startActiveSpan(name, { kind, attributes }, async (span) => {
       try {
-        return await work(notesOf(span));
+        return await work(notesOf(api, span));
       } catch (error) {
         span.recordException({ name: error instanceof Error ? error.name : "Error", message: "failed" });
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : "error" });
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.name : "error" });
         throw error;
       } finally {
         span.end();
@@ -73,15 +80,15 @@ export async function inSpan<T>(
 
 /** The active trace's W3C headers (`traceparent`, `tracestate`) for an outbound request; none with tracing off. */
 export function traceHeaders(): Record<string, string> {
-  if (!tracer) return {};
+  if (!tracer || !otel) return {};
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  otel.propagation.inject(otel.context.active(), carrier);
   return carrier;
 }
 
 /** The active trace id, for the access log line; undefined with tracing off or outside a trace. */
 export function currentTraceId(): string | undefined {
-  if (!tracer) return undefined;
-  const id = trace.getSpanContext(context.active())?.traceId;
+  if (!tracer || !otel) return undefined;
+  const id = otel.trace.getSpanContext(otel.context.active())?.traceId;
   return id && id !== "00000000000000000000000000000000" ? id : undefined;
 }

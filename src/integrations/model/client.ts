@@ -296,7 +296,7 @@ function withTraceHeaders(base: typeof globalThis.fetch | undefined): typeof glo
   if (!tracingEnabled()) return base;
   const send = base ?? globalThis.fetch;
   return (input, init) => {
-    const headers = new Headers(init?.headers);
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     for (const [name, value] of Object.entries(traceHeaders())) if (!headers.has(name)) headers.set(name, value);
     return send(input, { ...init, headers });
   };
