@@ -106,7 +106,8 @@ async function prepare(databaseUrl: string, secret: string): Promise<string> {
 }
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  // Generous: a server loading the tracing SDK on a machine shared with other work takes a while.
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`bench server exited with ${child.exitCode}`);
     try {
@@ -116,7 +117,7 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error("bench server not ready within 30 s");
+  throw new Error("bench server not ready within 90 s");
 }
 
 export interface BenchServer {

@@ -14,6 +14,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
+import postgres from "postgres";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const WARMUP_SECONDS = 2;
@@ -39,6 +40,36 @@ export interface PairRow {
   /** Share of the machine's cores busy over the run (all processes, others' work included). */
   busy: number;
   failures: number;
+  /** pg_locks sampled while it ran: samples taken, advisory locks seen, and the samples in which a backend waited for a lock. */
+  locks?: { samples: number; advisory: number; waiting: number };
+}
+
+/**
+ * Samples pg_locks of `databaseUrl` until `done` settles (src/docs/notes/postgres.md#writes-without-a-global-lock):
+ * how many samples saw an advisory lock (held or awaited), and how many saw a backend waiting for any lock.
+ */
+async function sampleLocks(databaseUrl: string, done: Promise<unknown>): Promise<{ samples: number; advisory: number; waiting: number }> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  let finished = false;
+  void done.finally(() => {
+    finished = true;
+  });
+  const seen = { samples: 0, advisory: 0, waiting: 0 };
+  try {
+    while (!finished) {
+      const [row] = await sql<{ advisory: number; waiting: number }[]>`
+        SELECT count(*) FILTER (WHERE l.locktype = 'advisory')::int AS advisory, count(*) FILTER (WHERE NOT l.granted)::int AS waiting
+          FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+         WHERE a.datname = current_database() AND l.pid <> pg_backend_pid()`;
+      seen.samples++;
+      if ((row?.advisory ?? 0) > 0) seen.advisory++;
+      if ((row?.waiting ?? 0) > 0) seen.waiting++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+  return seen;
 }
 
 /** User + system CPU of the postmaster and every process whose parent it is (its backends and workers), µs. */
@@ -80,14 +111,23 @@ function options(url: string, key: string, s: PairScenario, connections: number,
 }
 
 /** One scenario against `urls` (one or two processes), the connections split evenly between them. */
-async function measure(urls: string[], key: string, s: PairScenario, postmaster: number, seconds: number): Promise<PairRow> {
+async function measure(
+  urls: string[],
+  key: string,
+  s: PairScenario,
+  postmaster: number,
+  seconds: number,
+  databaseUrl?: string,
+): Promise<PairRow> {
   const each = Math.max(1, Math.floor(CONNECTIONS / urls.length));
   await Promise.all(urls.map((url) => autocannon(options(url, key, s, each, WARMUP_SECONDS))));
   const crewBefore = await crewCpu(urls);
   const pgBefore = postgresCpu(postmaster);
   const loaderBefore = process.cpuUsage();
   const machineBefore = machineTicks();
-  const results = await Promise.all(urls.map((url) => autocannon(options(url, key, s, each, seconds))));
+  const running = Promise.all(urls.map((url) => autocannon(options(url, key, s, each, seconds))));
+  const locks = databaseUrl ? await sampleLocks(databaseUrl, running) : undefined;
+  const results = await running;
   const machineAfter = machineTicks();
   const loader = process.cpuUsage(loaderBefore);
   const pgAfter = postgresCpu(postmaster);
@@ -104,6 +144,7 @@ async function measure(urls: string[], key: string, s: PairScenario, postmaster:
     loader: (loader.user + loader.system) / requests,
     busy: (machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total),
     failures: results.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
+    ...(locks ? { locks } : {}),
   };
 }
 
@@ -120,13 +161,14 @@ export async function measurePair(
   postmaster: number,
   seconds: number,
   rounds: number,
+  databaseUrl?: string,
 ): Promise<PairRow[]> {
   const out: PairRow[] = [];
   for (const s of scenarios) {
     const runs: [PairRow[], PairRow[]] = [[], []];
     for (let round = 0; round < rounds; round++) {
-      runs[0].push(await measure([urls[0]], key, s, postmaster, seconds));
-      runs[1].push(await measure(urls, key, s, postmaster, seconds));
+      runs[0].push(await measure([urls[0]], key, s, postmaster, seconds, databaseUrl));
+      runs[1].push(await measure(urls, key, s, postmaster, seconds, databaseUrl));
     }
     for (const list of runs) {
       const pick = (f: (r: PairRow) => number) => median(list.map(f));
@@ -141,6 +183,18 @@ export async function measurePair(
         loader: pick((r) => r.loader),
         busy: pick((r) => r.busy),
         failures: list.reduce((n, r) => n + r.failures, 0),
+        ...(list[0]?.locks
+          ? {
+              locks: list.reduce(
+                (a, r) => ({
+                  samples: a.samples + (r.locks?.samples ?? 0),
+                  advisory: a.advisory + (r.locks?.advisory ?? 0),
+                  waiting: a.waiting + (r.locks?.waiting ?? 0),
+                }),
+                { samples: 0, advisory: 0, waiting: 0 },
+              ),
+            }
+          : {}),
       });
     }
   }
@@ -149,9 +203,9 @@ export async function measurePair(
 
 export function printPair(rows: PairRow[]): void {
   console.log(
-    "\n| scenario | Crew processes | req/s | two ÷ one | p50 ms | p99 ms | CPU µs/req: Crew | PostgreSQL | load generator | machine busy |",
+    "\n| scenario | Crew processes | req/s | two ÷ one | p50 ms | p99 ms | CPU µs/req: Crew | PostgreSQL | load generator | machine busy | pg_locks samples: advisory / any wait |",
   );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const r of rows) {
     const one = rows.find((o) => o.name === r.name && o.processes === 1);
     const ratio = r.processes === 2 && one ? (r.rps / one.rps).toFixed(2) : "";
@@ -166,7 +220,8 @@ export function printPair(rows: PairRow[]): void {
       r.postgres.toFixed(0),
       r.loader.toFixed(0),
     ];
-    console.log(`| ${cells.join(" | ")} | ${(r.busy * 100).toFixed(0)} % |`);
+    const locks = r.locks ? `${r.locks.advisory} / ${r.locks.waiting} of ${r.locks.samples}` : "";
+    console.log(`| ${cells.join(" | ")} | ${(r.busy * 100).toFixed(0)} % | ${locks} |`);
   }
   const failed = rows.filter((r) => r.failures > 0);
   if (failed.length > 0) {

@@ -214,6 +214,7 @@ async function runPostgres(scale: number): Promise<EngineResult> {
           cluster.pid,
           bench.secondsPerScenario(6),
           bench.ROUNDS,
+          databaseUrl,
         );
         printPair(rows);
         console.log(`Load average after: ${load()}`);

@@ -10,6 +10,7 @@ import { ApiError } from "./errors.ts";
 import { accessLog } from "./http/access-log.ts";
 import { apiVersion, renderError, requestId } from "./http/middleware.ts";
 import { pageSecurityHeaders } from "./http/security-headers.ts";
+import { traceRequests } from "./http/tracing.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { operations } from "./operations/index.ts";
@@ -27,6 +28,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     requestId(() => deps.clock.now()),
   );
   app.use("*", onePublicAddress(deps.config));
+  app.use("*", traceRequests);
   app.use("*", accessLog(deps));
   app.use("*", pageSecurityHeaders);
   app.use("/api/mcp/*", apiVersion);

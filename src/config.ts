@@ -6,6 +6,7 @@
 
 import { Cron } from "croner";
 import { MODEL_PROVIDERS, type ModelProvider, PLANS } from "./domain.ts";
+import { parseS3Url, type S3Address, type S3Connection, s3ConnectionOf } from "./lib/s3-address.ts";
 
 export interface Config {
   port: number;
@@ -34,6 +35,10 @@ export interface Config {
   backupDir: string | null;
   backupSchedule: string;
   backupKeep: number;
+  /** BACKUP_S3_URL: where each scheduled backup is also uploaded, its retention applied there (src/docs/notes/operating.md#backups-off-the-machine). */
+  backupS3: S3Address | null;
+  /** BACKUP_S3_ENDPOINT and the AWS_* variables: how `crew backup --to s3://…` and the scheduled uploads reach the bucket. */
+  s3: S3Connection;
   /** src/docs/notes/operating.md: how long audit rows are kept (AUDIT_RETENTION_DAYS, default 365). */
   auditRetentionDays: number;
   /** The language model set by the operator (src/docs/notes/model.md); wins over the owners' /settings/model. Null when unset. */
@@ -94,6 +99,35 @@ export interface ModelEnv {
 
 export class ConfigError extends Error {}
 
+/**
+ * BACKUP_DIR, BACKUP_S3_URL (+ BACKUP_S3_ENDPOINT, AWS_*). Scheduled backups copy the SQLite file
+ * (VACUUM INTO); PostgreSQL's are pg_dump's (src/docs/notes/postgres.md). An upload is written
+ * locally first: without BACKUP_DIR, into `backups` beside the database file, as `crew backup` does.
+ */
+function backupPlaces(env: Env, databaseUrl: string): Pick<Config, "backupDir" | "backupS3" | "s3"> {
+  const s3 = s3ConnectionOf(env);
+  if (s3 instanceof Error) throw new ConfigError(s3.message);
+  const url = (env.BACKUP_S3_URL ?? "").trim();
+  const backupS3 = url ? parseS3Url(url) : null;
+  if (url && backupS3 === null) throw new ConfigError(`BACKUP_S3_URL must be s3://bucket/prefix, got "${url}"`);
+  if (backupS3 instanceof Error) throw new ConfigError(`BACKUP_S3_URL: ${backupS3.message}`);
+  let backupDir = (env.BACKUP_DIR ?? "").trim() || null;
+  for (const [name, set] of [
+    ["BACKUP_DIR", backupDir],
+    ["BACKUP_S3_URL", backupS3],
+  ] as const) {
+    if (set && isPostgresUrl(databaseUrl)) {
+      throw new ConfigError(`${name} is for SQLite databases: with PostgreSQL, back up with pg_dump (see /docs/notes/postgres#backups)`);
+    }
+  }
+  if (backupS3 && !backupDir) {
+    const file = /^file:(?:\/\/)?([^?]+)/.exec(databaseUrl)?.[1];
+    if (!file) throw new ConfigError("BACKUP_S3_URL backs up a local database file (DATABASE_URL=file:…)");
+    backupDir = `${file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : "."}/backups`;
+  }
+  return { backupDir, backupS3, s3 };
+}
+
 type Env = Record<string, string | undefined>;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -151,6 +185,9 @@ export const SECRET_VARIABLES = [
   "DATABASE_URL",
   "SMTP_URL",
   "METRICS_TOKEN",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
 ] as const;
 
 /** Reads a secret file's text; entries pass the runtime's reader (this floor touches no file system). */
@@ -218,11 +255,7 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     throw new ConfigError(`TZ_DEFAULT must be an IANA time zone such as Europe/Paris, got "${defaultTimeZone}"`);
   }
 
-  const backupDir = (env.BACKUP_DIR ?? "").trim() || null;
-  // Scheduled backups copy the SQLite file (VACUUM INTO); PostgreSQL's are pg_dump's (src/docs/notes/postgres.md).
-  if (backupDir && isPostgresUrl(databaseUrl)) {
-    throw new ConfigError("BACKUP_DIR is for SQLite databases: with PostgreSQL, back up with pg_dump (see /docs/notes/postgres#backups)");
-  }
+  const { backupDir, backupS3, s3 } = backupPlaces(env, databaseUrl);
   const secret = (env.CREW_SECRET ?? "").trim() || undefined;
   if (secret !== undefined && secret.length < 32) {
     throw new ConfigError("CREW_SECRET must be at least 32 characters");
@@ -295,6 +328,8 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     backupDir,
     backupSchedule,
     backupKeep: integer(env, "BACKUP_KEEP", 7, 1, 10_000),
+    backupS3,
+    s3,
     clientMetadataDocuments: (env.OAUTH_CLIENT_METADATA_DOCUMENTS ?? "").trim() === "" || flag(env, "OAUTH_CLIENT_METADATA_DOCUMENTS"),
     auditRetentionDays: integer(env, "AUDIT_RETENTION_DAYS", 365, 1, 36_500),
     internalDomains: internalDomains(env),

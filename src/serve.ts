@@ -33,6 +33,8 @@ export interface ServeOptions {
 const PARENT_CHECK_MS = 500;
 
 export async function serveNode(env: Record<string, string | undefined> = process.env, options: ServeOptions = {}): Promise<void> {
+  // Before the app and its store are built: they ask once whether to trace (src/docs/notes/tracing.md).
+  const tracing = await (await import("./lib/tracing-sdk.ts")).startTracing(env);
   const booted = await boot(env);
   const { config } = booted;
   const server = serve({ fetch: booted.app.fetch, port: config.port, hostname: config.host }, (info) => {
@@ -45,7 +47,10 @@ export async function serveNode(env: Record<string, string | undefined> = proces
   const shutdown = gracefulShutdown(server as Server, {
     log: booted.deps.log,
     stopping: () => booted.stopping(),
-    close: () => booted.close(),
+    close: async () => {
+      await booted.close();
+      await tracing?.stop();
+    },
   });
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));

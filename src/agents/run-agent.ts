@@ -15,6 +15,7 @@
  */
 
 import type { Events } from "../lib/events.ts";
+import { inSpan, tracingEnabled } from "../lib/tracing.ts";
 import { getOrg } from "../store/orgs/orgs.ts";
 import { countScheduledRun, resumeAgent } from "./auto-pause.ts";
 import { standupModeAt } from "./compose-standup.ts";
@@ -46,7 +47,18 @@ const notRun = (agentId: string, summary: string): ModelRun => ({
 });
 
 /** Runs the agent once for `reason`; null when it is run by an external program, not by Crew. */
-export async function runAgent(deps: AgentRunDeps, orgId: string, agentId: string, reason: RunReason): Promise<AgentRun | null> {
+export function runAgent(deps: AgentRunDeps, orgId: string, agentId: string, reason: RunReason): Promise<AgentRun | null> {
+  if (!tracingEnabled()) return runAgentUntraced(deps, orgId, agentId, reason);
+  // A span per run (src/docs/notes/tracing.md): the agent, what started it, and how it ended.
+  return inSpan(`agent run ${agentId}`, { "crew.agent": agentId, "crew.run.trigger": reason.kind }, async (span) => {
+    const run = await runAgentUntraced(deps, orgId, agentId, reason);
+    span?.set({ "crew.run.outcome": run?.status ?? "external", ...(run?.runId ? { "crew.run.id": run.runId } : {}) });
+    if (run?.status === "error") span?.fail("run failed");
+    return run;
+  });
+}
+
+async function runAgentUntraced(deps: AgentRunDeps, orgId: string, agentId: string, reason: RunReason): Promise<AgentRun | null> {
   const runner = runnerOf(agentId);
   if (runner === "external") return null;
   const org = await getOrg(deps.db, orgId);

@@ -82,10 +82,15 @@ export const OPERATE_COMMANDS: Command[] = [
     name: "backup",
     summary: "Write a consistent copy of the database while the server runs; prints its path and size.",
     options: {
-      to: { type: "string", value: "FILE", description: "Where to write it (default: BACKUP_DIR, else backups/ beside the database)." },
+      to: {
+        type: "string",
+        value: "FILE",
+        description:
+          "Where to write it (default: BACKUP_DIR, else backups/ beside the database); s3://bucket/prefix uploads it (BACKUP_S3_ENDPOINT, AWS_*).",
+      },
       json: jsonOption,
     },
-    examples: ["npx crew backup --to /var/backups/crew/crew-today.db"],
+    examples: ["npx crew backup --to /var/backups/crew/crew-today.db", "npx crew backup --to s3://acme-backups/crew/"],
     notes:
       "Uses SQLite's VACUUM INTO (one read transaction: every write committed before it is in the copy).\n" +
       "Keep the secret file crew-secret (or CREW_SECRET) with your backups: without it the stored\n" +
@@ -97,9 +102,14 @@ export const OPERATE_COMMANDS: Command[] = [
     summary: "Replace the database with a backup, after checking its integrity and schema version.",
     positional: { name: "file", value: "FILE", description: "The backup file to restore." },
     options: {
+      from: {
+        type: "string",
+        value: "URL",
+        description: "Restore from a bucket instead of a FILE: s3://bucket/prefix/crew-….db, or s3://bucket/prefix for its newest backup.",
+      },
       force: { type: "boolean", description: "Restore even while a server leads the scheduler on this database." },
     },
-    examples: ["npx crew restore backups/crew-20261124T030000Z.db"],
+    examples: ["npx crew restore backups/crew-20261124T030000Z.db", "npx crew restore --from s3://acme-backups/crew/"],
     notes:
       "Stop the server first: restoring is refused while a server holds the scheduler lease, unless --force.\n" +
       "The replaced database is kept beside it (crew.db.before-restore-…). A backup from an older release\n" +

@@ -8,9 +8,10 @@
 import type { MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { currentTraceId } from "../lib/tracing.ts";
 
 /** The pattern of the route that answered, or "(no route)" for a 404 no route matched. */
-function routePattern(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
+export function routePattern(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
   const routes = matchedRoutes(c);
   const answered = routes[c.req.routeIndex];
   if (answered && answered.method !== "ALL") return answered.path;
@@ -32,12 +33,14 @@ export function accessLog(deps: AppDeps, now: () => number = () => performance.n
       deps.metrics.httpRequest(METHODS.has(c.req.method) ? c.req.method : "other", route, c.res.status, elapsed / 1000);
       const principal = c.get("principal");
       const sessionUser = c.get("sessionUserId");
+      const traceId = currentTraceId();
       deps.log.info("request", {
         request_id: c.get("requestId"),
         method: c.req.method,
         route,
         status: c.res.status,
         duration_ms: Math.round(elapsed * 10) / 10,
+        ...(traceId ? { trace_id: traceId } : {}),
         ...(principal
           ? { user_id: principal.userId, credential: principal.credential.type }
           : sessionUser

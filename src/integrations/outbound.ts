@@ -13,8 +13,10 @@
  * connector (web-standard runtimes) the global fetch is used after vetting — the name is resolved
  * twice then, which is the documented residual risk.
  */
+
 import ipaddr from "ipaddr.js";
 import type { OutboundPolicy } from "../lib/outbound-policy.ts";
+import { inSpan, traceHeaders, tracingEnabled } from "../lib/tracing.ts";
 
 /** The policy refused the target. `reason` is for the log only. */
 export class OutboundRefused extends Error {
@@ -165,7 +167,26 @@ async function hop(
  * Throws OutboundRefused or OutboundFailed (unreachable/timeout/too large). Callers show both to
  * users with ONE message.
  */
-export async function outboundFetch(policy: OutboundPolicy, url: string, init: OutboundInit = {}): Promise<Response> {
+export function outboundFetch(policy: OutboundPolicy, url: string, init: OutboundInit = {}): Promise<Response> {
+  if (!tracingEnabled()) return fetchThroughPolicy(policy, url, init);
+  // A client span (method and host, never the path or query), and the trace carried to the peer (src/docs/notes/tracing.md).
+  const method = (init.method ?? "GET").toUpperCase();
+  const host = URL.canParse(url) ? new URL(url).host : "invalid";
+  return inSpan(
+    `${method} ${host}`,
+    { "http.request.method": method, "server.address": host },
+    async (span) => {
+      const headers = new Headers(init.headers);
+      for (const [name, value] of Object.entries(traceHeaders())) if (!headers.has(name)) headers.set(name, value);
+      const response = await fetchThroughPolicy(policy, url, { ...init, headers });
+      span?.set({ "http.response.status_code": response.status });
+      return response;
+    },
+    { kind: "client" },
+  );
+}
+
+async function fetchThroughPolicy(policy: OutboundPolicy, url: string, init: OutboundInit): Promise<Response> {
   const { timeoutMs = DEFAULT_TIMEOUT_MS, maxBytes = DEFAULT_MAX_BYTES, maxRedirects = DEFAULT_MAX_REDIRECTS } = init;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;

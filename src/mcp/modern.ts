@@ -136,7 +136,7 @@ export function modernHandlers(
           return result;
         }) as never;
       }
-      return (await callTool(tool, request.params.arguments, ctx, resultFeatures(MODERN_PROTOCOL_VERSION))) as never;
+      return (await callTool(tool, request.params.arguments, ctx, resultFeatures(MODERN_PROTOCOL_VERSION), request.params._meta)) as never;
     });
     for (const method of ["tasks/get", "tasks/cancel"] as const) {
       server.setRequestHandler(method, { params: TASK_PARAMS }, async (params) => {

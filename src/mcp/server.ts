@@ -139,7 +139,7 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
     if (extra.signal.aborted)
       return toolError("cancelled", "The client cancelled this request; nothing was done.", { request_id: requestId });
     const ctx = { db, clock, config, log, events, outbound, principal, requestId };
-    return callTool(tool, request.params.arguments, ctx, resultFeatures(session.protocolVersion()));
+    return callTool(tool, request.params.arguments, ctx, resultFeatures(session.protocolVersion()), request.params._meta);
   });
 
   return server;

@@ -17,6 +17,7 @@
 import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
 import type { Principal } from "../domain.ts";
 import type { Db } from "../store/db.ts";
+import { agentsVersion } from "../store/runs/agents.ts";
 
 export const MAX_STREAMS_PER_USER = 5;
 export const POLL_MS = 1_000;
@@ -131,7 +132,7 @@ export class OrgSubscriptions {
   }
 
   private async readVersion(): Promise<string | undefined> {
-    return (await this.db.one<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'agents_version'"))?.value;
+    return agentsVersion(this.db);
   }
 
   /** What a regeneration changes in one organization: its runs (count, latest finish). */

@@ -5,12 +5,14 @@
  * translates its errors. Everything a caller can get wrong
  * comes back as a tool error (`isError`), which a model can read and act on.
  */
+
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { denial } from "../auth/access.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
+import { inSpan, tracingEnabled } from "../lib/tracing.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { AnySchema, McpProjection, Operation, OperationContext } from "../operations/registry.ts";
 import { icons } from "./icons.ts";
@@ -165,6 +167,21 @@ export async function callTool(
   args: Record<string, unknown> | undefined,
   ctx: ToolContext,
   features: ResultFeatures = { resourceLinks: true },
+  meta?: Record<string, unknown>,
+): Promise<CallToolResult> {
+  if (!tracingEnabled()) return callToolUntraced(tool, args, ctx, features);
+  // A W3C `traceparent` in the request's `_meta` continues the caller's trace (src/docs/notes/tracing.md).
+  const carried = (name: string) => (typeof meta?.[name] === "string" ? (meta[name] as string) : undefined);
+  return inSpan(`tool ${tool.mcp.name}`, { "crew.tool": tool.mcp.name }, () => callToolUntraced(tool, args, ctx, features), {
+    ...(carried("traceparent") ? { parent: carried } : {}),
+  });
+}
+
+async function callToolUntraced(
+  tool: McpTool,
+  args: Record<string, unknown> | undefined,
+  ctx: ToolContext,
+  features: ResultFeatures,
 ): Promise<CallToolResult> {
   const { op, mcp } = tool;
   try {

@@ -4,11 +4,13 @@
  * caller can get wrong is thrown as an ApiError; the projections only translate errors into
  * their wire format (the REST envelope, an MCP tool error).
  */
+
 import { type Access, denial, requiredScopeName } from "../auth/access.ts";
 import { ownerDenial } from "../auth/roles.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
 import { parseOrThrow } from "../http/validate.ts";
+import { inSpan, tracingEnabled } from "../lib/tracing.ts";
 import { inputSchemaFor, type Operation, type OperationContext } from "./registry.ts";
 
 /** The input did not match the operation's schema (thrown before the handler runs). */
@@ -59,5 +61,8 @@ export async function invoke(op: Operation, ctx: OperationContext, call: Invocat
     if (error instanceof ApiError) throw new InvalidInput(error, error.extra.issues ?? []);
     throw error;
   }
-  return op.handler(ctx, input as never);
+  // A span per operation (src/docs/notes/tracing.md): its id and the door it came through, never its input.
+  return tracingEnabled()
+    ? inSpan(`operation ${op.id}`, { "crew.operation": op.id, "crew.via": String(ctx.via) }, () => op.handler(ctx, input as never))
+    : op.handler(ctx, input as never);
 }

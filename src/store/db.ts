@@ -12,8 +12,10 @@
  */
 
 import { isPostgresUrl } from "../config.ts";
+import { tracingEnabled } from "../lib/tracing.ts";
 import { openPostgres } from "./engine/postgres.ts";
 import { localPath, openLocal, openRemote } from "./engine/sqlite.ts";
+import { traced } from "./engine/traced.ts";
 import type { Store } from "./engine/types.ts";
 
 export type { Condition, Engine, Statement, StatementResult, Store, TransactionMode } from "./engine/types.ts";
@@ -31,7 +33,13 @@ export { LOCAL_PRAGMAS } from "./engine/sqlite.ts";
 
 const MIN_POSTGRES = 150_000;
 
-export async function openStore({ url, authToken, busyTimeoutMs = 10_000 }: OpenOptions): Promise<Store> {
+/** Opens the store; in a process that traces, with a span per statement (engine/traced.ts). */
+export async function openStore(options: OpenOptions): Promise<Store> {
+  const store = await openEngine(options);
+  return tracingEnabled() ? traced(store) : store;
+}
+
+async function openEngine({ url, authToken, busyTimeoutMs = 10_000 }: OpenOptions): Promise<Store> {
   if (url.startsWith("file:")) return openLocal(localPath(url), busyTimeoutMs);
   if (isPostgresUrl(url)) {
     const store = openPostgres({ url, busyTimeoutMs });

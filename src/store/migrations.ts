@@ -5,7 +5,7 @@
  * bump its version line, and append a step here that takes version N-1 to N.
  */
 import { type Db, isUniqueViolation } from "./db.ts";
-import { postgresSchema, postgresStatement } from "./engine/postgres-schema.ts";
+import { BUMP_FUNCTION, postgresSchema, postgresStatement } from "./engine/postgres-schema.ts";
 
 export interface Migration {
   /** The version this step produces. */
@@ -357,9 +357,13 @@ export const migrations: Migration[] = [
   { version: 13, name: "agent pause, budgets and identities", statements: AGENT_PAUSE_BUDGETS_AND_IDENTITIES },
   { version: 15, name: "eval runs", statements: EVAL_RUNS },
   { version: 16, name: "provenance and held for review", statements: PROVENANCE_AND_HELD },
+  // PostgreSQL only: the agents_version trigger bumps a slot per connection instead of one row that
+  // every run's transaction would hold until it commits (engine/postgres-schema.ts). SQLite's single
+  // writer has nothing to gain.
+  { version: 20, name: "agents version slots", statements: [], postgres: [BUMP_FUNCTION] },
 ];
 
-export const SCHEMA_VERSION = 16;
+export const SCHEMA_VERSION = 20;
 
 /** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {

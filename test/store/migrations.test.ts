@@ -3,11 +3,13 @@
  * database gets schema.sql (converted for PostgreSQL), and later steps run once each, even when two
  * clients upgrade at once.
  */
+
 import { afterAll, describe, expect, it } from "vitest";
 import { readSchema } from "../../src/boot.ts";
 import { openStore } from "../../src/store/db.ts";
 import { columnNames, migrate, SCHEMA_VERSION, splitSql, tableNames } from "../../src/store/migrations.ts";
 import { ensureDefaultOrgAndAgents } from "../../src/store/orgs/orgs.ts";
+import { agentsVersion } from "../../src/store/runs/agents.ts";
 import { TEST_ENGINE, testDatabaseUrl } from "../helpers/database.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -29,8 +31,7 @@ describe("schema and migrations", () => {
     const again = await openStore({ url });
     expect(await tableNames(again)).toEqual(expect.arrayContaining(["actions", "agents", "schema_meta", "webhook_deliveries"]));
     // The agents list cache's version moves with every write to agents, on either engine (a trigger).
-    const version = async () =>
-      Number((await again.one<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'agents_version'"))?.value);
+    const version = async () => Number(await agentsVersion(again));
     const before = await version();
     await ensureDefaultOrgAndAgents(again, "UTC", 0);
     expect(await version()).toBeGreaterThan(before);

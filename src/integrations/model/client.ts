@@ -16,6 +16,7 @@
  * synonym, is repaired before validation (answer-repair.ts). The API key never appears in an error,
  * and an endpoint that cannot be reached reads the same whatever the reason (the log says which).
  */
+
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
@@ -23,6 +24,7 @@ import { valibotSchema } from "@ai-sdk/valibot";
 import { APICallError, generateObject, generateText, type LanguageModel, type ModelMessage, NoObjectGeneratedError, type Schema } from "ai";
 import * as v from "valibot";
 import type { ModelProvider } from "../../config.ts";
+import { inSpan, traceHeaders, tracingEnabled } from "../../lib/tracing.ts";
 import { extractJson, matchEnums } from "./answer-repair.ts";
 import { createKeyedLimiter } from "./limiter.ts";
 import { answerJsonSchema, describeAnswer } from "./schema-prompt.ts";
@@ -86,7 +88,7 @@ export const callsInFlight = () => limiter.active();
 export function languageModel(c: ModelConnection, mode: "json_schema" | "json" = structuredMode(c)): LanguageModel {
   const apiKey = c.apiKey ?? undefined;
   const baseURL = c.baseUrl ?? undefined;
-  const fetch = c.fetch;
+  const fetch = withTraceHeaders(c.fetch);
   switch (c.provider) {
     case "anthropic":
       return createAnthropic({ apiKey: apiKey ?? "none", baseURL, fetch })(c.model);
@@ -236,7 +238,14 @@ function repaired<T extends v.GenericSchema>(
  * One call asking for an object of `schema`: strict (unknown fields are issues), its JSON Schema
  * sent as structured output and described at the end of the system prompt.
  */
-export async function callForObject<T extends v.GenericSchema>(
+export function callForObject<T extends v.GenericSchema>(
+  c: ModelConnection,
+  request: ObjectRequest<T>,
+): Promise<CallResult<v.InferOutput<T>>> {
+  return tracedModelCall(c, () => callForObjectUntraced(c, request));
+}
+
+async function callForObjectUntraced<T extends v.GenericSchema>(
   c: ModelConnection,
   request: ObjectRequest<T>,
 ): Promise<CallResult<v.InferOutput<T>>> {
@@ -324,4 +333,39 @@ export async function callForText(
       return { ok: false as const, message: describeFailure(error, c), detail: failureDetail(error, c) };
     }
   });
+}
+
+/**
+ * A span per model call (src/docs/notes/tracing.md): the provider, the model, the outcome and the
+ * tokens; never the prompt or the answer. With tracing off, the call itself.
+ */
+function tracedModelCall<R extends { ok: boolean; usage?: Usage; kind?: string }>(c: ModelConnection, call: () => Promise<R>): Promise<R> {
+  if (!tracingEnabled()) return call();
+  return inSpan(
+    `model ${c.model}`,
+    { "gen_ai.system": c.provider, "gen_ai.request.model": c.model },
+    async (span) => {
+      const result = await call();
+      span?.set({
+        "crew.model.outcome": result.ok ? "ok" : (result.kind ?? "failed"),
+        ...(result.usage
+          ? { "gen_ai.usage.input_tokens": result.usage.tokensIn, "gen_ai.usage.output_tokens": result.usage.tokensOut }
+          : {}),
+      });
+      if (!result.ok) span?.fail(result.kind ?? "failed");
+      return result;
+    },
+    { kind: "client" },
+  );
+}
+
+/** The provider's fetch, carrying the active trace's `traceparent` (none with tracing off). */
+function withTraceHeaders(base: typeof globalThis.fetch | undefined): typeof globalThis.fetch | undefined {
+  if (!tracingEnabled()) return base;
+  const send = base ?? globalThis.fetch;
+  return (input, init) => {
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    for (const [name, value] of Object.entries(traceHeaders())) if (!headers.has(name)) headers.set(name, value);
+    return send(input, { ...init, headers });
+  };
 }

@@ -8,7 +8,7 @@
 import type { InValue } from "@libsql/client";
 import { newId } from "../../lib/random.ts";
 import { integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
-import type { Db } from "../db.ts";
+import type { Condition, Db } from "../db.ts";
 
 /** Every event src/docs/notes/operating.md#audit-log names; sources and model settings are written by their own features. */
 export const AUDIT_EVENTS = [
@@ -102,12 +102,16 @@ export function auditStatement(
 }
 
 /**
- * The same row, written only when the statement just before it in the batch changed exactly one row
- * (SQLite's changes()): a write that turned out to be a no-op leaves no audit row.
+ * The same row, written only while `onlyIf` holds when it runs (a condition of rows the batch's
+ * earlier statements wrote or locked, src/docs/notes/postgres.md#writes-without-a-global-lock): a
+ * write that turned out to be a no-op leaves no audit row.
  */
-export function auditStatementIfChanged(...event: Parameters<typeof auditStatement>): ReturnType<typeof auditStatement> {
-  const { sql, args } = auditStatement(...event);
-  return { sql: sql.replace(/VALUES \((.*)\)$/, "SELECT $1 WHERE changes() = 1"), args };
+export function auditStatementIf(onlyIf: Condition, ...event: Parameters<typeof auditStatement>): ReturnType<typeof auditStatement> {
+  const { args } = auditStatement(...event);
+  return {
+    sql: `INSERT INTO audit_events (${AUDIT_EVENTS_TABLE.insertColumns}) SELECT ${AUDIT_EVENTS_TABLE.placeholders} WHERE ${onlyIf.sql}`,
+    args: [...args, ...onlyIf.args],
+  };
 }
 
 export async function recordAudit(db: Db, ...event: Parameters<typeof auditStatement>): Promise<void> {

@@ -2,6 +2,7 @@ import type { KeyScope } from "../../domain.ts";
 import { integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
 import { CREDENTIAL_USER_COLUMNS, type CredentialUser, credentialUserOf } from "../credential-user.ts";
 import type { Db } from "../db.ts";
+import { rowLockStatement } from "../row-lock.ts";
 
 export interface ApiKeyRecord {
   hash: string;
@@ -54,7 +55,8 @@ export async function revokeApiKey(db: Db, userId: string, hash: string, now: nu
 
 /**
  * Inserts a key only while fewer than `limit` keys (revoked ones included) were created by the user
- * after `since`: one statement, so concurrent creations cannot overshoot the limit.
+ * after `since`. The user's row is locked first, so concurrent creations, on any number of
+ * processes, count one after another and cannot overshoot the limit (store/row-lock.ts).
  */
 export async function insertApiKeyWithinLimit(
   db: Db,
@@ -63,12 +65,18 @@ export async function insertApiKeyWithinLimit(
   limit: number,
   since: number,
 ): Promise<boolean> {
-  const inserted = await db.run(
-    `INSERT INTO api_keys (${INSERTED.insertColumns})
-     SELECT ${INSERTED.placeholders} WHERE (SELECT count(*) FROM api_keys WHERE user_id = ? AND created_at > ?) < ?`,
-    [...INSERTED.args({ ...key, createdAt: now }), key.userId, since, limit],
+  const [, inserted] = await db.batch(
+    [
+      rowLockStatement("users", "deactivated_at", "id = ?", [key.userId]),
+      {
+        sql: `INSERT INTO api_keys (${INSERTED.insertColumns})
+              SELECT ${INSERTED.placeholders} WHERE (SELECT count(*) FROM api_keys WHERE user_id = ? AND created_at > ?) < ?`,
+        args: [...INSERTED.args({ ...key, createdAt: now }), key.userId, since, limit],
+      },
+    ],
+    "write",
   );
-  return inserted === 1;
+  return inserted?.rowsAffected === 1;
 }
 
 /** When the oldest creation after `since` was: the window frees a slot one hour after it. */

@@ -4,6 +4,7 @@
  * the token's SHA-256 is stored.
  */
 import type { Db } from "../db.ts";
+import { rowLockStatement } from "../row-lock.ts";
 
 export type LinkPurpose = "welcome" | "reset";
 
@@ -45,26 +46,24 @@ export async function claimSignInLink(
   passwordHash: string,
   now: number,
 ): Promise<string | null> {
-  const [claimed] = await db.batch(
+  // The link while it can be used; each statement holds it again. The first one locks the link's
+  // row, so a second submission waits there and then finds the link used in every statement after it.
+  const usable = `token_hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?
+    AND user_id IN (SELECT id FROM users WHERE deactivated_at IS NULL)`;
+  const link = [tokenHash, purpose, now];
+  const results = await db.batch(
     [
+      rowLockStatement("sign_in_links", "used_at", usable, link),
       {
-        sql: `UPDATE sign_in_links SET used_at = ? WHERE token_hash = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?
-                AND user_id IN (SELECT id FROM users WHERE deactivated_at IS NULL)
-              RETURNING user_id`,
-        args: [now, tokenHash, purpose, now],
+        sql: `UPDATE users SET password_hash = ? WHERE id = (SELECT user_id FROM sign_in_links WHERE ${usable})`,
+        args: [passwordHash, ...link],
       },
-      // changes(): only when the statement before claimed the link (a second submission changes nothing).
-      {
-        sql: "UPDATE users SET password_hash = ? WHERE changes() = 1 AND id = (SELECT user_id FROM sign_in_links WHERE token_hash = ?)",
-        args: [passwordHash, tokenHash],
-      },
-      {
-        sql: "DELETE FROM sessions WHERE user_id IN (SELECT user_id FROM sign_in_links WHERE token_hash = ? AND used_at = ?)",
-        args: [tokenHash, now],
-      },
+      { sql: `DELETE FROM sessions WHERE user_id = (SELECT user_id FROM sign_in_links WHERE ${usable})`, args: link },
+      { sql: `UPDATE sign_in_links SET used_at = ? WHERE ${usable} RETURNING user_id`, args: [now, ...link] },
     ],
     "write",
   );
+  const claimed = results.at(-1);
   const userId = claimed?.rows[0]?.user_id;
   return typeof userId === "string" ? userId : null;
 }

@@ -1,8 +1,9 @@
 import type { Plan, Role } from "../../domain.ts";
 import { newId } from "../../lib/random.ts";
-import { type AuditActor, auditStatementIfChanged } from "../audit/audit.ts";
+import { type AuditActor, auditStatementIf } from "../audit/audit.ts";
 import { custom, integer, nullable, type SqlRow, table, text } from "../columns.ts";
 import { type Db, isUniqueViolation } from "../db.ts";
+import { rowLockStatement } from "../row-lock.ts";
 
 export interface User {
   id: string;
@@ -143,14 +144,23 @@ export async function deactivateUser(db: Db, orgId: string, userId: string, acto
   ]);
   if (!user) return false;
   const ofOrg = "user_id IN (SELECT id FROM users WHERE id = ? AND org_id = ?)";
-  const [updated] = await db.batch(
+  const active = "id = ? AND org_id = ? AND deactivated_at IS NULL";
+  const [, , updated] = await db.batch(
     [
+      // A concurrent deactivation waits here, then finds them deactivated and writes no audit row.
+      rowLockStatement("users", "deactivated_at", active, [userId, orgId]),
+      auditStatementIf(
+        { sql: `EXISTS (SELECT 1 FROM users WHERE ${active})`, args: [userId, orgId] },
+        orgId,
+        "user.deactivated",
+        actor,
+        now,
+        user.email,
+      ),
       {
-        sql: "UPDATE users SET deactivated_at = ?, password_hash = '!deactivated' WHERE id = ? AND org_id = ? AND deactivated_at IS NULL",
+        sql: `UPDATE users SET deactivated_at = ?, password_hash = '!deactivated' WHERE ${active}`,
         args: [now, userId, orgId],
       },
-      // Right after the update: written only when this call deactivated them (not a concurrent one).
-      auditStatementIfChanged(orgId, "user.deactivated", actor, now, user.email),
       { sql: `DELETE FROM sessions WHERE ${ofOrg}`, args: [userId, orgId] },
       { sql: `UPDATE api_keys SET revoked_at = ? WHERE revoked_at IS NULL AND ${ofOrg}`, args: [now, userId, orgId] },
       {

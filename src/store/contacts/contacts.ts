@@ -195,7 +195,7 @@ export interface ContactCursor {
   id: string;
 }
 
-/** `%` and `_` in the search are literal characters, not patterns. */
+/** `%` and `_` in the search are literal characters, not patterns; lower-cased, as every column it is matched with (case is ignored on both engines). */
 const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
 /** The web app's and the API's listing (src/docs/notes/web-app.md): name order, with a search. */
@@ -211,7 +211,7 @@ export async function listContacts(
   if (q) {
     const pattern = likePattern(q);
     where.push(
-      "(name_key LIKE ? ESCAPE '\\' OR coalesce(email, '') LIKE ? ESCAPE '\\' OR lower(coalesce(company, '')) LIKE ? ESCAPE '\\')",
+      "(name_key LIKE ? ESCAPE '\\' OR lower(coalesce(email, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(company, '')) LIKE ? ESCAPE '\\')",
     );
     args.push(pattern, pattern, pattern);
   }

@@ -9,14 +9,19 @@
  * - `INSERT OR IGNORE` → `INSERT … ON CONFLICT DO NOTHING`.
  * - The six triggers that bump `agents_version` after any write to `agents` or `agent_runs`
  *   (the agents list cache, store/runs/agents.ts) become one PL/pgSQL function and two statement
- *   triggers doing the same update.
+ *   triggers. The function bumps one of 1024 slots (`agents_version:<n>`, chosen by the
+ *   connection's backend process), and the version is their sum with the base row
+ *   (`agentsVersion`): one counter row would be a lock that every run of every organization waits
+ *   for until the holder commits (src/docs/notes/postgres.md#writes-without-a-global-lock).
  */
 
 const AGENTS_VERSION_TRIGGER = /^CREATE TRIGGER IF NOT EXISTS (agents|agent_runs)_version_\w+ AFTER/;
 
-const BUMP_FUNCTION = `CREATE OR REPLACE FUNCTION crew_bump_agents_version() RETURNS trigger LANGUAGE plpgsql AS $$
+/** The trigger function (also migration 20's, which replaces the one-row version of it). */
+export const BUMP_FUNCTION = `CREATE OR REPLACE FUNCTION crew_bump_agents_version() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE schema_meta SET value = CAST(CAST(value AS BIGINT) + 1 AS TEXT) WHERE key = 'agents_version';
+  INSERT INTO schema_meta (key, value) VALUES ('agents_version:' || (pg_backend_pid() % 1024), '1')
+    ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(schema_meta.value AS BIGINT) + 1 AS TEXT);
   RETURN NULL;
 END $$`;
 

@@ -8,7 +8,8 @@
  *   A null is written as the literal `NULL`: an untyped null parameter has no type PostgreSQL can
  *   infer in `? IS NULL`, and a typed one cannot go into a column of another type.
  * - `rowid` (SQLite's row address, used to delete or claim rows by batch) becomes `ctid`.
- * - `LIKE` becomes `ILIKE`: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+ * - `LIKE` stays `LIKE`, which ignores ASCII case on SQLite and not on PostgreSQL: a statement
+ *   that means to ignore case says so (`lower(x) LIKE lower(?)`) on both.
  * - `json_each(x)` (a JSON array's elements, read by their `value` column) becomes
  *   `json_array_elements_text(CAST(x AS json)) AS json_each(value)`.
  *
@@ -110,7 +111,6 @@ function rewrite(sql: string, placeholder: (index: number) => string): string {
           continue;
         }
         if (upper === "ROWID") out += "ctid";
-        else if (upper === "LIKE") out += "ILIKE";
         else out += word;
         i = j;
         continue;

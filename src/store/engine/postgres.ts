@@ -3,24 +3,21 @@
  * pool of connections of the `postgres` driver.
  *
  * - Statements arrive in the store's shared dialect and are turned into PostgreSQL's form by
- *   `toPostgres` (placeholders, typed numbers, `rowid`, `LIKE`).
+ *   `toPostgres` (placeholders, typed numbers, `rowid`).
  * - `int8` and `numeric` answers come back as JavaScript numbers and booleans as 1/0, as SQLite
  *   gives them: every `*_at` column is milliseconds (well inside 2^53), counts are small.
- * - A batch is one transaction whose statements are sent together (pipelined, one round trip).
- *   A batch that writes first takes one transaction-scoped advisory lock, so multi-statement
- *   writes run one at a time across every process, as under SQLite's single writer: the store's
- *   read-then-write batches (a conditional claim followed by writes that hold it) keep the meaning
- *   they have on SQLite. A batch using SQLite's `changes()` runs its statements one by one, each
- *   `changes()` replaced by the count the batch's previous write changed.
- * - Single statements are not serialised: each is atomic on its own (`INSERT … ON CONFLICT … DO
- *   UPDATE … WHERE` re-checks its condition on the newest row).
+ * - A batch is one transaction whose statements are sent together (pipelined, one round trip), at
+ *   READ COMMITTED. No lock wider than the rows a write touches: a batch whose later statements
+ *   rely on an earlier claim writes that reliance as a row condition (the claim's own value, or a
+ *   row its first statement locked), so it means on PostgreSQL what it means under SQLite's single
+ *   writer (src/docs/notes/postgres.md#writes-without-a-global-lock). A read-only batch runs at
+ *   REPEATABLE READ READ ONLY, one snapshot for all its statements.
+ * - Nothing relies on a connection's session beyond its start-up settings, so a pooler in
+ *   transaction mode works (src/docs/notes/postgres.md#behind-pgbouncer).
  */
 import postgres from "postgres";
 import { toPostgres } from "./postgres-sql.ts";
 import type { Statement, StatementResult, Store, TransactionMode } from "./types.ts";
-
-/** The advisory lock every writing batch holds (a fixed key: "crew" in ASCII). */
-const WRITE_LOCK = 0x63726577;
 
 const asNumber = (x: string) => Number(x);
 
@@ -33,8 +30,6 @@ export interface PostgresOptions {
 
 /** A statement that only reads (a `WITH` may write, so it counts as a write). */
 const READS = /^\s*SELECT\b/i;
-const CHANGES = /\bchanges\(\)/i;
-const CHANGES_ALL = /\bchanges\(\)/gi;
 
 export function openPostgres(options: PostgresOptions): Store {
   const main = storeOn(pool(options, {}));
@@ -91,26 +86,9 @@ function storeOn(sql: postgres.Sql): Store {
   const batch = async (statements: Statement[], mode: TransactionMode): Promise<StatementResult[]> => {
     const writes = mode === "write" || statements.some((s) => !READS.test(s.sql));
     const begin = writes ? "" : "isolation level repeatable read read only";
-    return (await sql.begin(begin, async (tx) => {
-      // Sent at once: the driver pipelines a transaction's queries on its one connection, and the
-      // server runs them in order, so the lock is held before the first statement runs.
-      const lock = writes ? tx.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`) : null;
-      if (!statements.some((s) => CHANGES.test(s.sql))) {
-        const [, ...results] = await Promise.all([lock, ...statements.map((s) => run(tx, s))]);
-        return results;
-      }
-      await lock;
-      // SQLite's changes() (the rows the batch's last write changed) has no PostgreSQL twin: the
-      // statements run one by one and each changes() is that count, written in.
-      const results: StatementResult[] = [];
-      let changed = 0;
-      for (const s of statements) {
-        const result = await run(tx, { ...s, sql: s.sql.replace(CHANGES_ALL, String(changed)) });
-        if (!READS.test(s.sql)) changed = result.rowsAffected;
-        results.push(result);
-      }
-      return results;
-    })) as StatementResult[];
+    // Sent at once: the driver pipelines a transaction's queries on its one connection, and the
+    // server runs them in order.
+    return (await sql.begin(begin, (tx) => Promise.all(statements.map((s) => run(tx, s))))) as StatementResult[];
   };
 
   const store: Store = {

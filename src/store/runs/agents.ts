@@ -40,13 +40,25 @@ const LISTED = table("agents", {
  * The last list read per store and organization, with the `agents_version` it was read at. Every
  * write to agents or agent_runs, by any process, bumps that version in its own transaction (a
  * trigger, schema.sql), so a list is served again only while nothing it depends on has changed.
- * Reading the version is one primary-key lookup instead of 34 index seeks (issue 10).
+ * Reading the version is one small read (a primary-key lookup on SQLite) instead of 34 index seeks.
  */
+/**
+ * The `agents_version` counter: on SQLite one row; on PostgreSQL that row plus the slots the
+ * trigger bumps (store/engine/postgres-schema.ts), summed. It moves whenever a write to agents or
+ * agent_runs commits, and only then.
+ */
+export async function agentsVersion(db: Db): Promise<string | undefined> {
+  const row = await db.one<{ value: string | null }>(
+    "SELECT CAST(sum(CAST(value AS BIGINT)) AS TEXT) AS value FROM schema_meta WHERE key = 'agents_version' OR key LIKE 'agents_version:%'",
+  );
+  return row?.value ?? undefined;
+}
+
 const listCache = new WeakMap<Db, Map<string, { version: string; agents: AgentRunSummary[] }>>();
 
 /** The 17 agents of an organization in catalog order, each with its latest run and latest successful run. */
 export async function listAgentsWithRuns(db: Db, orgId: string): Promise<AgentRunSummary[]> {
-  const version = (await db.one<{ value: string }>("SELECT value FROM schema_meta WHERE key = 'agents_version'"))?.value;
+  const version = await agentsVersion(db);
   let byOrg = listCache.get(db);
   const cached = byOrg?.get(orgId);
   if (version !== undefined && cached?.version === version) return [...cached.agents];

@@ -7,6 +7,7 @@ import type { InStatement } from "@libsql/client";
 import { boolean, integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
 import { type Db, isCheckViolation } from "../db.ts";
 import { HANDOFFS, type Handoff } from "../feed/handoffs.ts";
+import { skipLocked } from "../row-lock.ts";
 
 /** A handoff a run claimed (its status is `claimed`). */
 export type ClaimedHandoff = Handoff;
@@ -29,7 +30,7 @@ const CLAIMED = HANDOFFS.omit("orgId", "status", "createdBy", "updatedAt", "evid
 /**
  * Inserts the run (status running) and claims the agent's queued handoffs in one transaction.
  * The claim is a single `UPDATE … WHERE status = 'queued' … RETURNING`: two runs starting at once
- * can never both claim one handoff.
+ * can never both claim one handoff, and on PostgreSQL the second takes the next ones (store/row-lock.ts).
  */
 export async function startRun(db: Db, run: { id: string; orgId: string; agentId: string; startedAt: number }): Promise<ClaimedHandoff[]> {
   const [, claimed] = await db.batch(
@@ -41,7 +42,7 @@ export async function startRun(db: Db, run: { id: string; orgId: string; agentId
       {
         sql: `UPDATE handoffs SET status = 'claimed', run_id = ?1, updated_at = ?2
                WHERE id IN (SELECT id FROM handoffs WHERE org_id = ?3 AND to_agent = ?4 AND status = 'queued' AND held = 0
-                             ORDER BY priority_rank, created_at, id LIMIT ?5)
+                             ORDER BY priority_rank, created_at, id LIMIT ?5${skipLocked(db)})
                  AND status = 'queued'
               RETURNING id, from_agent, to_agent, title, context, priority, priority_rank, type, created_at, provenance`,
         args: [run.id, run.startedAt, run.orgId, run.agentId, MAX_CLAIMED_HANDOFFS],
