@@ -1,4 +1,4 @@
--- Crew schema, version 15 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 17 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -376,7 +376,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '15');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '17');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,
@@ -519,9 +519,25 @@ CREATE TABLE IF NOT EXISTS user_identities (
   subject    TEXT NOT NULL,
   user_id    TEXT NOT NULL REFERENCES users (id),
   created_at INTEGER NOT NULL,
+  email_verified INTEGER NOT NULL DEFAULT 1,   -- 0: this identity created the account from an unverified email
   PRIMARY KEY (issuer, subject)
 ) STRICT;
 CREATE INDEX IF NOT EXISTS user_identities_user ON user_identities (user_id);
+-- issue 33: tokens reserved by model-backed runs in flight (settled when the run ends, or expired), and
+-- the row per organization a reservation locks so that two reservations are never checked at once.
+CREATE TABLE IF NOT EXISTS token_reservations (
+  id         TEXT PRIMARY KEY,
+  org_id     TEXT NOT NULL,
+  agent_id   TEXT NOT NULL,
+  tokens     INTEGER NOT NULL,
+  at         INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS token_reservations_org ON token_reservations (org_id, expires_at);
+CREATE TABLE IF NOT EXISTS budget_locks (
+  org_id TEXT PRIMARY KEY,
+  at     INTEGER NOT NULL
+) STRICT;
 -- issue 22: the outbox of mail, Slack and Teams messages (src/docs/notes/delivery.md), claimed and retried like
 -- webhook_deliveries; dedupe_key makes "one briefing mail per user per day" a constraint.
 CREATE TABLE IF NOT EXISTS messages (
