@@ -316,7 +316,7 @@ export const EVAL_RUNS: string[] = [
  * Issue 33, hardening: whether an SSO identity created its account from an unverified email (such an
  * account is never linked to another identity, src/docs/notes/single-sign-on.md); token reservations
  * of model-backed runs in flight, so parallel runs cannot spend a budget twice, and the one row per
- * organization that reservations lock on (src/docs/notes/model.md#budgets).
+ * organization that reservations lock on (src/docs/notes/model.md).
  */
 export const SSO_AND_TOKEN_RESERVATIONS: string[] = [
   "ALTER TABLE user_identities ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 1",
