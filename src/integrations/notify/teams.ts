@@ -4,17 +4,25 @@
  * URL is a user's, so loopback and private addresses are refused unless ALLOW_PRIVATE_TARGETS is
  * on; a refused address reads like an unreachable one). 2xx acknowledges; 429 and 5xx are retried;
  * another 4xx means the workflow is gone or changed, so trying again will not help.
+ *
+ * What agents and people wrote (the briefing, titles) goes into the card as `TextRun`s of a
+ * `RichTextBlock`, which Adaptive Cards render without Markdown: a title written as
+ * `[Approve](https://evil…)` shows as those characters, never as a link.
  */
 import { latestStandup } from "../../store/reports/reports.ts";
 import { UNREACHABLE_TARGET } from "../../webhooks/targets.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
 import { teamsWebhookUrl } from "../slack/connection.ts";
+import { oneLine } from "./briefing-mail.ts";
 import type { Sender } from "./outbox.ts";
 
 interface StandupBody {
   briefing: string;
   interventions: { title: string; priority: string; agent: string }[];
 }
+
+/** Text shown as written: a TextRun has no Markdown (Adaptive Cards 1.2+), unlike a TextBlock. */
+const plain = (text: string) => ({ type: "RichTextBlock", inlines: [{ type: "TextRun", text }] });
 
 export function standupCard(s: StandupBody, link: string): unknown {
   return {
@@ -29,12 +37,10 @@ export function standupCard(s: StandupBody, link: string): unknown {
           version: "1.4",
           body: [
             { type: "TextBlock", text: "Morning standup", weight: "Bolder", size: "Medium" },
-            { type: "TextBlock", text: s.briefing, wrap: true },
+            plain(s.briefing),
             { type: "TextBlock", text: "Interventions", weight: "Bolder", spacing: "Medium" },
             ...(s.interventions.length
-              ? s.interventions
-                  .slice(0, 20)
-                  .map((i) => ({ type: "TextBlock", text: `- [${i.priority}] ${i.title} (${i.agent})`, wrap: true }))
+              ? s.interventions.slice(0, 20).map((i) => plain(`• [${i.priority}] ${oneLine(i.title)} (${i.agent})`))
               : [{ type: "TextBlock", text: "Nothing needs a person.", wrap: true }]),
           ],
           actions: [{ type: "Action.OpenUrl", title: "Open the standup in Crew", url: link }],
