@@ -128,8 +128,28 @@ export const AGENTS: readonly AgentDefinition[] = [
 
 export const AGENT_IDS = AGENTS.map((a) => a.id) as [string, ...string[]];
 
-/** The nine values GET /api/mcp/suggestions?agent= accepts (seed spec). */
-export const SUGGESTION_AGENTS = ["product", "growth", "revenue", "content", "corpdev", "sales", "bdr", "compliance", "pulse"] as const;
+/**
+ * The values GET /api/mcp/suggestions?agent= (crew_suggestions, the web's chips) accepts: every agent
+ * whose catalog entry writes suggestions (src/agents/jobs.ts; test/agents/suggestion-agents.test.ts
+ * keeps the two in step), after the seed's nine, which stay valid (pulse among them, though it
+ * writes metrics: its filter is simply empty).
+ */
+export const SUGGESTION_AGENTS = [
+  "product",
+  "growth",
+  "revenue",
+  "content",
+  "corpdev",
+  "sales",
+  "bdr",
+  "compliance",
+  "pulse",
+  "inbox",
+  "calendar",
+  "slack",
+  "research",
+  "finance",
+] as const;
 
 export function isAgentId(id: string): boolean {
   return AGENTS.some((a) => a.id === id);

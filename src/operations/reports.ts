@@ -115,8 +115,7 @@ export const getBriefing = defineOperation({
 export const getSuggestions = defineOperation({
   id: "getSuggestions",
   summary: "Agent suggestions",
-  description:
-    "Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.",
+  description: `Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (${SUGGESTION_AGENTS.join(", ")}), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.`,
   input: v.strictObject({
     agent: v.optional(v.picklist(SUGGESTION_AGENTS, `Must be one of ${SUGGESTION_AGENTS.join(", ")}.`)),
     status: v.optional(

@@ -89,7 +89,7 @@ export interface paths {
         };
         /**
          * Agent suggestions
-         * @description Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.
+         * @description Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse, inbox, calendar, slack, research, finance), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.
          *
          *     Access: API key with scope `read` or `admin`, or OAuth token with `crew:read` (or `crew:write`, `crew:admin`). Plan: pro, team_growth or a plan above.
          *
@@ -1757,7 +1757,7 @@ export interface operations {
     getSuggestions: {
         parameters: {
             query?: {
-                agent?: "product" | "growth" | "revenue" | "content" | "corpdev" | "sales" | "bdr" | "compliance" | "pulse";
+                agent?: "product" | "growth" | "revenue" | "content" | "corpdev" | "sales" | "bdr" | "compliance" | "pulse" | "inbox" | "calendar" | "slack" | "research" | "finance";
                 /** @description Default open. */
                 status?: "open" | "dismissed" | "accepted";
             };
