@@ -69,7 +69,7 @@ export function assertAgent(agentId: string): void {
 export interface StartedRun {
   runId: string;
   handoffs: ClaimedHandoff[];
-  insights: InsightRecord[];
+  insights: (InsightRecord & { evidence: Evidence[] })[];
 }
 
 export async function startAgentRun(db: Db, clock: Clock, orgId: string, agentId: string): Promise<StartedRun> {

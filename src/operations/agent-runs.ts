@@ -19,7 +19,7 @@ import { agentDailyTokens, setAgentDailyTokens } from "../store/runs/budgets.ts"
 import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/runs/model.ts";
 import { listRuns } from "../store/runs/runs.ts";
 import { NewAction } from "./actions.ts";
-import { EvidenceInput } from "./evidence-schema.ts";
+import { EvidenceInput, EvidenceList } from "./evidence-schema.ts";
 import { Insight } from "./listings.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics } from "./reports.ts";
@@ -44,10 +44,11 @@ const HandoffView = v.object({
   priority: Priority,
   type: v.nullable(v.string()),
   createdAt: DateTime,
+  evidence: EvidenceList,
 });
 
-/** An insight as a run's context carries it: without its evidence. */
-const InsightView = v.omit(Insight, ["evidence"]);
+/** An insight as a run's context carries it, evidence included (like GET of the feed). */
+const InsightView = Insight;
 
 export const startAgentRunOp = defineOperation({
   id: "startAgentRun",

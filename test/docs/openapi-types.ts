@@ -5535,6 +5535,19 @@ export interface operations {
                                 type: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description What it rests on (empty for records a person wrote). */
+                                evidence: {
+                                    /** @enum {string} */
+                                    kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                    /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                                    ref: string;
+                                    /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                                    title: string;
+                                    /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                                    url?: string;
+                                    /** @description At most 300 characters of the input's text. */
+                                    excerpt?: string;
+                                }[];
                             }[];
                             insights: {
                                 id: string;
@@ -5546,6 +5559,19 @@ export interface operations {
                                 impact: "low" | "medium" | "high";
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description What it rests on (empty for records a person wrote). */
+                                evidence: {
+                                    /** @enum {string} */
+                                    kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                    /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                                    ref: string;
+                                    /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                                    title: string;
+                                    /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                                    url?: string;
+                                    /** @description At most 300 characters of the input's text. */
+                                    excerpt?: string;
+                                }[];
                             }[];
                         };
                     };
