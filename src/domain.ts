@@ -184,7 +184,11 @@ export type DomainEvent =
       type: "action.created";
       orgId: string;
       actionId: string;
+      title: string;
       priority: string;
+      status: string;
+      /** Who added it: api, mcp, web, or the agent's id. */
+      source: string;
       contactId: string | null;
       dealId: string | null;
       at: number;
@@ -201,7 +205,19 @@ export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 
 export type WebhookEvent =
   | { event: "briefing.completed"; userId: string; briefingId: string; timestamp: string; summary?: string }
-  | { event: "action.created"; actionId: string; timestamp: string; contactId?: string; dealId?: string }
+  | {
+      event: "action.created";
+      actionId: string;
+      title: string;
+      priority: string;
+      status: string;
+      source: string;
+      /** The action on the web app, added at delivery (src/webhooks/deliver.ts): the store does not know the public address. */
+      url?: string;
+      timestamp: string;
+      contactId?: string;
+      dealId?: string;
+    }
   | { event: "standup.ready"; standupId: string; timestamp: string }
   | { event: "budget.warning"; organizationId: string; agent?: string; used: number; limit: number; timestamp: string };
 
@@ -212,6 +228,10 @@ export function webhookEventOf(e: DomainEvent): WebhookEvent | null {
       return {
         event: "action.created",
         actionId: e.actionId,
+        title: e.title,
+        priority: e.priority,
+        status: e.status,
+        source: e.source,
         timestamp: new Date(e.at).toISOString(),
         ...(e.contactId ? { contactId: e.contactId } : {}),
         ...(e.dealId ? { dealId: e.dealId } : {}),

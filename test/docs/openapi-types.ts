@@ -1000,45 +1000,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A task was added to the action queue (API, MCP or an agent).
+         * A task was added to the action queue, through any door: REST, MCP, the web app, the CLI, a one-click link, an accepted suggestion or an agent's run. Carries what a receiver needs to show it without a second request.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        event: "action.created";
-                        /** @description The action's id. */
-                        actionId: string;
-                        /** @description Set when the action is about a contact. */
-                        contactId?: string;
-                        /** @description Set when it is about a deal. */
-                        dealId?: string;
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (UTC).
-                         */
-                        timestamp: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["actionCreatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1058,41 +1023,7 @@ export interface webhooks {
          * A person's daily briefing is ready.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        event: "briefing.completed";
-                        /** @description Whose briefing. */
-                        userId: string;
-                        /** @description The briefing's id. */
-                        briefingId: string;
-                        summary?: string;
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (UTC).
-                         */
-                        timestamp: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["briefingCompletedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1112,38 +1043,7 @@ export interface webhooks {
          * The morning standup is ready.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        event: "standup.ready";
-                        /** @description The standup's id. */
-                        standupId: string;
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (UTC).
-                         */
-                        timestamp: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["standupReadyWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1163,44 +1063,7 @@ export interface webhooks {
          * 80 % of a model token budget is used today (UTC): the organization's, or one agent's cap when `agent` is set. Sent once per budget per day.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        event: "budget.warning";
-                        /** @description The organization whose budget it is. */
-                        organizationId: string;
-                        /** @description The agent whose daily cap it is; absent for the organization's budget. */
-                        agent?: string;
-                        /** @description Tokens used today. */
-                        used: number;
-                        /** @description The budget in tokens. */
-                        limit: number;
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (UTC).
-                         */
-                        timestamp: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["budgetWarningWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1254,10 +1117,6 @@ export interface components {
             /** @enum {string} */
             error?: "not_found";
         };
-        Error405: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
-            error?: "method_not_allowed";
-        };
         Error409: components["schemas"]["ErrorEnvelope"] & {
             /** @enum {string} */
             error?: "calendar_not_connected" | "run_already_completed";
@@ -1279,40 +1138,14 @@ export interface components {
             error?: "internal_error";
         };
     };
-    responses: {
-        /** @description The path exists but not with this method (any documented path). */
-        MethodNotAllowed: {
-            headers: {
-                Allow: components["headers"]["Allow"];
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error405"];
-            };
-        };
-        /** @description No such endpoint. */
-        NotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error404"];
-            };
-        };
-    };
+    responses: never;
     parameters: never;
     requestBodies: never;
     headers: {
         /** @description The request's id (yours when you sent a valid one, else generated); quote it when reporting a problem. */
         XRequestId: string;
-        /** @description The request's id (yours when you sent a valid one, else generated); quote it when reporting a problem. */
-        XRequestIdOptional: string;
         /** @description The version of the /api/mcp interface. */
         APIVersion: "1.0.0";
-        /** @description The version of the /api/mcp interface. */
-        APIVersionOptional: "1.0.0";
         /** @description Requests allowed per hour for this user (all keys and tokens together). */
         XRateLimitLimit: number;
         /** @description Requests allowed per hour for this user (all keys and tokens together). */
@@ -1333,14 +1166,8 @@ export interface components {
         WWWAuthenticate: string;
         /** @description RFC 6750 challenge: `Bearer realm="crew", resource_metadata="…"`, with `error`, `error_description` (invalid_token) or `scope` (insufficient_scope). */
         WWWAuthenticateOptional: string;
-        /** @description The methods the path accepts. */
-        Allow: string;
-        /** @description The methods the path accepts. */
-        AllowOptional: string;
         /** @description The `crew_session` cookie (HttpOnly, SameSite=Lax, Path=/). */
         SetCookie: string;
-        /** @description The `crew_session` cookie (HttpOnly, SameSite=Lax, Path=/). */
-        SetCookieOptional: string;
     };
     pathItems: never;
 }
@@ -8124,6 +7951,160 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error500"];
                 };
+            };
+        };
+    };
+    actionCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "action.created";
+                    /** @description The action's id. */
+                    actionId: string;
+                    /** @description The action's title. */
+                    title: string;
+                    /** @enum {string} */
+                    priority: "critical" | "high" | "medium" | "low";
+                    /** @description Its status when it was added (pending for a new action). */
+                    status: string;
+                    /** @description Who added it: api, mcp, web, cli, or the agent's id. */
+                    source: string;
+                    /**
+                     * Format: uri
+                     * @description The action on Crew's web app (sign-in required).
+                     */
+                    url: string;
+                    /** @description Set when the action is about a contact. */
+                    contactId?: string;
+                    /** @description Set when it is about a deal. */
+                    dealId?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    briefingCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "briefing.completed";
+                    /** @description Whose briefing. */
+                    userId: string;
+                    /** @description The briefing's id. */
+                    briefingId: string;
+                    summary?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    standupReadyWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "standup.ready";
+                    /** @description The standup's id. */
+                    standupId: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    budgetWarningWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "budget.warning";
+                    /** @description The organization whose budget it is. */
+                    organizationId: string;
+                    /** @description The agent whose daily cap it is; absent for the organization's budget. */
+                    agent?: string;
+                    /** @description Tokens used today. */
+                    used: number;
+                    /** @description The budget in tokens. */
+                    limit: number;
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
