@@ -18,6 +18,7 @@ const SQLITE_ONLY = [
   "test/webhooks/secrets-at-rest.test.ts",
   "test/ops/backup.test.ts",
   "test/ops/scheduled-backups.test.ts",
+  "test/ops/readme-backups.test.ts",
   "test/e2e/runtimes.test.ts",
   "test/e2e/deno-write-permission.test.ts",
   // `npm start` with its default database file, as a first-time user runs it.
