@@ -6,6 +6,7 @@
  * neither linked nor re-roled; a KELVIN SIGN address does not sign in as the "k" address.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TIER_SENTENCES } from "../../src/domain.ts";
 import { linkIdentity } from "../../src/store/auth/identities.ts";
 import { getUserByEmail } from "../../src/store/auth/users.ts";
 import { createOrg } from "../../src/store/orgs/orgs.ts";
@@ -127,5 +128,18 @@ describe("single sign-on, hardened", () => {
     expect(await sessionOf(browser)).toBeNull();
     expect(await rows(s.db, "SELECT user_id FROM user_identities WHERE subject = 'kelvin-sub'")).toEqual([]);
     expect(await getUserByEmail(s.db, "kim@corp.example")).toMatchObject({ id: kim.id, name: kim.name });
+  });
+
+  it("the Users page explains the plans, and it and the getting-started card name OIDC_DEFAULT_PLAN", async () => {
+    const browser = new HttpBrowser(s.url);
+    await browser.signIn("first-owner@corp.example");
+    const users = await browser.request("/settings/users");
+    expect(users.status).toBe(200);
+    for (const sentence of Object.values(TIER_SENTENCES)) expect(users.html).toContain(sentence);
+    expect(users.html).toContain("get the plan <code>pro</code> (<code>OIDC_DEFAULT_PLAN</code>)");
+    await s.db.run("DELETE FROM actions");
+    const dashboard = await browser.request("/dashboard");
+    expect(dashboard.html).toContain("Getting started");
+    expect(dashboard.html).toContain("People who sign in with Corp SSO for the first time get the plan <code>pro</code>");
   });
 });

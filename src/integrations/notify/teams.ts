@@ -14,7 +14,7 @@ import { UNREACHABLE_TARGET } from "../../webhooks/targets.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
 import { teamsWebhookUrl } from "../slack/connection.ts";
 import { oneLine } from "./briefing-mail.ts";
-import type { Sender } from "./outbox.ts";
+import type { NotifyDeps, Sender } from "./outbox.ts";
 
 interface StandupBody {
   briefing: string;
@@ -50,17 +50,18 @@ export function standupCard(s: StandupBody, link: string): unknown {
   };
 }
 
-export const teamsSender: Sender = async (deps, m, signal) => {
-  const url = await teamsWebhookUrl(deps, m.orgId);
-  if (!url)
-    return { ok: false, error: "No Teams webhook is saved (or it no longer opens): save it in Settings → Notifications.", permanent: true };
-  const standup = await latestStandup<StandupBody>(deps.db, m.orgId, "morning");
-  if (!standup) return { ok: false, error: "Skipped: no morning standup is stored.", permanent: true };
+/** POSTs a card to the Teams webhook through the outbound policy: 2xx acknowledges. */
+async function postCard(
+  deps: NotifyDeps,
+  url: string,
+  card: unknown,
+  signal?: AbortSignal,
+): Promise<{ ok: true } | { ok: false; error: string; permanent?: boolean }> {
   try {
     const res = await outboundFetch(deps.outbound, url, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(standupCard(standup.body, `${deps.config.baseUrl}/standup`)),
+      body: JSON.stringify(card),
       redirect: "manual",
       maxRedirects: 0,
       timeoutMs: 15_000,
@@ -80,4 +81,25 @@ export const teamsSender: Sender = async (deps, m, signal) => {
     }
     throw error;
   }
+}
+
+export const teamsSender: Sender = async (deps, m, signal) => {
+  const url = await teamsWebhookUrl(deps, m.orgId);
+  if (!url)
+    return { ok: false, error: "No Teams webhook is saved (or it no longer opens): save it in Settings → Notifications.", permanent: true };
+  const standup = await latestStandup<StandupBody>(deps.db, m.orgId, "morning");
+  if (!standup) return { ok: false, error: "Skipped: no morning standup is stored.", permanent: true };
+  return postCard(deps, url, standupCard(standup.body, `${deps.config.baseUrl}/standup`), signal);
 };
+
+/** "Send a test message": a one-line card to the saved webhook, now (not through the outbox). */
+export async function sendTeamsTest(deps: NotifyDeps, orgId: string): Promise<{ ok: true } | { ok: false; error: string }> {
+  const url = await teamsWebhookUrl(deps, orgId);
+  if (!url) return { ok: false, error: "No Teams webhook is saved (or it no longer opens): save it in Settings → Notifications." };
+  const card = standupCard(
+    { briefing: "Crew test message: the morning standup will be posted here.", interventions: [] },
+    deps.config.baseUrl,
+  );
+  const sent = await postCard(deps, url, card);
+  return sent.ok ? sent : { ok: false, error: sent.error };
+}
