@@ -7,7 +7,7 @@
 import type { InStatement } from "@libsql/client";
 import type { DomainEvent } from "../domain.ts";
 import { localParts } from "../integrations/zoned-time.ts";
-import { DAY, iso } from "../lib/clock.ts";
+import { DAY } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { listOpenActions } from "../store/actions/actions.ts";
 import { listOpenSuggestions } from "../store/actions/suggestions.ts";

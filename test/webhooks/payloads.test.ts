@@ -27,7 +27,7 @@ afterAll(async () => {
 describe("action.created carries what a receiver needs", () => {
   it("from REST, MCP and the web app alike", async () => {
     const hook = await subscribe(call, receiver.url);
-    const rest = await call("/api/mcp/actions", { body: { title: "Call Ada", priority: "high" } });
+    expect((await call("/api/mcp/actions", { body: { title: "Call Ada", priority: "high" } })).status).toBe(200);
     const client = await connectHttp(s.url, key);
     await client.callTool({ name: "crew_add_action", arguments: { title: "Mail Grace", priority: "low" } });
     await client.close();

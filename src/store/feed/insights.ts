@@ -28,10 +28,7 @@ const INSIGHTS = table("insights", {
   evidence: jsonList<Evidence>(),
 });
 
-/** The columns a read selects (`id, agent, title, detail, type, impact, created_at`). */
-const INSIGHT = INSIGHTS.pick("id", "agent", "title", "detail", "type", "impact", "createdAt");
-
-/** The same with what an insight rests on (the web app's feed, a run's context). */
+/** The columns a read selects, with what an insight rests on (the web app's feed, a run's context). */
 const RECENT = INSIGHTS.pick("id", "agent", "title", "detail", "type", "impact", "createdAt", "evidence");
 
 export type InsightInsert = InsightRecord & { orgId: string; createdBy: string; evidence?: Evidence[] };
