@@ -329,6 +329,7 @@ export const SSO_AND_TOKEN_RESERVATIONS: string[] = [
   expires_at INTEGER NOT NULL
 ) STRICT`,
   "CREATE INDEX IF NOT EXISTS token_reservations_org ON token_reservations (org_id, expires_at)",
+  "CREATE INDEX IF NOT EXISTS token_reservations_expiry ON token_reservations (expires_at)",
   `CREATE TABLE IF NOT EXISTS budget_locks (
   org_id TEXT PRIMARY KEY,
   at     INTEGER NOT NULL
