@@ -543,9 +543,26 @@ CREATE TABLE IF NOT EXISTS user_identities (
   subject    TEXT NOT NULL,
   user_id    TEXT NOT NULL REFERENCES users (id),
   created_at INTEGER NOT NULL,
+  email_verified INTEGER NOT NULL DEFAULT 1,   -- 0: this identity created the account from an unverified email
   PRIMARY KEY (issuer, subject)
 ) STRICT;
 CREATE INDEX IF NOT EXISTS user_identities_user ON user_identities (user_id);
+-- issue 33: tokens reserved by model-backed runs in flight (settled when the run ends, or expired), and
+-- the row per organization a reservation locks so that two reservations are never checked at once.
+CREATE TABLE IF NOT EXISTS token_reservations (
+  id         TEXT PRIMARY KEY,
+  org_id     TEXT NOT NULL,
+  agent_id   TEXT NOT NULL,
+  tokens     INTEGER NOT NULL,
+  at         INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS token_reservations_org ON token_reservations (org_id, expires_at);
+CREATE INDEX IF NOT EXISTS token_reservations_expiry ON token_reservations (expires_at);
+CREATE TABLE IF NOT EXISTS budget_locks (
+  org_id TEXT PRIMARY KEY,
+  at     INTEGER NOT NULL
+) STRICT;
 -- issue 22: the outbox of mail, Slack and Teams messages (src/docs/notes/delivery.md), claimed and retried like
 -- webhook_deliveries; dedupe_key makes "one briefing mail per user per day" a constraint.
 CREATE TABLE IF NOT EXISTS messages (

@@ -19,6 +19,7 @@ const SQLITE_ONLY = [
   "test/ops/backup.test.ts",
   "test/ops/scheduled-backups.test.ts",
   "test/ops/s3-backups.test.ts",
+  "test/ops/readme-backups.test.ts",
   "test/e2e/runtimes.test.ts",
   "test/e2e/deno-write-permission.test.ts",
   // `npm start` with its default database file, as a first-time user runs it.

@@ -34,6 +34,13 @@ export function planIncludes(plan: Plan, needed: Exclude<Tier, "none">): boolean
   return rank[tierOf[plan]] >= rank[needed];
 }
 
+/** Each tier in one sentence, with its plans: the Users page, the getting-started card and access.md say the same. */
+export const TIER_SENTENCES: Record<Tier, string> = {
+  none: "lite and team_starter: the web app only, no API keys and no MCP (Claude and other clients connect but see no tools).",
+  read: "pro and team_growth: also read over the API and MCP (keys with read, briefing, agents).",
+  write: "operator and team_enterprise: also the writes over the API and MCP (the action queue, contacts, handoffs, the feed, agent runs).",
+};
+
 /** The cheapest plan that includes a tier: what a 403 plan_upgrade_required names. */
 export function cheapestPlanFor(needed: Exclude<Tier, "none">): Plan {
   return needed === "read" ? "pro" : "operator";
@@ -129,8 +136,28 @@ export const AGENTS: readonly AgentDefinition[] = [
 
 export const AGENT_IDS = AGENTS.map((a) => a.id) as [string, ...string[]];
 
-/** The nine values GET /api/mcp/suggestions?agent= accepts (seed spec). */
-export const SUGGESTION_AGENTS = ["product", "growth", "revenue", "content", "corpdev", "sales", "bdr", "compliance", "pulse"] as const;
+/**
+ * The values GET /api/mcp/suggestions?agent= (crew_suggestions, the web's chips) accepts: every agent
+ * whose catalog entry writes suggestions (src/agents/jobs.ts; test/agents/suggestion-agents.test.ts
+ * keeps the two in step), after the seed's nine, which stay valid (pulse among them, though it
+ * writes metrics: its filter is simply empty).
+ */
+export const SUGGESTION_AGENTS = [
+  "product",
+  "growth",
+  "revenue",
+  "content",
+  "corpdev",
+  "sales",
+  "bdr",
+  "compliance",
+  "pulse",
+  "inbox",
+  "calendar",
+  "slack",
+  "research",
+  "finance",
+] as const;
 
 export function isAgentId(id: string): boolean {
   return AGENTS.some((a) => a.id === id);
@@ -165,7 +192,11 @@ export type DomainEvent =
       type: "action.created";
       orgId: string;
       actionId: string;
+      title: string;
       priority: string;
+      status: string;
+      /** Who added it: api, mcp, web, or the agent's id. */
+      source: string;
       contactId: string | null;
       dealId: string | null;
       at: number;
@@ -182,7 +213,19 @@ export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 
 export type WebhookEvent =
   | { event: "briefing.completed"; userId: string; briefingId: string; timestamp: string; summary?: string }
-  | { event: "action.created"; actionId: string; timestamp: string; contactId?: string; dealId?: string }
+  | {
+      event: "action.created";
+      actionId: string;
+      title: string;
+      priority: string;
+      status: string;
+      source: string;
+      /** The action on the web app, added at delivery (src/webhooks/deliver.ts): the store does not know the public address. */
+      url?: string;
+      timestamp: string;
+      contactId?: string;
+      dealId?: string;
+    }
   | { event: "standup.ready"; standupId: string; timestamp: string }
   | { event: "budget.warning"; organizationId: string; agent?: string; used: number; limit: number; timestamp: string };
 
@@ -193,6 +236,10 @@ export function webhookEventOf(e: DomainEvent): WebhookEvent | null {
       return {
         event: "action.created",
         actionId: e.actionId,
+        title: e.title,
+        priority: e.priority,
+        status: e.status,
+        source: e.source,
         timestamp: new Date(e.at).toISOString(),
         ...(e.contactId ? { contactId: e.contactId } : {}),
         ...(e.dealId ? { dealId: e.dealId } : {}),

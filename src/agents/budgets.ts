@@ -4,6 +4,11 @@
  * skipped with a summary saying which. At 80 % of either, once per budget per UTC day (claimed in
  * budget_warnings), a `model` warning alert and a `budget.warning` webhook event. Costs are
  * estimated from CREW_MODEL_PRICE_INPUT / _OUTPUT (US dollars per million tokens).
+ *
+ * Parallel runs (issue 33): a run reserves its estimated tokens before the model call, atomically
+ * with the check of both budgets, and releases the reservation once its tokens are stored, so five
+ * runs started at once cannot each find the budget unspent; a budget is overshot by at most one
+ * run's tokens, as with runs one after another.
  */
 import type { Config } from "../config.ts";
 import type { DomainEvent } from "../domain.ts";
@@ -12,27 +17,76 @@ import { newId } from "../lib/random.ts";
 import { commit } from "../store/commit.ts";
 import type { Db } from "../store/db.ts";
 import { alertInsertStatement, resolveOldBudgetWarningsStatement } from "../store/integrations/alerts.ts";
-import { agentDailyTokens, agentTokensSince, claimBudgetWarning, usageTotalsSince } from "../store/runs/budgets.ts";
+import {
+  agentDailyTokens,
+  agentTokensSince,
+  claimBudgetWarning,
+  largestRecentRun,
+  releaseTokens,
+  reservedTokens,
+  reserveTokens,
+  usageTotalsSince,
+} from "../store/runs/budgets.ts";
 import { tokensSince } from "../store/runs/model.ts";
+import type { Limits } from "./jobs.ts";
 
 export const WARN_AT = 0.8;
 const DAY_MS = 86_400_000;
 const dayStartOf = (now: number) => now - (now % DAY_MS);
 const n = (x: number) => x.toLocaleString("en-US");
 
-/** Why a run must be skipped for its budget (the run's summary), or null when it may run. */
-export async function budgetSkipReason(db: Db, orgId: string, agentId: string, orgLimit: number, now: number): Promise<string | null> {
+/** A reservation lasts past the longest run (two model calls and the sources' reads); a crashed process's expires. */
+const RESERVATION_MS = 15 * 60_000;
+/** Output tokens one call may write (src/integrations/model/client.ts asks for at most this many). */
+const MAX_OUTPUT_TOKENS = 4000;
+
+/**
+ * What a run is expected to spend: the most one of the agent's last runs spent, or before its first,
+ * the most its inputs can hold (about four characters a token) plus one answer.
+ */
+async function estimateTokens(db: Db, orgId: string, agentId: string, limits: Limits): Promise<number> {
+  const recent = await largestRecentRun(db, orgId, agentId, 10);
+  if (recent !== null && recent > 0) return recent;
+  const records = limits.contacts + limits.actions + limits.insights + limits.deals;
+  return Math.ceil((limits.sourceItems * limits.chars + records * limits.recordChars) / 4) + MAX_OUTPUT_TOKENS;
+}
+
+export type TokenReservation = { ok: true; id: string } | { ok: false; summary: string };
+
+/** Reserves a run's tokens before its model call, or says why it must be skipped for its budget (the run's summary). */
+export async function reserveRunTokens(
+  db: Db,
+  orgId: string,
+  agentId: string,
+  limits: Limits,
+  orgLimit: number,
+  now: number,
+): Promise<TokenReservation> {
   const since = dayStartOf(now);
+  const tokens = await estimateTokens(db, orgId, agentId, limits);
+  const id = newId("rsv", now);
+  if (await reserveTokens(db, { id, orgId, agentId, tokens, orgLimit, since, now, expiresAt: now + RESERVATION_MS }))
+    return { ok: true, id };
+  const reserved = await reservedTokens(db, orgId, agentId, now);
+  const inFlight = (x: number) => (x > 0 ? `, ${n(x)} more reserved by runs in progress` : "");
   const spent = await tokensSince(db, orgId, since);
-  if (spent >= orgLimit) {
-    return `Skipped: today's model budget is spent (${n(spent)} of ${n(orgLimit)} tokens); runs resume after midnight UTC.`;
+  if (spent + reserved.org >= orgLimit) {
+    return {
+      ok: false,
+      summary: `Skipped: today's model budget is spent (${n(spent)} of ${n(orgLimit)} tokens${inFlight(reserved.org)}); runs resume after midnight UTC.`,
+    };
   }
-  const cap = await agentDailyTokens(db, orgId, agentId);
-  if (cap === null) return null;
+  const cap = (await agentDailyTokens(db, orgId, agentId)) ?? 0;
   const mine = await agentTokensSince(db, orgId, agentId, since);
-  return mine >= cap
-    ? `Skipped: this agent's daily token cap is spent (${n(mine)} of ${n(cap)} tokens); runs resume after midnight UTC.`
-    : null;
+  return {
+    ok: false,
+    summary: `Skipped: this agent's daily token cap is spent (${n(mine)} of ${n(cap)} tokens${inFlight(reserved.agent)}); runs resume after midnight UTC.`,
+  };
+}
+
+/** After the run: its spent tokens are stored, so what it reserved is no longer held. */
+export async function settleRunTokens(db: Db, reservation: TokenReservation): Promise<void> {
+  if (reservation.ok) await releaseTokens(db, reservation.id);
 }
 
 /** After a run spent tokens: the 80 % warning of each budget it crossed, once per budget per day. */

@@ -6,7 +6,8 @@
 
 import type { InStatement } from "@libsql/client";
 import type { DomainEvent } from "../domain.ts";
-import { DAY, iso } from "../lib/clock.ts";
+import { localParts } from "../integrations/zoned-time.ts";
+import { DAY } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { listOpenActions } from "../store/actions/actions.ts";
 import { listOpenSuggestions } from "../store/actions/suggestions.ts";
@@ -25,7 +26,22 @@ export interface BriefingBody {
   words?: ModelText;
 }
 
-export async function composeBriefing(db: Db, orgId: string, userName: string, since: number, now: number): Promise<BriefingBody> {
+/** The greeting and the date of the person's wall clock (a briefing regenerated at 21:17 does not say "Good morning"). */
+export function greetingAt(now: number, timeZone: string): { greeting: string; date: string } {
+  const t = localParts(timeZone, now);
+  const greeting = t.hour >= 5 && t.hour < 12 ? "Good morning" : t.hour >= 12 && t.hour < 18 ? "Good afternoon" : "Good evening";
+  const date = `${t.year}-${String(t.month).padStart(2, "0")}-${String(t.day).padStart(2, "0")}`;
+  return { greeting, date };
+}
+
+export async function composeBriefing(
+  db: Db,
+  orgId: string,
+  userName: string,
+  since: number,
+  now: number,
+  timeZone = "UTC",
+): Promise<BriefingBody> {
   const [actions, insights, suggestions] = await Promise.all([
     listOpenActions(db, orgId, 50),
     listInsightsSince(db, orgId, since, 20),
@@ -34,7 +50,8 @@ export async function composeBriefing(db: Db, orgId: string, userName: string, s
   const pendingActions = actions.map((a) => ({ id: a.id, title: a.title, priority: a.priority, source: a.source }));
   const recommendations = suggestions.map((s) => s.title);
 
-  const lines: string[] = [`Good morning${userName ? `, ${userName}` : ""}. Here is your briefing for ${iso(now).slice(0, 10)}.`];
+  const { greeting, date } = greetingAt(now, timeZone);
+  const lines: string[] = [`${greeting}${userName ? `, ${userName}` : ""}. Here is your briefing for ${date}.`];
   const critical = pendingActions.filter((a) => a.priority === "critical");
   if (critical.length > 0) lines.push(`Critical: ${critical.map((a) => a.title).join("; ")}.`);
   const rest = pendingActions.length - critical.length;
@@ -71,7 +88,7 @@ export async function briefingStatements(
   words?: WordsFor | "keep" | null,
 ): Promise<{ id: string; generatedAt: number; body: BriefingBody; statements: InStatement[]; events: DomainEvent[] }> {
   const previous = await latestBriefing<BriefingBody>(db, user.id);
-  const composed = await composeBriefing(db, user.orgId, user.name, previous?.generatedAt ?? now - DAY, now);
+  const composed = await composeBriefing(db, user.orgId, user.name, previous?.generatedAt ?? now - DAY, now, user.timeZone);
   const { briefing, ...parts } = composed;
   const worded = typeof words === "function" ? await words(briefing, { member: user.name, ...parts }) : null;
   const seen = composed.pendingActions.map((a) => a.id);

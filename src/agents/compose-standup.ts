@@ -78,7 +78,11 @@ export function composeStandupBody(inputs: StandupInputs): StandupBody {
     ...inputs.openActions
       .filter((a) => a.priority === "critical" || a.priority === "high")
       .map((a) => ({ title: a.title, priority: a.priority, agent: a.source, at: a.createdAt })),
-    ...failing.map((a) => ({ title: `${a.name}: ${summaryOf(a)}`, priority: "high" as const, agent: a.id, at: a.lastFinishedAt ?? at })),
+    // One cause, one line: an agent whose critical alert says why it fails (a revoked access) is not
+    // listed again for its failed run.
+    ...failing
+      .filter((a) => !inputs.criticalAlerts.some((alert) => alert.agent === a.id))
+      .map((a) => ({ title: `${a.name}: ${summaryOf(a)}`, priority: "high" as const, agent: a.id, at: a.lastFinishedAt ?? at })),
     ...inputs.criticalAlerts.map((a) => ({ title: a.message, priority: "critical" as const, agent: a.agent, at: a.flaggedAt })),
     ...(inputs.extra ?? []),
   ].sort((a, b) => priorityRank(a.priority) - priorityRank(b.priority) || b.at - a.at);

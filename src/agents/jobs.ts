@@ -209,11 +209,4 @@ export function jobOf(agentId: string): AgentJob {
 }
 
 export const MODEL_AGENTS = JOBS.filter((j) => j.runner === "model").map((j) => j.id);
-/**
- * The agents that write suggestions, in the catalog's order: those whose runs may write them, and
- * the seed's nine of GET /api/mcp/suggestions?agent= (src/docs/notes/rest-api.md). What the web's filters offer.
- */
-export const SUGGESTING_AGENTS = JOBS.filter(
-  (j) => j.writes.includes("suggestions") || (SUGGESTION_AGENTS as readonly string[]).includes(j.id),
-).map((j) => j.id);
 export const needsModel = (agentId: string) => MODEL_AGENTS.includes(agentId);

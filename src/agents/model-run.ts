@@ -26,7 +26,7 @@ import { raiseModelAlertStatements, resolveModelAlertStatement } from "../store/
 import type { Organization } from "../store/orgs/orgs.ts";
 import { addRunUsageStatement, getInstructionOverride, inputHashStatement, lastModelInputs } from "../store/runs/model.ts";
 import { runInsertStatement } from "../store/runs/runs.ts";
-import { budgetSkipReason, warnOnBudgets } from "./budgets.ts";
+import { reserveRunTokens, settleRunTokens, warnOnBudgets } from "./budgets.ts";
 import { citationIssues } from "./handles.ts";
 import { type AgentJob, JOBS, jobOf } from "./jobs.ts";
 import { CITING_RULES, gatherInputs } from "./model-inputs.ts";
@@ -139,8 +139,9 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
     if (missing) return skipped(`${missing}.`);
   }
   const now = deps.clock.now();
-  const summary = await budgetSkipReason(deps.db, org.id, agentId, model.dailyTokens, now);
-  if (summary) {
+  const reservation = await reserveRunTokens(deps.db, org.id, agentId, job.limits, model.dailyTokens, now);
+  if (!reservation.ok) {
+    const { summary } = reservation;
     // Skipped, not failed (src/docs/notes/model.md): a run row says so on the dashboard and in the history.
     const runId = newId("run", now);
     await deps.db.execute(
@@ -282,6 +283,8 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return fail(`The model-backed run failed: ${message.split("\n")[0]}`, message, false);
+  } finally {
+    await settleRunTokens(deps.db, reservation);
   }
 }
 

@@ -14,7 +14,7 @@
  * calendar integration) are resolved there.
  */
 import type { InStatement } from "@libsql/client";
-import { isAgentId } from "../domain.ts";
+import { type Evidence, isAgentId } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { DomainEvent, Events } from "../lib/events.ts";
@@ -63,7 +63,7 @@ export function assertAgent(agentId: string): void {
 export interface StartedRun {
   runId: string;
   handoffs: ClaimedHandoff[];
-  insights: InsightRecord[];
+  insights: (InsightRecord & { evidence: Evidence[] })[];
 }
 
 export async function startAgentRun(db: Db, clock: Clock, orgId: string, agentId: string): Promise<StartedRun> {

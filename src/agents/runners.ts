@@ -71,7 +71,7 @@ interface RunnerResult {
 
 type Runner = (ctx: RunnerContext) => Promise<RunnerResult>;
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
 const received = (handoffs: ClaimedHandoff[]) => (handoffs.length ? ` Received ${plural(handoffs.length, "handoff")}.` : "");
 
 const RUNNERS: Record<string, Runner> = {
@@ -108,7 +108,7 @@ const RUNNERS: Record<string, Runner> = {
       events.push(...briefing.events);
     }
     return {
-      summary: `Composed the daily briefing for ${plural(ids.length, "member")}.${received(ctx.handoffs)}`,
+      summary: `${ids.length ? `Composed the daily briefing for ${plural(ids.length, "person", "people")}.` : "Nobody to brief yet: the organization has no users."}${received(ctx.handoffs)}`,
       output: { briefingIds: ids },
       hasData: ids.length > 0,
       statements,
@@ -121,7 +121,7 @@ const RUNNERS: Record<string, Runner> = {
     const metrics = history[0] ? { dau: history[0].dau, wau: history[0].wau, mrr: history[0].mrr } : null;
     let summary = metrics
       ? `DAU ${metrics.dau.toLocaleString("en-US")}, WAU ${metrics.wau.toLocaleString("en-US")}, MRR $${metrics.mrr.toLocaleString("en-US")} (latest reported).`
-      : "No metrics reported yet: a runner reports them with POST /api/agents/pulse/runs/{runId}/complete {metrics}.";
+      : "No metrics reported yet: pulse shows daily and weekly actives and MRR once a program of yours reports them (Docs → Agents runtime).";
     const statements: InStatement[] = [];
     // With a model, the trend in words over the reported history (oldest first), after the figures.
     const trend =

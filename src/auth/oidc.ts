@@ -1,16 +1,22 @@
 /**
  * Single sign-on with OpenID Connect (issue 25, src/docs/notes/single-sign-on.md), through
  * openid-client: authorization code with PKCE, `state` and `nonce`, the ID token validated by the
- * library. Who signs in: the user linked to (issuer, subject); at first sign-in the user with the
- * same *verified* email (then linked), else a new user in OIDC_ORG with OIDC_DEFAULT_PLAN. An
- * unverified email that a user already has is refused (emails stay unique). The role follows
- * OIDC_ROLE_CLAIM at every sign-in, but an organization keeps at least one owner. Deactivated
- * users are refused.
+ * library; claims the ID token lacks (`email`, `email_verified`, the role claim) are read from
+ * UserInfo, where standards-following providers put them. Who signs in: the user linked to
+ * (issuer, subject); at first sign-in the user of OIDC_ORG with the same *verified* email (then
+ * linked, and every other session of that user ends), else a new user in OIDC_ORG with
+ * OIDC_DEFAULT_PLAN. Refused: an unverified email that a user already has (emails stay unique), a
+ * user of another organization, an account that an unverified email created (it is never linked to
+ * another identity), an address whose Unicode folding differs from its ASCII lowercase (a
+ * look-alike such as the KELVIN SIGN for "k"). The role follows OIDC_ROLE_CLAIM at every sign-in,
+ * for users of OIDC_ORG only, but an organization keeps at least one owner. Deactivated users are
+ * refused. See src/docs/notes/single-sign-on.md.
  */
 import * as client from "openid-client";
 import type { OidcEnv } from "../config.ts";
 import type { Role } from "../domain.ts";
-import { linkIdentity, userIdOfIdentity } from "../store/auth/identities.ts";
+import { createdFromUnverifiedEmail, linkIdentity, userIdOfIdentity } from "../store/auth/identities.ts";
+import { deleteSessionsOfUser } from "../store/auth/sessions.ts";
 import { createUser, EmailTakenError, getUserByEmail, getUserById, listOrgUsers, type User, updateOrgUser } from "../store/auth/users.ts";
 import type { Db } from "../store/db.ts";
 import { findOrg, getDefaultOrg } from "../store/orgs/orgs.ts";
@@ -72,14 +78,36 @@ export async function finishOidc(oidc: OidcEnv, callbackUrl: URL, attempt: OidcA
     expectedNonce: attempt.nonce,
     idTokenExpected: true,
   });
-  const claims = tokens.claims();
+  const claims = tokens.claims() as OidcClaims | undefined;
   if (!claims) throw new Error("the provider returned no ID token");
-  return claims as OidcClaims;
+  // OpenID Connect Core 1.0 §5.4: with an access token issued, the scope's claims are returned
+  // from UserInfo, not in the ID token. The library checks UserInfo's `sub` against the ID token's.
+  const wanted = ["email", "email_verified", ...(oidc.roleClaim ? [oidc.roleClaim] : [])];
+  if (!wanted.some((claim) => claims[claim] === undefined) || !tokens.access_token) return claims;
+  const info = (await client.fetchUserInfo(config, tokens.access_token, claims.sub)) as Record<string, unknown>;
+  const merged: OidcClaims = { ...claims };
+  for (const claim of wanted) if (merged[claim] === undefined && info[claim] !== undefined) merged[claim] = info[claim];
+  if (merged.name === undefined && info.name !== undefined) merged.name = info.name;
+  return merged;
 }
 
 export type OidcOutcome =
   | { ok: true; user: User; created: boolean; linked: boolean; roleChanged: Role | null }
-  | { ok: false; reason: "deactivated" | "unverified_email" | "no_email" | "no_org"; message: string };
+  | {
+      ok: false;
+      reason: "deactivated" | "unverified_email" | "no_email" | "no_org" | "other_org" | "unverified_account" | "lookalike_email";
+      message: string;
+    };
+
+/**
+ * The address as Crew compares it, or null for a look-alike: ASCII lowercase only, refused when
+ * Unicode compatibility folding (NFKC, then lowercase) would read it differently, so that no
+ * address can be folded onto another one (U+212A KELVIN SIGN + "im@a.test" is not kim@a.test).
+ */
+export function comparableEmail(raw: string): string | null {
+  const email = raw.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return email.normalize("NFKC").toLowerCase() === email ? email : null;
+}
 
 function roleFromClaims(oidc: OidcEnv, claims: OidcClaims): Role | null {
   if (!oidc.roleClaim) return null;
@@ -90,14 +118,23 @@ function roleFromClaims(oidc: OidcEnv, claims: OidcClaims): Role | null {
 
 /** The user this sign-in is for, created or linked as the rules above say, with the claim's role applied. */
 export async function resolveOidcUser(db: Db, oidc: OidcEnv, claims: OidcClaims, now: number): Promise<OidcOutcome> {
-  const email = typeof claims.email === "string" ? claims.email.trim().toLowerCase() : null;
+  const rawEmail = typeof claims.email === "string" ? claims.email.trim() : null;
+  const email = rawEmail ? comparableEmail(rawEmail) : null;
   const verified = claims.email_verified === true || claims.email_verified === "true";
+  const org = oidc.org ? await findOrg(db, oidc.org) : await getDefaultOrg(db);
+  if (!org) return { ok: false, reason: "no_org", message: `OIDC_ORG names no organization ("${oidc.org}").` };
   let user: User | null = null;
   let created = false;
   let linked = false;
   const linkedId = await userIdOfIdentity(db, oidc.issuer, claims.sub);
   if (linkedId) user = await getUserById(db, linkedId);
   if (!user) {
+    if (rawEmail && !email)
+      return {
+        ok: false,
+        reason: "lookalike_email",
+        message: `The identity provider sent an address with characters that read as other letters (${JSON.stringify(rawEmail)}); Crew cannot use it. Ask your administrator to correct the address at the provider.`,
+      };
     if (!email)
       return { ok: false, reason: "no_email", message: "The identity provider sent no email address; Crew needs one for a new account." };
     const existing = await getUserByEmail(db, email);
@@ -108,12 +145,28 @@ export async function resolveOidcUser(db: Db, oidc: OidcEnv, claims: OidcClaims,
         message: `An account with ${email} exists, but the identity provider has not verified that address, so it cannot be linked. Verify the email with your provider, or sign in with your password.`,
       };
     }
+    if (existing && existing.orgId !== org.id) {
+      // Single sign-on links and re-roles only within OIDC_ORG: another organization's user with this
+      // address (made by its owner, perhaps to capture the identity) is not this person's account.
+      return {
+        ok: false,
+        reason: "other_org",
+        message: `An account with ${email} belongs to another organization on this Crew, so single sign-on cannot use it. Ask an owner of this organization.`,
+      };
+    }
+    if (existing && (await createdFromUnverifiedEmail(db, existing.id))) {
+      // An unverified address proves nothing: the account it created may be someone else's, so a
+      // verified identity is never linked into it (it would inherit that person's sessions and data).
+      return {
+        ok: false,
+        reason: "unverified_account",
+        message: `The account with ${email} was created by a sign-in whose provider had not verified the address, so it cannot be linked to your identity. Ask an owner of your organization to remove or rename it.`,
+      };
+    }
     if (existing) {
       user = existing;
       linked = true;
     } else {
-      const org = oidc.org ? await findOrg(db, oidc.org) : await getDefaultOrg(db);
-      if (!org) return { ok: false, reason: "no_org", message: `OIDC_ORG names no organization ("${oidc.org}").` };
       const name = typeof claims.name === "string" && claims.name.trim() ? claims.name.trim().slice(0, 200) : email;
       try {
         user = await createUser(
@@ -128,14 +181,16 @@ export async function resolveOidcUser(db: Db, oidc: OidcEnv, claims: OidcClaims,
         if (!user) throw error;
       }
     }
-    await linkIdentity(db, oidc.issuer, claims.sub, user.id, now);
+    await linkIdentity(db, oidc.issuer, claims.sub, user.id, now, created ? verified : true);
+    // Whoever held a session of this account before the identity was linked loses it.
+    if (linked) await deleteSessionsOfUser(db, user.id);
   }
   if (user.deactivatedAt !== null) {
     return { ok: false, reason: "deactivated", message: "This account has been deactivated. Ask an owner of your organization." };
   }
   let roleChanged: Role | null = null;
   const role = roleFromClaims(oidc, claims);
-  if (role && role !== user.role && !created) {
+  if (role && role !== user.role && !created && user.orgId === org.id) {
     const owners = (await listOrgUsers(db, user.orgId)).filter((u) => u.role === "owner" && u.deactivatedAt === null);
     // The last owner stays an owner: an organization without one could not be managed.
     const lastOwner = role === "member" && owners.length === 1 && owners[0]?.id === user.id;

@@ -61,8 +61,8 @@ export async function listUsersFromCli(flags: Flags, env: Env, io: CliIo): Promi
       } else {
         io.out(
           table([
-            ["EMAIL", "NAME", "PLAN", "KEYS", "STATUS"],
-            ...users.map((u) => [u.email, u.name, u.plan, String(u.activeKeys), u.deactivatedAt ? "deactivated" : "active"]),
+            ["EMAIL", "NAME", "ROLE", "PLAN", "KEYS", "STATUS"],
+            ...users.map((u) => [u.email, u.name, u.role, u.plan, String(u.activeKeys), u.deactivatedAt ? "deactivated" : "active"]),
           ]),
         );
       }

@@ -186,7 +186,7 @@ export function buildOpenApi(settings: DocsSettings, ops: Operation[]): OpenApiD
     (paths[e.path] as Record<string, unknown>)[e.method.toLowerCase()] = operationObject(e);
   }
   const tags = [...new Set(endpoints.flatMap((e) => e.tags))].map((name) => ({ name }));
-  return {
+  return withoutUnusedComponents({
     openapi: "3.1.0",
     info: {
       title: "Crew API",
@@ -240,18 +240,43 @@ export function buildOpenApi(settings: DocsSettings, ops: Operation[]): OpenApiD
         ]),
       ),
       schemas: componentSchemas(),
-      responses: {
-        MethodNotAllowed: {
-          description: "The path exists but not with this method (any documented path).",
-          headers: { Allow: headerRef("Allow", true), "X-Request-Id": headerRef("X-Request-Id", true) },
-          content: json(ref("schemas", "Error405")),
-        },
-        NotFound: {
-          description: "No such endpoint.",
-          headers: { "X-Request-Id": headerRef("X-Request-Id", true) },
-          content: json(ref("schemas", "Error404")),
-        },
-      },
     },
-  };
+  });
+}
+
+/** Every `#/components/{kind}/{name}` a part of the document refers to. */
+function refsIn(node: unknown, found: Set<string>): Set<string> {
+  if (Array.isArray(node)) for (const item of node) refsIn(item, found);
+  else if (node && typeof node === "object") {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string" && value.startsWith("#/components/")) found.add(value.slice("#/components/".length));
+      else refsIn(value, found);
+    }
+  }
+  return found;
+}
+
+/**
+ * Keeps only the components the paths and webhooks use, directly or through other components, so
+ * the document lints clean (Redocly's `no-unused-components`): a header's optional variant or an
+ * error schema no endpoint answers with is not described. Security schemes are named by the
+ * requirements, not referenced, and stay.
+ */
+function withoutUnusedComponents(doc: OpenApiDocument): OpenApiDocument {
+  const used = refsIn([doc.paths, doc.webhooks], new Set());
+  const pending = [...used];
+  while (pending.length > 0) {
+    const [kind, name] = (pending.pop() as string).split("/");
+    for (const next of refsIn(doc.components[kind as string]?.[name as string], new Set())) {
+      if (!used.has(next)) {
+        used.add(next);
+        pending.push(next);
+      }
+    }
+  }
+  for (const kind of ["headers", "schemas", "responses"]) {
+    const group = doc.components[kind] as Record<string, unknown> | undefined;
+    for (const name of Object.keys(group ?? {})) if (!used.has(`${kind}/${name}`)) delete group?.[name];
+  }
+  return doc;
 }

@@ -90,7 +90,8 @@ export type IdPrefix =
   | "aud"
   | "msg"
   | "evl"
-  | "cnn";
+  | "cnn"
+  | "rsv";
 
 /** `act_01JD…`: a type prefix and a ULID (time-ordered, so ids sort newest last). */
 export function newId(prefix: IdPrefix, nowMs: number): string {

@@ -41,6 +41,8 @@ export interface AuthorizeRequest {
   state: string | undefined;
   codeChallenge: string;
   scopes: OAuthScope[];
+  /** Whether the request named a scope: without one it gets crew:read, and the consent page says so (src/docs/notes/oauth.md). */
+  scopeSent: boolean;
   resource: string;
   /** The request's own parameters, for the consent form and the sign-in round trip. */
   params: URLSearchParams;
@@ -164,6 +166,7 @@ export async function checkAuthorizeRequest(
       state,
       codeChallenge: challenge,
       scopes: scope.scopes,
+      scopeSent: (only(params, "scope") ?? "").trim() !== "",
       resource,
       params,
     },

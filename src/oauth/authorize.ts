@@ -14,7 +14,7 @@ import { insertGrant } from "../store/oauth/grants.ts";
 import { type AuthorizeCheck, checkAuthorizeRequest, clientRedirect } from "./authorize-request.ts";
 import { clientLookup } from "./client-id-document.ts";
 import { renderConsentPage } from "./consent-page.ts";
-import { capScopesToPlan } from "./scopes.ts";
+import { ALSO_WRITE_FIELD, approvedScopes, capScopesToPlan } from "./scopes.ts";
 import { CODE_TTL, newAuthorizationCode } from "./tokens.ts";
 
 const AUTHORIZE_PATH = "/oauth/authorize";
@@ -75,7 +75,7 @@ export async function authorizePost(deps: AppDeps, c: Context<AppEnv>): Promise<
       303,
     );
   }
-  const scopes = capScopesToPlan(request.scopes, found.user.plan);
+  const scopes = approvedScopes(request, found.user.plan, form.get(ALSO_WRITE_FIELD) === "on");
   if (scopes.length === 0) {
     return messagePage(
       c,

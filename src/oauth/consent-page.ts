@@ -9,14 +9,14 @@ import { html } from "hono/html";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppEnv } from "../deps.ts";
 import type { OAuthScope } from "../domain.ts";
-import { cheapestPlanFor, planTier } from "../domain.ts";
+import { cheapestPlanFor, planIncludes, planTier } from "../domain.ts";
 import { alertBox, csrfField, type Html, renderPage } from "../html/layout.ts";
 import { accountOf } from "../html/page-frame.ts";
 import { CONTENT_SECURITY_POLICY } from "../http/security-headers.ts";
 import { redirectHost } from "../lib/redirect-uri.ts";
 import type { AuthorizeRequest } from "./authorize-request.ts";
 import { documentHost, isClientIdDocumentUrl } from "./client-id-document.ts";
-import { capScopesToPlan } from "./scopes.ts";
+import { ALSO_WRITE_FIELD, capScopesToPlan } from "./scopes.ts";
 
 export const SCOPE_DESCRIPTIONS: Record<OAuthScope, string> = {
   "crew:read": "Read your agents' status, standups, briefings, suggestions, company profile and action queue.",
@@ -63,6 +63,18 @@ export function renderConsentPage(c: Context<AppEnv>, found: ValidSession, reque
         )
       : "";
   const scopeList = granted.map((s) => html`<li><strong>${s}</strong> — ${SCOPE_DESCRIPTIONS[s]}</li>`);
+  // No scope in the request (the MCP SDK 1.12 client and others, src/docs/notes/mcp-clients.md): read
+  // access by default, said here, and changes only if the person ticks them (and the plan has them).
+  const unasked = canApprove && !request.scopeSent;
+  const canWrite = unasked && planIncludes(plan, "write") && !granted.includes("crew:write");
+  const unaskedNote = unasked
+    ? html`<p>${name} did not say what it needs, so Crew gives it <strong>read access</strong> (crew:read) by default: it will see the read tools only.${
+        planIncludes(plan, "write") ? "" : html` Your plan (<strong>${plan}</strong>) includes read access only.`
+      }</p>`
+    : "";
+  const writeBox = canWrite
+    ? html`<p><label><input type="checkbox" name="${ALSO_WRITE_FIELD}" value="on"> Also allow changes (<strong>crew:write</strong>) — ${SCOPE_DESCRIPTIONS["crew:write"]}</label></p>`
+    : "";
 
   const body = html`<section class="card" aria-labelledby="consent-h">
   <h1 id="consent-h">Connect ${name} to Crew?</h1>
@@ -77,11 +89,13 @@ export function renderConsentPage(c: Context<AppEnv>, found: ValidSession, reque
     <dt>Returns you to</dt><dd class="mono">${host}</dd>
     <dt>Acts as</dt><dd>${found.user.email}</dd>
   </dl>
+  ${unaskedNote}
   ${canApprove ? html`<p>If you approve, it may:</p><ul>${scopeList}</ul>` : ""}
   <p class="muted small">Crew cannot verify the application's name. Approve only if you started this connection yourself. You can disconnect it at any time under Connected apps.</p>
   <form method="post" action="${action}" class="stack">
     ${csrfField(account)}
     ${hiddenFields(request.params)}
+    ${writeBox}
     <div>
       ${canApprove ? html`<button type="submit" name="decision" value="approve" class="btn btn-primary">Approve</button>` : ""}
       <button type="submit" name="decision" value="deny" class="btn">${canApprove ? "Deny" : "Cancel"}</button>

@@ -39,3 +39,20 @@ export function capScopesToPlan(requested: readonly OAuthScope[], plan: Plan): O
 export function isScopeSubset(subset: readonly OAuthScope[], granted: readonly OAuthScope[]): boolean {
   return subset.every((s) => granted.includes(s));
 }
+
+/** The consent page's "also allow changes" box (src/docs/notes/oauth.md). */
+export const ALSO_WRITE_FIELD = "also_write";
+
+/**
+ * What the person approves: the request's scopes capped by the plan; when the request named no
+ * scope (so crew:read by default) and the person ticked "also allow changes", crew:write too,
+ * where the plan allows it.
+ */
+export function approvedScopes(
+  request: { scopes: readonly OAuthScope[]; scopeSent: boolean },
+  plan: Plan,
+  alsoWrite: boolean,
+): OAuthScope[] {
+  const asked = !request.scopeSent && alsoWrite ? canonicalScopes([...request.scopes, "crew:write"]) : [...request.scopes];
+  return capScopesToPlan(asked, plan);
+}

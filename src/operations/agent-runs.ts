@@ -19,7 +19,7 @@ import { agentDailyTokens, setAgentDailyTokens } from "../store/runs/budgets.ts"
 import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/runs/model.ts";
 import { listRuns } from "../store/runs/runs.ts";
 import { NewAction } from "./actions.ts";
-import { EvidenceInput, ProvenanceField } from "./evidence-schema.ts";
+import { EvidenceInput, EvidenceList, ProvenanceField } from "./evidence-schema.ts";
 import { Insight } from "./listings.ts";
 import { defineOperation } from "./registry.ts";
 import { Metrics } from "./reports.ts";
@@ -44,11 +44,12 @@ const HandoffView = v.object({
   priority: Priority,
   type: v.nullable(v.string()),
   createdAt: DateTime,
+  evidence: EvidenceList,
   provenance: ProvenanceField,
 });
 
-/** An insight as a run's context carries it: without its evidence (held ones are never handed over). */
-const InsightView = v.omit(Insight, ["evidence", "held", "heldReason"]);
+/** An insight as a run's context carries it, evidence included (like GET of the feed); held ones are never handed over. */
+const InsightView = v.omit(Insight, ["held", "heldReason"]);
 
 export const startAgentRunOp = defineOperation({
   id: "startAgentRun",

@@ -10,6 +10,7 @@ import { actorOf, writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
+import { checkSlackToken } from "../integrations/slack/check.ts";
 import { type SlackConfig, sealChannelSecret } from "../integrations/slack/connection.ts";
 import { iso } from "../lib/clock.ts";
 import { recordAudit } from "../store/audit/audit.ts";
@@ -74,6 +75,12 @@ export async function slackStatus(deps: Deps, orgId: string): Promise<v.InferOut
 }
 
 export async function connectSlackFor(deps: Deps, principal: Principal, input: SlackInput) {
+  // Checked with Slack before it is stored (auth.test): a wrong token is refused now, with Slack's reason.
+  const checked = await checkSlackToken(deps.config, input.botToken);
+  if (!checked.ok)
+    throw new ApiError(400, "invalid_request", `The botToken is refused: ${checked.message}`, {
+      issues: [{ path: "botToken", message: checked.message }],
+    });
   const now = deps.clock.now();
   const config: SlackConfig = {
     botToken: await sealChannelSecret(deps.config, "slack", principal.orgId, input.botToken),
@@ -98,7 +105,7 @@ export const connectSlack = defineOperation({
   role: "owner",
   summary: "Connect Slack",
   description:
-    "Connects the organization's Slack workspace (owners): the bot token (sealed, never shown again), the channel the morning and evening standups are posted to, and the channels the Slack agent reads. Replaces an earlier connection.",
+    "Connects the organization's Slack workspace (owners): the bot token (checked with Slack's auth.test first: a token Slack refuses is a 400 naming Slack's reason, nothing stored; sealed, never shown again), the channel the morning and evening standups are posted to, and the channels the Slack agent reads. Replaces an earlier connection.",
   input: SlackInput,
   output: SlackView,
   rest: { method: "POST", path: "/api/integrations/slack", access: writeAccess(), from: "body", tags },

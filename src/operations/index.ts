@@ -6,6 +6,7 @@ import { runAgentNowOp } from "./agent-run-now.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
+import { testSlack, testTeams } from "./channel-tests.ts";
 import { connectSlack, connectTeams, disconnectSlack, disconnectTeams, getSlack, getTeams } from "./channels.ts";
 import { listOAuthGrants, revokeOAuthGrant } from "./grants.ts";
 import { listHeldOp, reviewHeldOp } from "./held.ts";
@@ -70,8 +71,10 @@ export const operations: Operation[] = [
   updateMyNotifications,
   getSlack,
   connectSlack,
+  testSlack,
   disconnectSlack,
   getTeams,
   connectTeams,
+  testTeams,
   disconnectTeams,
 ] as unknown as Operation[];

@@ -9,6 +9,7 @@ import { MODEL_PROVIDERS } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { forgetModel, type ModelStatus, modelStatus, resolveModel, saveModel, testModel } from "../integrations/model/settings.ts";
 import { isoOrNull } from "../lib/clock.ts";
+import { privateTargetProblem } from "../webhooks/targets.ts";
 import { defineOperation } from "./registry.ts";
 import { DailyTokens, DateTime, maxChars } from "./schemas.ts";
 
@@ -86,6 +87,16 @@ export const ModelSettingsInput = v.pipe(
   ),
 );
 
+/**
+ * Why the outbound policy (src/docs/notes/outbound-requests.md) will refuse this saved base URL, in
+ * words that name the way out, or null. A model on this machine (the README's Ollama) is the usual
+ * case: the refusal is said when the address is saved or tested, not only in the log.
+ */
+function localModelProblem(baseUrl: string | undefined | null, allowPrivate: boolean): string | null {
+  if (!baseUrl || !privateTargetProblem(baseUrl, allowPrivate)) return null;
+  return `${new URL(baseUrl).origin} is a loopback, private or link-local address, which Crew refuses for an address saved in Settings → Model while ALLOW_PRIVATE_TARGETS is off. Set ALLOW_PRIVATE_TARGETS=1 (a model on this machine or network), or configure the model in the environment with CREW_MODEL_PROVIDER, CREW_MODEL_BASE_URL and CREW_MODEL (the operator's environment is trusted).`;
+}
+
 export const getModelIntegration = defineOperation({
   id: "getModelIntegration",
   role: "owner",
@@ -103,11 +114,14 @@ export const saveModelIntegration = defineOperation({
   role: "owner",
   summary: "Save the model connection",
   description:
-    "Saves the organization's model settings (replacing earlier ones). The API key is stored encrypted (AES-GCM under CREW_SECRET) and never returned. Nothing is called: use POST /api/integrations/model/test. When CREW_MODEL_* is set in the environment, it keeps winning; the saved settings apply once it is removed.",
+    "Saves the organization's model settings (replacing earlier ones). A base URL on a loopback, private or link-local address is refused (400) unless ALLOW_PRIVATE_TARGETS is on; a model on this machine can also be set with CREW_MODEL_* in the environment. The API key is stored encrypted (AES-GCM under CREW_SECRET) and never returned. Nothing is called: use POST /api/integrations/model/test. When CREW_MODEL_* is set in the environment, it keeps winning; the saved settings apply once it is removed.",
   input: ModelSettingsInput,
   output: Status,
   rest: { method: "POST", path: "/api/integrations/model", access: writeAccess(), from: "body", tags },
   handler: async (ctx, input) => {
+    const local = localModelProblem(input.baseUrl, ctx.config.allowPrivateTargets);
+    if (local)
+      throw new ApiError(400, "invalid_request", `The baseUrl is refused: ${local}`, { issues: [{ path: "baseUrl", message: local }] });
     await saveModel(ctx, ctx.principal.orgId, actorOf(ctx.principal), { ...input, baseUrl: input.baseUrl || undefined });
     return toWire(await modelStatus(ctx, ctx.principal.orgId));
   },
@@ -150,5 +164,10 @@ export const testModelIntegration = defineOperation({
     v.object({ ok: v.literal(false), error: v.pipe(v.string(), v.description("What failed, as the endpoint said it.")) }),
   ]),
   rest: { method: "POST", path: "/api/integrations/model/test", access: writeAccess(), from: "none", tags },
-  handler: async (ctx) => testModel(await resolveModel(ctx, ctx.principal.orgId), ctx.log),
+  handler: async (ctx) => {
+    const model = await resolveModel(ctx, ctx.principal.orgId);
+    // Saved before ALLOW_PRIVATE_TARGETS was turned off: say why, rather than "could not be reached".
+    const local = model?.source === "settings" ? localModelProblem(model.baseUrl, ctx.config.allowPrivateTargets) : null;
+    return local ? { ok: false as const, error: local } : testModel(model, ctx.log);
+  },
 });

@@ -2,7 +2,7 @@
 import * as v from "valibot";
 import { type BriefingBody, generateBriefing } from "../agents/compose-briefing.ts";
 import { readAccess } from "../auth/access.ts";
-import { AGENT_IDS, PIPELINE_STAGES } from "../domain.ts";
+import { PIPELINE_STAGES, SUGGESTION_AGENTS } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { iso } from "../lib/clock.ts";
 import { listSuggestions } from "../store/actions/suggestions.ts";
@@ -115,11 +115,10 @@ export const getBriefing = defineOperation({
 export const getSuggestions = defineOperation({
   id: "getSuggestions",
   summary: "Agent suggestions",
-  description:
-    "Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (any agent id: inbox, calendar, finance, research, slack, product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse, …), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.",
+  description: `Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (${SUGGESTION_AGENTS.join(", ")}), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.`,
   input: v.strictObject({
     // Every agent id (src/docs/notes/rest-api.md): the seed's nine stay valid, and the agents that write suggestions besides them filter too.
-    agent: v.optional(v.picklist(AGENT_IDS, `Must be an agent id: one of ${AGENT_IDS.join(", ")}.`)),
+    agent: v.optional(v.picklist(SUGGESTION_AGENTS, `Must be one of ${SUGGESTION_AGENTS.join(", ")}.`)),
     status: v.optional(
       v.pipe(v.picklist(["open", "dismissed", "accepted"], "Must be one of open, dismissed, accepted."), v.description("Default open.")),
     ),

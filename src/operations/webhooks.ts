@@ -13,6 +13,7 @@ import { newId } from "../lib/random.ts";
 import { recordAudit } from "../store/audit/audit.ts";
 import type { Db } from "../store/db.ts";
 import { deleteWebhook, getWebhook, insertWebhook, listDeliveries, listWebhooks, type WebhookRecord } from "../store/delivery/webhooks.ts";
+import { eventAsSent } from "../webhooks/deliver.ts";
 import { sealWebhookSecret } from "../webhooks/secret-at-rest.ts";
 import { newWebhookSecret } from "../webhooks/sign.ts";
 import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../webhooks/targets.ts";
@@ -205,7 +206,7 @@ export const listWebhookDeliveries = defineOperation({
       deliveries: rows.map((d) => ({
         eventId: d.eventId,
         event: d.event as v.InferOutput<typeof EventName>,
-        payload: d.payload,
+        payload: eventAsSent(d.payload, ctx.config.baseUrl),
         status: d.status,
         attempts: d.attempts,
         lastStatusCode: d.lastStatus,

@@ -343,6 +343,30 @@ export const PROVENANCE_AND_HELD: string[] = [
 ];
 
 /** Steps from version 1 onwards, in order. */
+/**
+ * Issue 33, hardening: whether an SSO identity created its account from an unverified email (such an
+ * account is never linked to another identity, src/docs/notes/single-sign-on.md); token reservations
+ * of model-backed runs in flight, so parallel runs cannot spend a budget twice, and the one row per
+ * organization that reservations lock on (src/docs/notes/model.md).
+ */
+export const SSO_AND_TOKEN_RESERVATIONS: string[] = [
+  "ALTER TABLE user_identities ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 1",
+  `CREATE TABLE IF NOT EXISTS token_reservations (
+  id         TEXT PRIMARY KEY,
+  org_id     TEXT NOT NULL,
+  agent_id   TEXT NOT NULL,
+  tokens     INTEGER NOT NULL,
+  at         INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT`,
+  "CREATE INDEX IF NOT EXISTS token_reservations_org ON token_reservations (org_id, expires_at)",
+  "CREATE INDEX IF NOT EXISTS token_reservations_expiry ON token_reservations (expires_at)",
+  `CREATE TABLE IF NOT EXISTS budget_locks (
+  org_id TEXT PRIMARY KEY,
+  at     INTEGER NOT NULL
+) STRICT`,
+];
+
 export const migrations: Migration[] = [
   { version: 2, name: "roles and sign-in links", statements: ROLES_AND_SIGN_IN_LINKS },
   { version: 3, name: "list indexes and the agents version", statements: LIST_INDEXES_AND_AGENTS_VERSION },
@@ -357,6 +381,7 @@ export const migrations: Migration[] = [
   { version: 13, name: "agent pause, budgets and identities", statements: AGENT_PAUSE_BUDGETS_AND_IDENTITIES },
   { version: 15, name: "eval runs", statements: EVAL_RUNS },
   { version: 16, name: "provenance and held for review", statements: PROVENANCE_AND_HELD },
+  { version: 17, name: "sso identities and token reservations", statements: SSO_AND_TOKEN_RESERVATIONS },
   // PostgreSQL only: the agents_version trigger bumps a slot per connection instead of one row that
   // every run's transaction would hold until it commits (engine/postgres-schema.ts). SQLite's single
   // writer has nothing to gain.

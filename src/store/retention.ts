@@ -55,6 +55,12 @@ export const RETENTION_RULES: Rule[] = [
     sql: "DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions WHERE expires_at <= ?1 LIMIT ?2)",
   },
   {
+    // A run's reservation is released when it ends; one left by a crashed process expires (src/agents/budgets.ts).
+    name: "token_reservations",
+    cutoff: (now) => now,
+    sql: "DELETE FROM token_reservations WHERE rowid IN (SELECT rowid FROM token_reservations WHERE expires_at <= ?1 LIMIT ?2)",
+  },
+  {
     name: "oauth_codes",
     cutoff: (now) => now,
     sql: "DELETE FROM oauth_codes WHERE rowid IN (SELECT rowid FROM oauth_codes WHERE expires_at <= ?1 LIMIT ?2)",

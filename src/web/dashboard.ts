@@ -98,7 +98,7 @@ async function renderDashboard(deps: AppDeps, c: Context<AppEnv>, found: ValidSe
   const scopes = allowedKeyScopes(user.plan);
   const body = html`<h1>Dashboard</h1>
 ${alertBox("success", doneNotice(DONE, c.req.query("done")))}
-${fresh ? gettingStarted(account, config.baseUrl, owner) : ""}
+${fresh ? gettingStarted(account, config.baseUrl, owner, config.oidc) : ""}
 <section aria-labelledby="today-h" class="card">
   <h2 id="today-h">Today</h2>
   <p class="headline">${headlineOf(briefing.briefing) || html`<span class="muted">No briefing yet.</span>`} <a href="/briefing">Read the briefing</a></p>

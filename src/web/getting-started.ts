@@ -4,6 +4,8 @@
  * with `{base}`; where keys are made; how a model is connected (src/docs/notes/model.md); and for owners the demo data.
  */
 import { html } from "hono/html";
+import type { OidcEnv } from "../config.ts";
+import { planTier } from "../domain.ts";
 import { csrfField, type Html, type PageAccount } from "../html/layout.ts";
 
 function snippet(id: string, title: string, where: Html | string, code: string): Html {
@@ -15,13 +17,25 @@ function snippet(id: string, title: string, where: Html | string, code: string):
   </section>`;
 }
 
-export function gettingStarted(account: PageAccount, baseUrl: string, owner: boolean): Html {
+/** With single sign-on, what plan its new people get, when that plan cannot connect an MCP client. */
+function ssoPlanNote(oidc: OidcEnv | null): Html | string {
+  if (!oidc) return "";
+  const none = planTier(oidc.defaultPlan) === "none";
+  return html`<p class="small">People who sign in with ${oidc.name} for the first time get the plan <code>${oidc.defaultPlan}</code> (<code>OIDC_DEFAULT_PLAN</code>)${
+    none
+      ? html`, which has no API and no MCP: to connect Claude they need pro or operator, set on <a href="/settings/users">Users</a> or by <code>OIDC_DEFAULT_PLAN</code>`
+      : ""
+  }.</p>`;
+}
+
+export function gettingStarted(account: PageAccount, baseUrl: string, owner: boolean, oidc: OidcEnv | null = null): Html {
   const mcp = `${baseUrl}/mcp`;
   const cursor = JSON.stringify({ mcpServers: { crew: { url: mcp } } }, null, 2);
   const vscode = JSON.stringify({ servers: { crew: { type: "http", url: mcp } } }, null, 2);
   return html`<section class="card getting-started" aria-labelledby="start-h">
   <h2 id="start-h">Getting started</h2>
   <p>Your crew has no work of its own yet. Connect an MCP client to this server, or load demo data to look around first.</p>
+  ${ssoPlanNote(oidc)}
   <div class="field"><label for="mcp-url">This server's MCP URL</label>
     <div class="copy-row"><input id="mcp-url" value="${mcp}" readonly><button type="button" class="btn" data-copy="mcp-url" hidden>Copy<span class="sr-only"> the MCP URL</span></button></div>
   </div>

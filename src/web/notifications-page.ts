@@ -11,6 +11,7 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
+import { testTeams } from "../operations/channel-tests.ts";
 import { connectTeams, disconnectTeams, slackStatus, teamsStatus } from "../operations/channels.ts";
 import { updateMyNotifications } from "../operations/notifications.ts";
 import { listMessages, type MessageRecord } from "../store/delivery/messages.ts";
@@ -23,6 +24,7 @@ const NOTICES: Record<string, string> = {
   saved: "Preferences saved.",
   teams: "Teams webhook saved: the morning standup will be posted there.",
   "teams-removed": "Teams webhook removed.",
+  "teams-tested": "Test message sent: look for it in the Teams channel.",
 };
 
 function logTable(rows: MessageRecord[], now: number): Html {
@@ -74,7 +76,8 @@ ${
   ${
     teams.connected
       ? html`<p>The morning standup is posted to a Teams workflow at <span class="mono">${teams.host}</span>.</p>
-  <form method="post" action="${PATH}/teams/delete">${csrfField(account)}<button type="submit" class="btn btn-danger">Remove the Teams webhook</button></form>`
+  <form method="post" action="${PATH}/teams/test" class="inline">${csrfField(account)}<button type="submit" class="btn">Send a test message</button></form>
+  <form method="post" action="${PATH}/teams/delete" class="inline">${csrfField(account)}<button type="submit" class="btn btn-danger">Remove the Teams webhook</button></form>`
       : html`<p class="muted">No Teams webhook saved.</p>`
   }
   <form method="post" action="${PATH}/teams">${csrfField(account)}
@@ -109,6 +112,14 @@ export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
     handleForm(deps, c, render, async (found, form) => {
       await runOperation(deps, c, found, connectTeams, { webhookUrl: form.get("webhookUrl") ?? "" });
       return withDone(PATH, "teams");
+    }),
+  );
+  router.post(`${PATH}/teams/test`, (c) =>
+    handleForm(deps, c, render, async (found) => {
+      const sent = await runOperation(deps, c, found, testTeams, {});
+      if (sent.ok) return withDone(PATH, "teams-tested");
+      const errors = { "(body)": `The test message did not arrive: ${sent.error}` };
+      return render(deps, c, found, { errors, values: {}, sent: new URLSearchParams() }, 502);
     }),
   );
   router.post(`${PATH}/teams/delete`, (c) =>

@@ -10,6 +10,7 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
+import { testSlack } from "../operations/channel-tests.ts";
 import { connectSlack, disconnectSlack, slackStatus } from "../operations/channels.ts";
 import { listMessages } from "../store/delivery/messages.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
@@ -17,7 +18,11 @@ import { owner } from "./owner.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 
 const PATH = "/settings/slack";
-const NOTICES: Record<string, string> = { connected: "Slack connected.", removed: "Slack disconnected." };
+const NOTICES: Record<string, string> = {
+  connected: "Slack connected.",
+  removed: "Slack disconnected.",
+  tested: "Test message sent: look for it in the standup channel.",
+};
 
 async function render(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, state: FormState | null, status = 200): Promise<Response> {
   const account = accountOf(found);
@@ -35,7 +40,8 @@ ${alertBox("success", NOTICES[c.req.query("done") ?? ""])}${alertBox("error", er
       ? html`<dl class="facts"><dt>Standup channel</dt><dd class="mono">${slack.channel}</dd>
     <dt>Read by the Slack agent</dt><dd class="mono">${slack.readChannels.join(", ") || html`<span class="muted">none</span>`}</dd>
     <dt>Bot token</dt><dd>set (never shown)</dd></dl>
-  <form method="post" action="${PATH}/delete">${csrfField(account)}<button type="submit" class="btn btn-danger">Disconnect Slack</button></form>`
+  <form method="post" action="${PATH}/test" class="inline">${csrfField(account)}<button type="submit" class="btn">Send a test message</button></form>
+  <form method="post" action="${PATH}/delete" class="inline">${csrfField(account)}<button type="submit" class="btn btn-danger">Disconnect Slack</button></form>`
       : html`<p class="muted">Not connected: standups are not posted to Slack, and the Slack agent says “Needs Slack”.</p>`
   }
 </section>
@@ -78,6 +84,14 @@ export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
         readChannels,
       });
       return withDone(PATH, "connected");
+    }),
+  );
+  router.post(`${PATH}/test`, (c) =>
+    handleForm(deps, c, render, async (found) => {
+      const sent = await runOperation(deps, c, found, testSlack, {});
+      if (sent.ok) return withDone(PATH, "tested");
+      const errors = { "(body)": `The test message did not arrive: ${sent.error}` };
+      return render(deps, c, found, { errors, values: {}, sent: new URLSearchParams() }, 502);
     }),
   );
   router.post(`${PATH}/delete`, (c) =>

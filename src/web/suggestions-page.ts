@@ -7,9 +7,8 @@
 import { Hono } from "hono";
 import { html } from "hono/html";
 import type * as v from "valibot";
-import { SUGGESTING_AGENTS } from "../agents/jobs.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import type { Evidence } from "../domain.ts";
+import { type Evidence, SUGGESTION_AGENTS } from "../domain.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
@@ -98,7 +97,7 @@ const renderSuggestions: PageRenderer = async (deps, c, found, state, status = 2
   const here = input.agent ? `/suggestions?agent=${input.agent}` : "/suggestions";
   const filters = filterLinks("Agent", [
     { href: "/suggestions", text: "All", current: !input.agent },
-    ...SUGGESTING_AGENTS.map((a) => ({ href: `/suggestions?agent=${a}`, text: agentName(a), current: input.agent === a })),
+    ...SUGGESTION_AGENTS.map((a) => ({ href: `/suggestions?agent=${a}`, text: agentName(a), current: input.agent === a })),
   ]);
   const items = suggestions.map((s, i) => suggestionItem(account, s, i, here, now));
   const body = html`<h1>Suggestions</h1>

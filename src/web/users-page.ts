@@ -10,7 +10,7 @@ import type { ValidSession } from "../auth/sessions.ts";
 import { startSession } from "../auth/sessions.ts";
 import { signInLinkHolder, useSignInLink } from "../auth/sign-in-links.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
-import { PLANS, ROLES } from "../domain.ts";
+import { PLANS, ROLES, TIER_SENTENCES, type Tier } from "../domain.ts";
 import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "../html/layout.ts";
 import { accountOf, readForm, session } from "../html/page-frame.ts";
 import { boundFields, doneNotice, formAlert, formPart, rulesOf, textField } from "../html/ui.ts";
@@ -20,6 +20,8 @@ import { createUserOp, deactivateUserOp, listUsersOp, updateUserOp } from "../op
 import { type FormState, handleForm } from "./form-flow.ts";
 import { owner } from "./owner.ts";
 import { formInput, judgeForm, runOperation } from "./run-operation.ts";
+
+const TIERS: Tier[] = ["none", "read", "write"];
 
 const USER_FIELDS = ["name", "email", "role", "plan"] as const;
 
@@ -87,7 +89,9 @@ ${created}
   <section aria-labelledby="people-h">
     <h2 id="people-h">People in your organization</h2>
     <a class="jump btn btn-small" href="#add-h">Add a user</a>
-    <p class="small muted">Owners manage the organization; members read everything and act on actions, contacts, handoffs and the feed. Plans cap API and MCP access, not the web app.</p>
+    <p class="small muted">Owners manage the organization; members read everything and act on actions, contacts, handoffs and the feed. Plans cap API and MCP access, not the web app:</p>
+    <ul class="small muted plans">${TIERS.map((t) => html`<li>${TIER_SENTENCES[t]}</li>`)}</ul>
+    ${deps.config.oidc ? html`<p class="small muted">People who sign in with ${deps.config.oidc.name} for the first time get the plan <code>${deps.config.oidc.defaultPlan}</code> (<code>OIDC_DEFAULT_PLAN</code>).</p>` : ""}
     <div class="table-wrap"><table class="table stack items"><caption class="sr-only">Users</caption>
       <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Since</th><th scope="col">Access</th></tr></thead>
       <tbody>${rows}</tbody></table></div>

@@ -44,6 +44,24 @@ function describeError(error: unknown): string {
   return short(`Request failed: ${e?.message ?? String(error)}${cause ? ` (${cause})` : ""}`);
 }
 
+/**
+ * The payload as sent: an action.created event gains `url`, the action on the web app. The outbox
+ * row is written inside the action's transaction (src/store/commit.ts), where the public address is
+ * not known; BASE_URL is, here, and it does not change while the process runs.
+ */
+export function payloadToSend(stored: string, baseUrl: string): string {
+  const event = JSON.parse(stored) as unknown;
+  const sent = eventAsSent(event, baseUrl);
+  return sent === event ? stored : JSON.stringify(sent);
+}
+
+/** The same on a parsed payload (the deliveries listing shows what was sent). */
+export function eventAsSent(event: unknown, baseUrl: string): unknown {
+  const e = event as Record<string, unknown> | null;
+  if (e?.event !== "action.created" || typeof e.actionId !== "string" || e.url !== undefined) return event;
+  return { ...e, url: `${baseUrl}/actions#${encodeURIComponent(e.actionId)}` };
+}
+
 /** One attempt: sign, send, classify. Never throws. */
 async function attempt(
   deps: DelivererDeps,
@@ -67,10 +85,11 @@ async function attempt(
   try {
     // Through the outbound policy (src/docs/notes/outbound-requests.md): a refused target looks like an unreachable one to the
     // subscriber (and is retried like one: DNS may change); the log says which.
+    const payload = payloadToSend(d.payload, deps.config.baseUrl);
     const res = await outboundFetch(deps.outbound, target.url, {
       method: "POST",
-      headers: signedHeaders(secret, d.eventId, deps.clock.now(), d.payload),
-      body: d.payload,
+      headers: signedHeaders(secret, d.eventId, deps.clock.now(), payload),
+      body: payload,
       redirect: "manual",
       maxRedirects: 0,
       timeoutMs: REQUEST_TIMEOUT_MS,

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runModelAgent } from "../../src/agents/model-run.ts";
 import { runBuiltIn } from "../../src/agents/runners.ts";
+import { saveModel } from "../../src/integrations/model/settings.ts";
 import { rows } from "../helpers/agents.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { client } from "../helpers/rest.ts";
@@ -47,13 +48,24 @@ describe("an owner's saved model address goes through the outbound policy (src/d
     model = await startScriptedModel(pong);
     s = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE: "false", ALLOW_PRIVATE_TARGETS: "false" } });
     const { call } = await client(s, "operator", ["admin"]);
-    const saved = await call("/api/integrations/model", {
+    const refused = await call("/api/integrations/model", {
       body: { provider: "openai-compatible", baseUrl: model.baseUrl, model: "owner-model", apiKey: OWNER_KEY },
     });
-    expect(saved.status).toBe(200);
+    // Said on save, naming the way out (issue 33), and nothing stored.
+    expect(refused.status).toBe(400);
+    expect(refused.json.issues).toEqual([{ path: "baseUrl", message: expect.stringContaining("ALLOW_PRIVATE_TARGETS is off") }]);
+    expect(refused.json.issues[0].message).toContain("CREW_MODEL_BASE_URL");
+    expect(await rows(s.db, "SELECT * FROM model_settings")).toEqual([]);
+    // Saved before this check existed (or while ALLOW_PRIVATE_TARGETS was on): the test says why.
+    await saveModel(
+      s.deps,
+      s.org.id,
+      { kind: "cli" },
+      { provider: "openai-compatible", baseUrl: model.baseUrl, model: "owner-model", apiKey: OWNER_KEY },
+    );
     const test = await call("/api/integrations/model/test", { method: "POST" });
     expect(test.json.ok).toBe(false);
-    expect(test.json.error).toContain("could not be reached");
+    expect(test.json.error).toContain("ALLOW_PRIVATE_TARGETS is off");
     expect(test.text).not.toContain(OWNER_KEY);
     expect(model.requests).toHaveLength(0);
     expect((await runModelAgent(s.deps, s.org, "growth")).status).toBe("error");

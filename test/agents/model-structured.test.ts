@@ -8,12 +8,11 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ModelRunDeps, runModelAgent } from "../../src/agents/model-run.ts";
-import { resolveModel, testModel } from "../../src/integrations/model/settings.ts";
+import { resolveModel, saveModel, testModel } from "../../src/integrations/model/settings.ts";
 import { createLogger } from "../../src/lib/log.ts";
 import { createOrg } from "../../src/store/orgs/orgs.ts";
 import { rows } from "../helpers/agents.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
-import { client } from "../helpers/rest.ts";
 import { fakeSources, modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -135,9 +134,8 @@ describe("outbound errors of the model (scripted model server)", () => {
     s = await startServer({ env: { ALLOW_PRIVATE_TARGETS: "false", WEBHOOK_ALLOW_PRIVATE: "false" } });
     const logLines: string[] = [];
     const log = createLogger("debug", (l) => logLines.push(l));
-    const { call } = await client(s, "operator", ["admin"]);
-    // Refused: an owner saved a loopback address, which the outbound policy refuses.
-    await call("/api/integrations/model", { body: { provider: "openai-compatible", baseUrl: model.baseUrl, model: "m" } });
+    // Refused: a loopback address saved earlier (saving one now is refused: test/agents/model-settings.test.ts), which the outbound policy refuses.
+    await saveModel(s.deps, s.org.id, { kind: "cli" }, { provider: "openai-compatible", baseUrl: model.baseUrl, model: "m" });
     const refused: ModelRunDeps = { ...s.deps, log, sources: fakeSources() };
     // Unreachable: the operator's (trusted) address, where nothing listens any more.
     const environment = { provider: "openai-compatible" as const, baseUrl: closedUrl, model: "m", apiKey: null, dailyTokens: null };

@@ -37,6 +37,7 @@ describe("POST /api/agents/{id}/runs", () => {
       priority: "critical",
       type: null,
       createdAt: new Date(f.s.clock.now()).toISOString(),
+      evidence: [],
       provenance: "internal",
     });
     expect(await rows(f.s.db, "SELECT status, run_id FROM handoffs WHERE id IN (?, ?, ?) ORDER BY id", [low, critical, other])).toEqual([

@@ -56,7 +56,7 @@ describe("due times in the organization's time zone", () => {
     for (const id of ["standup", "briefing", "pulse", "dna"]) expect(agents.find((a: any) => a.id === id).health, id).toBe("green");
     expect((await f.call("/api/agents/briefing/runs")).json.runs[0]).toMatchObject({
       status: "ok",
-      summary: "Composed the daily briefing for 2 members.",
+      summary: "Composed the daily briefing for 2 people.",
     });
   });
 

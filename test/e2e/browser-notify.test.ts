@@ -9,16 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueMessageStatement } from "../../src/store/delivery/messages.ts";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
 import { auditInPage, WIDTHS, watchedContext } from "../helpers/page-audit.ts";
+import { type ScriptedSlack, startScriptedSlack } from "../helpers/scripted-slack.ts";
 import { startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
+let slack: ScriptedSlack;
 let browser: Browser;
 let ownerEmail: string;
 let memberEmail: string;
 const TOKEN = "xoxb-1234567890-browser-token";
 
 beforeAll(async () => {
-  s = await startServer();
+  // Saving a token checks it with Slack (auth.test): a scripted Slack API on loopback answers.
+  slack = await startScriptedSlack();
+  s = await startServer({ env: { SLACK_API_URL: slack.url } });
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
   ownerEmail = (await s.createUser("operator", undefined, "owner")).email;
   const member = await s.createUser("lite");
@@ -33,6 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await s?.close();
+  await slack?.close();
 });
 
 async function signIn(page: Page, email: string): Promise<void> {

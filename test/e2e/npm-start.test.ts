@@ -3,6 +3,8 @@
  * and a SIGTERM to the npm process stops the server too (issue 11 item 8, src/docs/notes/operating.md).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/server.ts";
@@ -80,4 +82,45 @@ describe("npm start", () => {
     );
     expect(refused).toBe(true);
   }, 90_000);
+
+  it("issue 33: the first start says what it is doing before it builds", async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    // A bundle of its own inside the checkout (it resolves node_modules from there), built from scratch.
+    const bundleDir = join(ROOT, "dist", `first-start-${process.pid}`);
+    rmSync(bundleDir, { recursive: true, force: true });
+    try {
+      const npm = spawn("npm", ["start"], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          BASE_URL: base,
+          DATABASE_URL: `file:${tmp.dir}/first-start.db`,
+          CREW_START_BUNDLE: join(bundleDir, "serve.mjs"),
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      children.push(npm);
+      let output = "";
+      let preparedBeforeBundle = false;
+      for (const stream of [npm.stdout, npm.stderr]) {
+        stream?.on("data", (chunk: Buffer) => {
+          if (!output.includes("Preparing Crew") && chunk.toString().includes("Preparing Crew")) {
+            preparedBeforeBundle = !existsSync(join(bundleDir, "serve.mjs"));
+          }
+          output += chunk.toString();
+        });
+      }
+      expect(await until(() => answers(`${base}/healthz`), 180_000), output).toBe(true);
+      expect(output).toContain("Preparing Crew (first start: about 15 s)…");
+      expect(preparedBeforeBundle).toBe(true);
+      expect(output.indexOf("Preparing Crew")).toBeLessThan(output.indexOf(`Crew is listening on ${base}`));
+      npm.kill("SIGTERM");
+      await exited(npm);
+    } finally {
+      rmSync(bundleDir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

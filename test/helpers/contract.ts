@@ -92,15 +92,23 @@ export function assertContract(method: string, url: string, res: ObservedRespons
     // No such operation: an unknown path under /api/, or a documented path with another method.
     // The gate may answer before routing (401, 429), so any error of the envelope is fine; a success is not.
     if (!route && !path.startsWith("/api/")) return;
-    const errorSchema = `Error${res.status}`;
-    if (!doc.components.schemas[errorSchema]) {
+    if (res.status < 400) {
       fail(
         route
           ? `${route.template} is documented without ${upper}; expected an error (405), got ${res.status}.`
           : "this endpoint is not in the document (add it to the registry, or to EXTRA_ENDPOINTS in src/docs/endpoints.ts).",
       );
     }
-    response = res.status === 405 ? doc.components.responses.MethodNotAllowed : doc.components.responses.NotFound;
+    // What every unknown path or method answers: the envelope, with the request id (and Allow on a 405).
+    response = {
+      content: undefined as unknown,
+      headers: {
+        "X-Request-Id": { required: true },
+        ...(res.status === 405 ? { Allow: { required: true } } : {}),
+      },
+    };
+    const errorSchema = doc.components.schemas[`Error${res.status}`] ? `Error${res.status}` : "ErrorEnvelope";
+    response.content = { "application/json": { schema: { $ref: `#/components/schemas/${errorSchema}` } } };
     schemaPointer = pointer("components", "schemas", errorSchema);
   }
 

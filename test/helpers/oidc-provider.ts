@@ -21,7 +21,11 @@ export interface TestIdp {
   close(): Promise<void>;
 }
 
-export async function reserveIdp(): Promise<TestIdp> {
+/**
+ * `claimsAt: "userinfo"` is the provider's default (`conformIdTokenClaims`): with an access token
+ * issued, the ID token carries only `sub`, and email, email_verified and groups come from UserInfo.
+ */
+export async function reserveIdp(options: { claimsAt?: "id_token" | "userinfo" } = {}): Promise<TestIdp> {
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const server = createServer((req, res) => {
     if (handler) handler(req, res);
@@ -48,8 +52,8 @@ export async function reserveIdp(): Promise<TestIdp> {
           },
         ],
         claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "groups"] },
-        // The scope's claims in the ID token itself: Crew reads the ID token.
-        conformIdTokenClaims: false,
+        // By default the scope's claims in the ID token itself; "userinfo" keeps them at UserInfo only.
+        conformIdTokenClaims: options.claimsAt === "userinfo",
         cookies: { keys: ["test-cookie-key-0123456789"] },
         features: { devInteractions: { enabled: false } },
         // Absolute: the tests' browser resolves relative redirects against Crew.

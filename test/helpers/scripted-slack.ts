@@ -3,7 +3,8 @@
  * (method, bearer token, arguments) and answers like Slack does — `{ok: true, …}` or
  * `{ok: false, error}` with HTTP 200. `members` maps emails to user ids for users.lookupByEmail;
  * `history` holds messages per channel for conversations.history (filtered by `oldest`);
- * `failures` makes the next calls of a method fail with a Slack error code.
+ * `failures` makes the next calls of a method fail with a Slack error code (`auth.test`, which Crew
+ * calls when a token is saved, answers ok unless told otherwise).
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -55,6 +56,8 @@ export async function startScriptedSlack(): Promise<ScriptedSlack> {
       const failure = slack.failures[method]?.shift();
       if (failure) return answer({ ok: false, error: failure });
       switch (method) {
+        case "auth.test":
+          return answer({ ok: true, team: "Scripted Workspace", team_id: "T0SCRIPTED", user_id: "U0CREWBOT", bot_id: "B0CREWBOT" });
         case "chat.postMessage":
           return answer({ ok: true, channel: args.channel, ts: `${++ts}.000100` });
         case "users.lookupByEmail": {

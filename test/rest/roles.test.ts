@@ -54,6 +54,8 @@ describe("owner-only operations over REST", () => {
         "saveModelIntegration",
         "startAgentRun",
         "testModelIntegration",
+        "testSlack",
+        "testTeams",
         "updateAgent",
         "createWebhook",
       ].sort(),

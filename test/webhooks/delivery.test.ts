@@ -49,9 +49,14 @@ describe("action.created", () => {
     const payload = {
       event: "action.created",
       actionId: added.json.actionId,
+      title: "Call Ada",
+      priority: "medium",
+      status: "pending",
+      source: "api",
       timestamp: iso(s.clock.now()),
       contactId: contact.json.contactId,
       dealId: "deal-42",
+      url: `${s.url}/actions#${added.json.actionId}`,
     };
     expect(verifyAt(hook.secret, hit, s.clock.now())).toEqual(payload);
     expect(hit.headers["content-type"]).toBe("application/json");
@@ -77,7 +82,7 @@ describe("action.created", () => {
     const bodies = receiver.hits.map((h) => verifyAt(hook.secret, h, s.clock.now()) as any);
     expect(bodies.map((b) => b.actionId).sort()).toEqual([...added.json.actionIds].sort());
     // Optional fields are left out when the action has none.
-    expect(Object.keys(bodies[0]).sort()).toEqual(["actionId", "event", "timestamp"]);
+    expect(Object.keys(bodies[0]).sort()).toEqual(["actionId", "event", "priority", "source", "status", "timestamp", "title", "url"]);
     expect(new Set(receiver.hits.map((h) => h.headers["webhook-id"])).size).toBe(3);
   });
 
@@ -146,7 +151,10 @@ describe("standup.ready and briefing.completed", () => {
       type: "action.created",
       orgId: s.org.id,
       actionId: "act_x",
+      title: "Call Acme",
       priority: "low",
+      status: "open",
+      source: "api",
       contactId: null,
       dealId: null,
       at: 0,

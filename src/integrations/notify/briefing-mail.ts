@@ -31,6 +31,18 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
+/**
+ * A title as one line of a text part: line breaks and other control or separator characters
+ * become spaces, so a title cannot add a line of its own (a fake "Approve: https://…" above the
+ * real one-click links).
+ */
+export function oneLine(text: string): string {
+  return text
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ")
+    .replace(/ {2,}/g, " ")
+    .trim();
+}
+
 /** The List-Unsubscribe pair of RFC 8058 (and RFC 2369): a POST to the URL turns the briefing mail off. */
 export function unsubscribeHeaders(url: string): Record<string, string> {
   return { "List-Unsubscribe": `<${url}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" };
@@ -61,19 +73,20 @@ export async function composeBriefingMail(
   const settingsUrl = `${baseUrl}/settings/notifications`;
 
   const text = [
-    briefing.body.briefing,
+    // Composed as one line (src/agents/compose-briefing.ts), from titles that may hold line breaks.
+    oneLine(briefing.body.briefing),
     "",
     ...(linked.length
       ? [
           "Top actions:",
           ...linked.flatMap(({ action, links }) => [
-            `- [${action.priority}] ${action.title}`,
+            `- [${action.priority}] ${oneLine(action.title)}`,
             ...links.map((l) => `    ${VERB_LABELS[l.verb]}: ${l.url}`),
           ]),
           "",
         ]
       : ["No actions are waiting.", ""]),
-    ...(suggestions.length ? ["Suggestions:", ...suggestions.map((s) => `- ${s.title}`), ""] : []),
+    ...(suggestions.length ? ["Suggestions:", ...suggestions.map((s) => `- ${oneLine(s.title)}`), ""] : []),
     `Open your briefing: ${briefingUrl}`,
     "",
     "--",

@@ -33,6 +33,11 @@ export async function deleteSession(db: Db, id: string): Promise<void> {
   await db.run("DELETE FROM sessions WHERE id = ?", [id]);
 }
 
+/** Ends every session of the user (an identity was linked to the account: src/auth/oidc.ts). */
+export async function deleteSessionsOfUser(db: Db, userId: string): Promise<void> {
+  await db.run("DELETE FROM sessions WHERE user_id = ?", [userId]);
+}
+
 export async function deleteExpiredSessions(db: Db, now: number): Promise<void> {
   await db.run("DELETE FROM sessions WHERE expires_at <= ?", [now]);
 }

@@ -3,7 +3,7 @@
  * password. Deactivation itself is `deactivateUser` (store/auth/users.ts), reset links are sign-in links
  * with purpose 'reset' (auth/sign-in-links.ts).
  */
-import type { Plan } from "../../domain.ts";
+import type { Plan, Role } from "../../domain.ts";
 import { integer, nullable, type SqlRow, table, text } from "../columns.ts";
 import type { Db } from "../db.ts";
 
@@ -11,6 +11,7 @@ export interface UserListing {
   id: string;
   email: string;
   name: string;
+  role: Role;
   plan: Plan;
   createdAt: number;
   deactivatedAt: number | null;
@@ -22,6 +23,7 @@ const LISTED = table("users", {
   id: text(),
   email: text(),
   name: text(),
+  role: text<Role>(),
   plan: text<Plan>(),
   createdAt: integer(),
   deactivatedAt: nullable(integer()),
@@ -30,7 +32,7 @@ const LISTED = table("users", {
 
 export async function listUsers(db: Db, orgId: string): Promise<UserListing[]> {
   const rows = await db.all<SqlRow>(
-    `SELECT u.id, u.email, u.name, u.plan, u.created_at, u.deactivated_at,
+    `SELECT u.id, u.email, u.name, u.role, u.plan, u.created_at, u.deactivated_at,
             (SELECT count(*) FROM api_keys k WHERE k.user_id = u.id AND k.revoked_at IS NULL) AS keys
        FROM users u
       WHERE u.org_id = ? ORDER BY u.created_at, u.id`,

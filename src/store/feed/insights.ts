@@ -33,8 +33,20 @@ const INSIGHTS = table("insights", {
   heldReason: nullable(text()),
 });
 
-/** The columns a read selects (`id, agent, title, detail, type, impact, created_at, provenance`). */
-const INSIGHT = INSIGHTS.pick("id", "agent", "title", "detail", "type", "impact", "createdAt", "provenance");
+/** The columns a read selects, with what an insight rests on (the web app's feed, a run's context) and the policy's marks. */
+const RECENT = INSIGHTS.pick(
+  "id",
+  "agent",
+  "title",
+  "detail",
+  "type",
+  "impact",
+  "createdAt",
+  "evidence",
+  "provenance",
+  "held",
+  "heldReason",
+);
 
 export type InsightInsert = Omit<InsightRecord, "provenance"> & {
   orgId: string;
@@ -62,30 +74,20 @@ export async function insertInsight(db: Db, i: InsightInsert): Promise<void> {
   await db.execute(insightInsertStatement(i));
 }
 
-/** Insights posted since a time, high impact first, then newest. */
-export async function listInsightsSince(db: Db, orgId: string, since: number, limit = 50): Promise<InsightRecord[]> {
+/** Insights posted since a time, high impact first, then newest, with the evidence each rests on (a run's context). */
+export async function listInsightsSince(
+  db: Db,
+  orgId: string,
+  since: number,
+  limit = 50,
+): Promise<(InsightRecord & { evidence: Evidence[]; held: boolean; heldReason: string | null })[]> {
   const rows = await db.all<SqlRow>(
-    `SELECT ${INSIGHT.select()} FROM insights WHERE org_id = ? AND created_at > ? AND held = 0
+    `SELECT ${RECENT.select()} FROM insights WHERE org_id = ? AND created_at > ? AND held = 0
       ORDER BY CASE impact WHEN 'high' THEN 0 WHEN 'medium' THEN 1 ELSE 2 END, created_at DESC, id DESC LIMIT ?`,
     [orgId, since, limit],
   );
-  return rows.map(INSIGHT.read);
+  return rows.map(RECENT.read);
 }
-
-/** The web app's feed also shows what an insight rests on. */
-const RECENT = INSIGHTS.pick(
-  "id",
-  "agent",
-  "title",
-  "detail",
-  "type",
-  "impact",
-  "createdAt",
-  "evidence",
-  "provenance",
-  "held",
-  "heldReason",
-);
 
 /** Insights newest first; `before` is the last id of the previous page (ids are ULIDs: id order is time order). */
 export async function listRecentInsights(

@@ -4,13 +4,14 @@
  * (the leader lease, the claimed schedule slots). Every check-and-set is one atomic statement.
  */
 import type { InStatement } from "@libsql/client";
+import type { Evidence } from "../../domain.ts";
 import { boolean, integer, json, nullable, type SqlRow, table, text } from "../columns.ts";
 import { type Db, isCheckViolation } from "../db.ts";
 import { HANDOFFS, type Handoff } from "../feed/handoffs.ts";
 import { skipLocked } from "../row-lock.ts";
 
-/** A handoff a run claimed (its status is `claimed`). */
-export type ClaimedHandoff = Handoff;
+/** A handoff a run claimed (its status is `claimed`), with the evidence it rests on. */
+export type ClaimedHandoff = Handoff & { evidence: Evidence[] };
 
 /** At most this many handoffs are handed to one run (critical first); the rest wait for the next. */
 export const MAX_CLAIMED_HANDOFFS = 100;
@@ -25,7 +26,7 @@ export async function latestRunStart(db: Db, orgId: string, agentId: string): Pr
 }
 
 /** What the claim returns (`RETURNING` below): a handoff and its rank. */
-const CLAIMED = HANDOFFS.omit("orgId", "status", "createdBy", "updatedAt", "evidence", "held", "heldReason");
+const CLAIMED = HANDOFFS.omit("orgId", "status", "createdBy", "updatedAt", "held", "heldReason");
 
 /**
  * Inserts the run (status running) and claims the agent's queued handoffs in one transaction.
@@ -44,7 +45,7 @@ export async function startRun(db: Db, run: { id: string; orgId: string; agentId
                WHERE id IN (SELECT id FROM handoffs WHERE org_id = ?3 AND to_agent = ?4 AND status = 'queued' AND held = 0
                              ORDER BY priority_rank, created_at, id LIMIT ?5${skipLocked(db)})
                  AND status = 'queued'
-              RETURNING id, from_agent, to_agent, title, context, priority, priority_rank, type, created_at, provenance`,
+              RETURNING id, from_agent, to_agent, title, context, priority, priority_rank, type, created_at, evidence, provenance`,
         args: [run.id, run.startedAt, run.orgId, run.agentId, MAX_CLAIMED_HANDOFFS],
       },
     ],
