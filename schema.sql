@@ -1,4 +1,4 @@
--- Crew schema, version 15 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 18 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -158,6 +158,10 @@ CREATE TABLE IF NOT EXISTS agents (
   paused_at     INTEGER,
   paused_reason TEXT,
   daily_tokens  INTEGER,                       -- the agent's own daily token cap; null: none
+  -- issue 34: new mail starts the agent (inbox); its event-trigger secret, sealed, and who made it
+  run_on_new_mail   INTEGER NOT NULL DEFAULT 1,
+  trigger_secret    TEXT,
+  trigger_secret_by TEXT,
   PRIMARY KEY (org_id, id)
 ) STRICT;
 
@@ -173,7 +177,8 @@ CREATE TABLE IF NOT EXISTS agent_runs (
   has_data    INTEGER NOT NULL DEFAULT 0,
   started_at  INTEGER NOT NULL,
   finished_at INTEGER,
-  input_hash  TEXT                             -- model-backed runs: fingerprint of the inputs handed over
+  input_hash  TEXT,                            -- model-backed runs: fingerprint of the inputs handed over
+  run_trigger TEXT                             -- what started it besides a person or the schedule: mail, event
 ) STRICT;
 -- The dashboard's "latest run" and "latest successful run" per agent, read without a sort.
 CREATE INDEX IF NOT EXISTS agent_runs_agent ON agent_runs (org_id, agent_id, finished_at, id);
@@ -366,6 +371,7 @@ CREATE TABLE IF NOT EXISTS integrations (
   config      TEXT NOT NULL,                   -- JSON, secrets encrypted (AES-GCM)
   created_at  INTEGER NOT NULL,
   updated_at  INTEGER NOT NULL,
+  state       TEXT NOT NULL DEFAULT '{}',      -- JSON: a connection's read position and backoff (issue 34)
   PRIMARY KEY (user_id, kind)
 ) STRICT;
 
@@ -376,7 +382,7 @@ CREATE TABLE IF NOT EXISTS demo_rows (
   PRIMARY KEY (table_name, row_id)
 ) STRICT, WITHOUT ROWID;
 
-INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '15');
+INSERT OR IGNORE INTO schema_meta (key, value) VALUES ('version', '18');
 
 -- Agents runtime (SPEC §8). The latest schedule slot the scheduler claimed per agent: claiming is
 -- one atomic upsert that only moves forward, so each slot runs once however many processes tick,

@@ -153,6 +153,8 @@ export async function gatherInputs(
         kind: "mail",
         ref: m.messageId ?? `uid:${m.id}`,
         title: `${m.title} — ${m.from?.name ?? m.from?.email ?? "unknown sender"}`,
+        // Mail of a connected account opens in Gmail or Outlook (src/docs/notes/connections.md).
+        url: m.url,
         excerpt: m.text,
       }),
       from: m.from ?? null,

@@ -50,6 +50,7 @@ export const NAV: NavEntry[] = [
   { href: "/handoffs", label: "Handoffs", group: "work" },
   { href: "/settings/keys", label: "API keys", group: "settings" },
   { href: "/connected-apps", label: "Connected apps", group: "settings" },
+  { href: "/settings/connections", label: "Connections", group: "settings" },
   { href: "/settings/calendar", label: "Calendar", group: "settings" },
   { href: "/settings/webhooks", label: "Webhooks", group: "settings", ownerOnly: true },
   { href: "/settings/users", label: "Users", group: "settings", ownerOnly: true },

@@ -6,6 +6,7 @@ import { runAgentNowOp } from "./agent-run-now.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
+import { deleteConnectionOp, listConnectionsOp } from "./connections.ts";
 import { connectSlack, connectTeams, disconnectSlack, disconnectTeams, getSlack, getTeams } from "./channels.ts";
 import { listOAuthGrants, revokeOAuthGrant } from "./grants.ts";
 import { connectCalendarIntegration, disconnectCalendarIntegration, getCalendarIntegration } from "./integrations.ts";
@@ -40,6 +41,8 @@ export const operations: Operation[] = [
   getCalendarIntegration,
   connectCalendarIntegration,
   disconnectCalendarIntegration,
+  listConnectionsOp,
+  deleteConnectionOp,
   addSourceOp,
   listSourcesOp,
   deleteSourceOp,

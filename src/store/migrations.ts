@@ -311,6 +311,19 @@ export const EVAL_RUNS: string[] = [
   "CREATE INDEX IF NOT EXISTS eval_runs_batches ON eval_runs (org_id, finished_at, batch_id)",
 ];
 
+/**
+ * Issue 34 (src/docs/notes/connections.md): a connection's read position and backoff beside its
+ * sealed tokens (`integrations.state`), what started a run (`agent_runs.run_trigger`), whether new mail
+ * starts the agent, and the agent's sealed event-trigger secret and who made it.
+ */
+export const CONNECTIONS_AND_TRIGGERS: string[] = [
+  "ALTER TABLE integrations ADD COLUMN state TEXT NOT NULL DEFAULT '{}'",
+  "ALTER TABLE agent_runs ADD COLUMN run_trigger TEXT",
+  "ALTER TABLE agents ADD COLUMN run_on_new_mail INTEGER NOT NULL DEFAULT 1",
+  "ALTER TABLE agents ADD COLUMN trigger_secret TEXT",
+  "ALTER TABLE agents ADD COLUMN trigger_secret_by TEXT",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, name: "roles and sign-in links", statements: ROLES_AND_SIGN_IN_LINKS },
@@ -325,9 +338,10 @@ export const migrations: Migration[] = [
   { version: 12, name: "message outbox and channels", statements: MESSAGE_OUTBOX_AND_CHANNELS },
   { version: 13, name: "agent pause, budgets and identities", statements: AGENT_PAUSE_BUDGETS_AND_IDENTITIES },
   { version: 15, name: "eval runs", statements: EVAL_RUNS },
+  { version: 18, name: "connections and triggers", statements: CONNECTIONS_AND_TRIGGERS },
 ];
 
-export const SCHEMA_VERSION = 15;
+export const SCHEMA_VERSION = 18;
 
 /** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {
