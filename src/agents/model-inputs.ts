@@ -31,6 +31,17 @@ const cut = (text: string | null | undefined, max: number) => {
 export const field = (name: string, value: unknown, untrusted = false) =>
   `<data name="${name}"${untrusted ? ' untrusted="true"' : ""}>\n${JSON.stringify(value).replace(/</g, "\\u003c")}\n</data>`;
 
+/** A JSON payload posted to the agent's trigger (src/docs/notes/connections.md): external, untrusted data. */
+export interface TriggerEvent {
+  /** The webhook-id of a signed post, else an id of Crew's. */
+  id: string;
+  payload: unknown;
+  receivedAt: number;
+}
+
+/** Characters of an event's JSON handed to the model: a 64 KiB payload is cut, not refused. */
+const EVENT_CHARS = 8000;
+
 export interface RunInputs {
   fields: string[];
   handles: Handles;
@@ -43,6 +54,7 @@ export async function gatherInputs(
   started: StartedRun,
   sourceItems: SourceItem[],
   now: number,
+  event?: TriggerEvent,
 ): Promise<RunInputs> {
   const { limits, reads } = job;
   const c = limits.recordChars;
@@ -213,6 +225,20 @@ export async function gatherInputs(
       text: cut(m.text, limits.chars),
     }));
     fields.push(field("slack_messages", messages, true));
+  }
+  if (event) {
+    const text = JSON.stringify(event.payload) ?? "null";
+    fields.push(
+      field(
+        "event",
+        {
+          handle: handles.add({ kind: "event", ref: event.id, title: `Event posted to the ${job.id} agent's trigger`, excerpt: text }),
+          receivedAt: iso(event.receivedAt),
+          payload: text.length > EVENT_CHARS ? cut(text, EVENT_CHARS) : event.payload,
+        },
+        true,
+      ),
+    );
   }
   return { fields, handles };
 }

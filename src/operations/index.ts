@@ -2,6 +2,7 @@
 import { addActions, getActionOp, listActionQueue, updateActionOp } from "./actions.ts";
 import { getAgentOp } from "./agent-eval.ts";
 import { resumeAgentOp } from "./agent-pause.ts";
+import { createTriggerSecretOp, triggerAgentOp } from "./agent-trigger.ts";
 import { runAgentNowOp } from "./agent-run-now.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { getAgents } from "./agents.ts";
@@ -62,6 +63,8 @@ export const operations: Operation[] = [
   updateAgentOp,
   resumeAgentOp,
   runAgentNowOp,
+  triggerAgentOp,
+  createTriggerSecretOp,
   createWebhook,
   listWebhooksOp,
   deleteWebhookOp,
