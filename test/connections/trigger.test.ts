@@ -5,9 +5,11 @@
  * are refused, oversized payloads are 413, a Standard Webhooks signature with the agent's trigger
  * secret needs no key, and a wrong signature is 401.
  */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MINUTE } from "../../src/lib/clock.ts";
+import { connectHttp } from "../helpers/mcp.ts";
 import { modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -109,5 +111,17 @@ describe("POST /api/agents/{id}/trigger", () => {
       "webhook-signature": new Webhook(made.json.secret).sign("msg_3", old, body),
     });
     expect(stale.status).toBe(401);
+  });
+});
+
+describe("crew_trigger_agent (MCP)", () => {
+  it("starts a run whose records cite the payload", async () => {
+    const mcp = await connectHttp(s.url, owner);
+    const result = (await mcp.callTool({ name: "crew_trigger_agent", arguments: { agent: "sales", payload: { company: "Hooli" } } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const out = result.structuredContent as { runId: string; status: string };
+    expect(out.status).toBe("started");
+    expect((await finished(out.runId)).trigger).toBe("event");
+    await mcp.close();
   });
 });
