@@ -12,11 +12,14 @@ import { ConnectionUnavailable, type OpenConnection, ProviderError, withConnecti
 import { KEPT_HEADERS } from "../integrations/connections/mail-message.ts";
 import { mailConnectionsOf } from "../integrations/connections/mail-source.ts";
 import { gmailNewIds } from "../integrations/google/gmail.ts";
+import { type IdleWatch, watchMailbox } from "../integrations/mail/idle.ts";
 import { outlookChanges } from "../integrations/microsoft/outlook-mail.ts";
+import { openMailbox } from "../integrations/sources.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
 import { takeLease } from "../store/leases/leases.ts";
 import type { OrgConnection } from "../store/integrations/connections.ts";
+import { mailboxOf, type StoredSource } from "../store/integrations/sources.ts";
 import { agentTriggers, orgsRunningOnNewMail } from "../store/runs/agent-triggers.ts";
 import { type AgentRunDeps, runAgent } from "./run-agent.ts";
 
@@ -114,4 +117,45 @@ export async function pollConnectedMailboxes(deps: MailTriggerDeps): Promise<str
     if (runId) started.push(runId);
   }
   return started;
+}
+
+/** The IDLE watchers of the organizations' IMAP mailboxes, kept in step with the sources by `reconcile`. */
+export function imapWatchers(deps: MailTriggerDeps) {
+  const watching = new Map<string, { key: string; watch: IdleWatch }>();
+  const stopOne = async (orgId: string) => {
+    await watching.get(orgId)?.watch.stop();
+    watching.delete(orgId);
+  };
+  return {
+    watching,
+    /** Starts a watcher for each IMAP mailbox of an organization with runOnNewMail, stops the others. */
+    async reconcile(): Promise<void> {
+      const wanted = new Map<string, StoredSource>();
+      for (const orgId of await orgsRunningOnNewMail(deps.db, INBOX)) {
+        const row = await mailboxOf(deps.db, orgId);
+        if (row) wanted.set(orgId, row);
+      }
+      for (const [orgId, w] of watching) {
+        const row = wanted.get(orgId);
+        if (!row || w.key !== `${row.id}:${row.updatedAt}`) await stopOne(orgId);
+      }
+      for (const [orgId, row] of wanted) {
+        if (watching.has(orgId)) continue;
+        const settings = await openMailbox(deps, row);
+        if ("reason" in settings) continue; // the next read raises the imap alert
+        const watch = watchMailbox(
+          deps.outbound,
+          settings,
+          () => {
+            onNewMail(deps, orgId, "imap").catch((error) => deps.log.error("mail-triggered run failed", { org_id: orgId, error: String(error) }));
+          },
+          (reason) => deps.log.debug("imap idle problem", { org_id: orgId, reason }),
+        );
+        watching.set(orgId, { key: `${row.id}:${row.updatedAt}`, watch });
+      }
+    },
+    async stop(): Promise<void> {
+      for (const orgId of [...watching.keys()]) await stopOne(orgId);
+    },
+  };
 }

@@ -262,17 +262,25 @@ async function mailFailure(deps: SourceDeps, row: StoredSource, message: string,
   throw new SourceError("imap", `Mailbox: ${message}`);
 }
 
-async function readInbox(deps: SourceDeps, row: StoredSource, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
+/** The stored mailbox with its password opened, or why it cannot be (a message for people, a reason for the log). */
+export async function openMailbox(
+  deps: Pick<SourceDeps, "config" | "secret">,
+  row: StoredSource,
+): Promise<MailboxSettings | { message: string; reason: string }> {
   const stored = jsonOr(StoredMailbox, row.config, null);
-  if (!stored) return mailFailure(deps, row, "The saved mailbox settings cannot be read.", "config does not parse");
-  let password: string;
+  if (!stored) return { message: "The saved mailbox settings cannot be read.", reason: "config does not parse" };
   try {
-    password = await open(deps.secret ?? deps.config.secret ?? "", stored.password, mailboxPurpose(row.orgId));
+    return { ...stored, password: await open(deps.secret ?? deps.config.secret ?? "", stored.password, mailboxPurpose(row.orgId)) };
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
-    return mailFailure(deps, row, "The saved mailbox password cannot be decrypted (was CREW_SECRET changed?).", "secret box");
+    return { message: "The saved mailbox password cannot be decrypted (was CREW_SECRET changed?).", reason: "secret box" };
   }
-  const settings: MailboxSettings = { ...stored, password };
+}
+
+async function readInbox(deps: SourceDeps, row: StoredSource, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
+  const settings = await openMailbox(deps, row);
+  if ("reason" in settings) return mailFailure(deps, row, settings.message, settings.reason);
+  const stored = settings;
   const cursor: MailCursor = jsonOr(MailState, row.state, {});
   let result: Awaited<ReturnType<typeof readMailbox>>;
   try {
