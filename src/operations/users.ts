@@ -4,6 +4,7 @@
  * check in the operation, so any later projection inherits it.
  */
 import * as v from "valibot";
+import { disconnectAll } from "../integrations/connections/connections.ts";
 import { actorOf } from "../auth/access.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { createSignInLink } from "../auth/sign-in-links.ts";
@@ -169,6 +170,8 @@ export const deactivateUserOp = defineOperation({
     await assertNotLastOwner(ctx, input.id, "id");
     if (!(await deactivateUser(ctx.db, ctx.principal.orgId, input.id, actorOf(ctx.principal), ctx.clock.now())))
       throw notFound(`Active user ${input.id}`);
+    // Their Google and Microsoft connections go too, revoked at the provider (src/docs/notes/connections.md).
+    await disconnectAll(ctx, { orgId: ctx.principal.orgId, userId: input.id }, actorOf(ctx.principal));
     return { ok: true as const };
   },
 });

@@ -116,6 +116,21 @@ describe("connect a Google account (fake Google on loopback)", () => {
   });
 });
 
+describe("deactivation", () => {
+  it("deletes the person's connections and revokes them at Google", async () => {
+    const person = await s.createUser("operator", "leaving@example.org", "member");
+    await connectAccount(await signedInTab(s, person.email), "google", { mail: true });
+    const revokedBefore = google.revoked.length;
+    const owner = await s.createUser("operator", "deactivating.owner@example.org", "owner");
+    const tab = await signedInTab(s, owner.email);
+    const csrf = await tab.csrf("/settings/users");
+    const res = await tab.fetch(`/settings/users/${person.id}/deactivate`, { form: { csrf } });
+    expect(res.status).toBe(303);
+    expect(google.revoked.length).toBe(revokedBefore + 1);
+    expect(await s.db.one("SELECT 1 AS found FROM integrations WHERE user_id = ?", [person.id])).toBeNull();
+  });
+});
+
 describe("connect a Microsoft 365 account (fake Entra ID on loopback)", () => {
   it("asks for openid email offline_access User.Read Mail.Read Calendars.ReadWrite with PKCE, and lists the connection", async () => {
     const user = await s.createUser("operator", "grace.connect@example.org", "owner");

@@ -4,7 +4,7 @@
  * write), listed without any token, and removed — revoked at the provider first where it has a
  * revocation endpoint — on disconnect and when the person is deactivated.
  */
-import { recordAudit } from "../../store/audit/audit.ts";
+import { type AuditActor, recordAudit } from "../../store/audit/audit.ts";
 import { openUserAlert, resolveUserAlertsStatement } from "../../store/integrations/alerts.ts";
 import {
   type ConnectionProvider,
@@ -96,7 +96,7 @@ async function revoke(deps: ConnectionDeps, row: StoredConnection): Promise<void
 /** False when there was no such connection. Its alerts go with it. */
 export async function disconnect(
   deps: ConnectionDeps,
-  who: { orgId: string; userId: string; actor?: { kind: "user"; userId: string } },
+  who: { orgId: string; userId: string; actor?: AuditActor },
   provider: ConnectionProvider,
 ): Promise<boolean> {
   const row = await getConnection(deps.db, who.userId, provider);
@@ -112,6 +112,6 @@ export async function disconnect(
 }
 
 /** A deactivated person's connections: each revoked at the provider and deleted. */
-export async function disconnectAll(deps: ConnectionDeps, who: { orgId: string; userId: string }, actor: { kind: "user"; userId: string }) {
+export async function disconnectAll(deps: ConnectionDeps, who: { orgId: string; userId: string }, actor: AuditActor) {
   for (const row of await connectionsOfUser(deps.db, who.userId)) await disconnect(deps, { ...who, actor }, row.provider);
 }
