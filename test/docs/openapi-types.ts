@@ -354,6 +354,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integrations/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your Google and Microsoft connections
+         * @description The calling person's connected Google Workspace and Microsoft 365 accounts: which account, whether its mail and calendar are used, the granted scopes, and the problem of its last use. Never a token. `providers` says which providers this server is set up for (GOOGLE_* and MICROSOFT_*); connect on /settings/connections.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: pro, team_growth or a plan above.
+         *
+         *     Counts against the hourly request quota.
+         */
+        get: operations["listConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/connections/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect a Google or Microsoft account
+         * @description Revokes the calling person's connection at the provider (Google's revocation endpoint; Microsoft has none for one grant, so its tokens are only deleted) and deletes its tokens and read position; its open alert is resolved. The account itself is untouched. 404 when that provider is not connected.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         */
+        delete: operations["deleteConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integrations/sources": {
         parameters: {
             query?: never;
@@ -664,6 +712,32 @@ export interface paths {
          *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         post: operations["resumeAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/trigger-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an agent's trigger secret
+         * @description Makes (or replaces) the agent's event-trigger secret, a Standard Webhooks `whsec_…` secret shown only in this answer: a tool that signs POST /api/agents/{id}/trigger with it (webhook-id, webhook-timestamp within 5 minutes, webhook-signature) needs no API key. The run acts as the owner who made the secret. The previous secret stops working at once.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
+         */
+        post: operations["createTriggerSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -982,6 +1056,36 @@ export interface paths {
         get: operations["getSession"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand an agent an event
+         * @description Starts a run of a model-backed agent now with `payload` (any JSON, at most 64 KiB) as an external input of kind `event`, which its records may cite; the run is marked `trigger: "event"` in its history. Answers as soon as the run has an id (`status: started`); the run goes on in the background (crew://agents/{id}/runs). Quota and the agent's token budget apply; 409 when the agent is not model-backed or cannot run yet (no model, a missing source). Organization owners only; other tools can also sign the POST with the agent's trigger secret.
+         *
+         *     The request body is the payload itself (any JSON, at most 64 KiB: 413 beyond). Instead of an admin key or the session, a tool may sign the request the Standard Webhooks way with the agent's trigger secret (POST /api/agents/{id}/trigger-secret): `webhook-id`, `webhook-timestamp` (Unix seconds, within 5 minutes) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`); a signature that does not match is 401 `invalid_signature`.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
+         *
+         *     MCP: also the tool `crew_trigger_agent`.
+         */
+        post: operations["postAgentTrigger"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1793,7 +1897,7 @@ export interface operations {
                             /** @description What it rests on (empty for records a person wrote). */
                             evidence: {
                                 /** @enum {string} */
-                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                                 /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                                 ref: string;
                                 /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -1947,7 +2051,7 @@ export interface operations {
                         /** @description What it rests on (empty for records a person wrote). */
                         evidence: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -2265,7 +2369,7 @@ export interface operations {
                             /** @description What it rests on (empty for records a person wrote). */
                             evidence: {
                                 /** @enum {string} */
-                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                                 /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                                 ref: string;
                                 /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -2618,7 +2722,7 @@ export interface operations {
                         /** @description What it rests on (empty for records a person wrote). */
                         evidence: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -2783,7 +2887,7 @@ export interface operations {
                         /** @description What it rests on (empty for records a person wrote). */
                         evidence: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -3791,6 +3895,245 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connections: {
+                            /**
+                             * @description google (Google Workspace) or microsoft (Microsoft 365).
+                             * @enum {string}
+                             */
+                            provider: "google" | "microsoft";
+                            /** @description The connected account. */
+                            email: string;
+                            /** @description Whether the agents that read mail read this mailbox (read-only). */
+                            mail: boolean;
+                            /** @description Whether crew_find_time, crew_calendar_create and the calendar agent use this calendar. */
+                            calendar: boolean;
+                            /** @description The scopes the provider granted. */
+                            scopes: string[];
+                            /** Format: date-time */
+                            connectedAt: string;
+                            /** @description Why the last use failed (the open google / microsoft integration alert), or null. */
+                            problem: string | null;
+                        }[];
+                        providers: {
+                            /**
+                             * @description google (Google Workspace) or microsoft (Microsoft 365).
+                             * @enum {string}
+                             */
+                            id: "google" | "microsoft";
+                            label: string;
+                            available: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    deleteConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description google (Google Workspace) or microsoft (Microsoft 365). */
+                provider: "google" | "microsoft";
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -5408,6 +5751,8 @@ export interface operations {
                             startedAt: string;
                             /** @description null while running. */
                             finishedAt: string | null;
+                            /** @description What started the run besides its schedule or a person: mail (new mail arrived), event (POST /api/agents/{id}/trigger); else null. */
+                            trigger: ("mail" | "event") | null;
                             /** @description Tokens sent to the model by a model-backed run (src/docs/notes/model.md); null for other runs. */
                             tokensIn: number | null;
                             /** @description Tokens the model answered with; null for runs without a model call. */
@@ -5666,7 +6011,7 @@ export interface operations {
                         /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
                         evidence?: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             title: string;
@@ -5724,7 +6069,7 @@ export interface operations {
                         /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
                         evidence?: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             title: string;
@@ -5764,7 +6109,7 @@ export interface operations {
                         /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
                         evidence?: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             title: string;
@@ -5789,7 +6134,7 @@ export interface operations {
                         /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
                         evidence?: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             title: string;
@@ -5989,6 +6334,10 @@ export interface operations {
                         nextRunAt: string | null;
                         /** @description The agent's own daily token cap; null: only the organization's budget applies. */
                         dailyTokens: number | null;
+                        /** @description inbox: whether new mail starts a run within 2 minutes (at most one per 5 minutes per mailbox). Other agents: unused. */
+                        runOnNewMail: boolean;
+                        /** @description Whether the agent has a trigger secret for signed events (never shown again). */
+                        triggerSecret: boolean;
                         eval: {
                             /**
                              * Format: date-time
@@ -6116,6 +6465,8 @@ export interface operations {
                     schedule?: string | null;
                     instructions?: string | null;
                     dailyTokens?: number | null;
+                    /** @description inbox: false stops new mail from starting runs (the schedule stays). */
+                    runOnNewMail?: boolean;
                 };
             };
         };
@@ -6149,6 +6500,10 @@ export interface operations {
                         nextRunAt: string | null;
                         /** @description The agent's own daily token cap; null: only the organization's budget applies. */
                         dailyTokens: number | null;
+                        /** @description inbox: whether new mail starts a run within 2 minutes (at most one per 5 minutes per mailbox). Other agents: unused. */
+                        runOnNewMail: boolean;
+                        /** @description Whether the agent has a trigger secret for signed events (never shown again). */
+                        triggerSecret: boolean;
                     };
                 };
             };
@@ -6284,6 +6639,116 @@ export interface operations {
                         id: string;
                         /** @description false when the agent was not paused (nothing changed). */
                         resumed: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    createTriggerSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id, one of the 17 (e.g. pulse, sales). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Shown once; stored sealed. */
+                        secret: string;
+                        /** Format: date-time */
+                        createdAt: string;
                     };
                 };
             };
@@ -8093,6 +8558,162 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    postAgentTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id, e.g. sales. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The run has started. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runId: string;
+                        agentId: string;
+                        /**
+                         * @description The run has started; its outcome is in the agent's run history.
+                         * @constant
+                         */
+                        status: "started";
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict: calendar_not_connected or run_already_completed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Payload too large: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
                     [name: string]: unknown;
                 };
                 content: {
