@@ -11,15 +11,9 @@ import type { Interval } from "../free-slots.ts";
 import { googleBusy, googleCreateEvent, googleEvents } from "../google/calendar.ts";
 import type { CalendarOccurrence } from "../icalendar.ts";
 import { graphBusy, graphCreateEvent, graphEvents } from "../microsoft/calendar.ts";
+import type { NewEvent } from "./new-event.ts";
 import { type ConnectionDeps, ConnectionUnavailable, parseJson, StoredConfig, withConnection } from "./access.ts";
 
-export interface NewEvent {
-  title: string;
-  start: number;
-  end: number;
-  description?: string | undefined;
-  attendees: string[];
-}
 
 /** The person's connection whose calendar Crew uses, Google first; null when none has calendar ticked. */
 export async function calendarConnectionOf(db: Db, userId: string): Promise<StoredConnection | null> {

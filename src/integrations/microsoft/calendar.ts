@@ -8,7 +8,7 @@
 import type { Interval } from "../free-slots.ts";
 import type { CalendarOccurrence } from "../icalendar.ts";
 import type { OpenConnection } from "../connections/access.ts";
-import type { NewEvent } from "../connections/calendar.ts";
+import type { NewEvent } from "../connections/new-event.ts";
 
 interface GraphTime {
   dateTime: string;
