@@ -399,7 +399,8 @@ function providersEnv(env: Env): Pick<Config, "google" | "microsoft"> {
   const google = pair("GOOGLE");
   const microsoft = pair("MICROSOFT");
   const tenant = (env.MICROSOFT_TENANT ?? "").trim() || "organizations";
-  if (!/^[A-Za-z0-9.-]+$/.test(tenant)) throw new ConfigError(`MICROSOFT_TENANT must be a tenant id, a domain or organizations, got "${tenant}"`);
+  if (!/^[A-Za-z0-9.-]+$/.test(tenant))
+    throw new ConfigError(`MICROSOFT_TENANT must be a tenant id, a domain or organizations, got "${tenant}"`);
   return {
     google: google && {
       ...google,

@@ -17,9 +17,9 @@ import { outlookChanges } from "../integrations/microsoft/outlook-mail.ts";
 import { openMailbox } from "../integrations/sources.ts";
 import { MINUTE } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
-import { takeLease } from "../store/leases/leases.ts";
 import type { OrgConnection } from "../store/integrations/connections.ts";
 import { mailboxOf, type StoredSource } from "../store/integrations/sources.ts";
+import { takeLease } from "../store/leases/leases.ts";
 import { agentTriggers, orgsRunningOnNewMail } from "../store/runs/agent-triggers.ts";
 import { type AgentRunDeps, runAgent } from "./run-agent.ts";
 
@@ -52,8 +52,14 @@ async function gmailHasNew(conn: OpenConnection): Promise<boolean> {
     const query = new URLSearchParams({ format: "metadata" });
     for (const name of ["From", ...KEPT_HEADERS]) query.append("metadataHeaders", name);
     try {
-      const m = await conn.call<{ payload?: { headers?: { name: string; value: string }[] } }>(`/gmail/v1/users/me/messages/${encodeURIComponent(id)}?${query}`);
-      const from = m.payload?.headers?.find((h) => h.name.toLowerCase() === "from")?.value.match(/<([^>]+)>|(\S+@\S+)/)?.slice(1).find(Boolean);
+      const m = await conn.call<{ payload?: { headers?: { name: string; value: string }[] } }>(
+        `/gmail/v1/users/me/messages/${encodeURIComponent(id)}?${query}`,
+      );
+      const from = m.payload?.headers
+        ?.find((h) => h.name.toLowerCase() === "from")
+        ?.value.match(/<([^>]+)>|(\S+@\S+)/)
+        ?.slice(1)
+        .find(Boolean);
       if (!isBulk(headerMap(m.payload?.headers), from)) return true;
     } catch (error) {
       if (!(error instanceof ProviderError && error.status === 404)) throw error;
@@ -76,7 +82,9 @@ async function outlookHasNew(conn: OpenConnection, now: number): Promise<boolean
 
 async function hasNewMail(deps: MailTriggerDeps, orgId: string, row: OrgConnection): Promise<boolean> {
   try {
-    return await withConnection(deps, orgId, row, (conn) => (row.provider === "google" ? gmailHasNew(conn) : outlookHasNew(conn, deps.clock.now())));
+    return await withConnection(deps, orgId, row, (conn) =>
+      row.provider === "google" ? gmailHasNew(conn) : outlookHasNew(conn, deps.clock.now()),
+    );
   } catch (error) {
     if (error instanceof ConnectionUnavailable) return false; // alerted (or in backoff) already
     throw error;
@@ -102,7 +110,8 @@ export async function onNewMail(deps: MailTriggerDeps, orgId: string, mailbox: s
   return (await mailboxIsDue(deps, orgId, mailbox)) ? startInboxRun(deps, orgId) : null;
 }
 
-const agentRunsOnNewMail = async (deps: MailTriggerDeps, orgId: string) => (await agentTriggers(deps.db, orgId, INBOX))?.runOnNewMail ?? false;
+const agentRunsOnNewMail = async (deps: MailTriggerDeps, orgId: string) =>
+  (await agentTriggers(deps.db, orgId, INBOX))?.runOnNewMail ?? false;
 
 /** One poll of every connected mailbox: one run per organization whose due mailboxes have new mail; the ids of the runs. */
 export async function pollConnectedMailboxes(deps: MailTriggerDeps): Promise<string[]> {
@@ -147,7 +156,9 @@ export function imapWatchers(deps: MailTriggerDeps) {
           deps.outbound,
           settings,
           () => {
-            onNewMail(deps, orgId, "imap").catch((error) => deps.log.error("mail-triggered run failed", { org_id: orgId, error: String(error) }));
+            onNewMail(deps, orgId, "imap").catch((error) =>
+              deps.log.error("mail-triggered run failed", { org_id: orgId, error: String(error) }),
+            );
           },
           (reason) => deps.log.debug("imap idle problem", { org_id: orgId, reason }),
         );

@@ -77,7 +77,8 @@ export async function runAgent(deps: AgentRunDeps, orgId: string, agentId: strin
 
 function startOf(reason: RunReason): RunStart {
   if (reason.kind === "mail") return { trigger: "mail" };
-  if (reason.kind === "event") return { trigger: "event", event: reason.event, ...(reason.onStarted ? { onStarted: reason.onStarted } : {}) };
+  if (reason.kind === "event")
+    return { trigger: "event", event: reason.event, ...(reason.onStarted ? { onStarted: reason.onStarted } : {}) };
   return {};
 }
 

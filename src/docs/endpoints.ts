@@ -10,8 +10,8 @@
  */
 import * as v from "valibot";
 import type { Access } from "../auth/access.ts";
-import { PLANS } from "../domain.ts";
 import { writeAccess } from "../auth/access.ts";
+import { PLANS } from "../domain.ts";
 import { triggerAgentOp } from "../operations/agent-trigger.ts";
 import type { McpProjection, Operation } from "../operations/registry.ts";
 import { type JsonSchema, jsonSchemaOf, pathParamsOf, withoutProperties } from "./json-schema.ts";

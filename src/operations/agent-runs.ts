@@ -190,7 +190,9 @@ const RunView = v.object({
   finishedAt: v.pipe(v.nullable(DateTime), v.description("null while running.")),
   trigger: v.pipe(
     v.nullable(v.picklist(["mail", "event"])),
-    v.description("What started the run besides its schedule or a person: mail (new mail arrived), event (POST /api/agents/{id}/trigger); else null."),
+    v.description(
+      "What started the run besides its schedule or a person: mail (new mail arrived), event (POST /api/agents/{id}/trigger); else null.",
+    ),
   ),
   tokensIn: v.pipe(
     v.nullable(v.number()),
@@ -314,7 +316,10 @@ export const updateAgentOp = defineOperation({
     }),
     v.check(
       (input) =>
-        input.schedule !== undefined || input.instructions !== undefined || input.dailyTokens !== undefined || input.runOnNewMail !== undefined,
+        input.schedule !== undefined ||
+        input.instructions !== undefined ||
+        input.dailyTokens !== undefined ||
+        input.runOnNewMail !== undefined,
       "Send schedule, instructions, dailyTokens, runOnNewMail, or several.",
     ),
   ),

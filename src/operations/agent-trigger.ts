@@ -16,8 +16,8 @@ import { iso } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { recordAudit } from "../store/audit/audit.ts";
 import { setTriggerSecret } from "../store/runs/agent-triggers.ts";
-import { newWebhookSecret } from "../webhooks/sign.ts";
 import { sealWebhookSecret } from "../webhooks/secret-at-rest.ts";
+import { newWebhookSecret } from "../webhooks/sign.ts";
 import { AgentIdParam, tags } from "./agent-runs.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime } from "./schemas.ts";
@@ -97,7 +97,13 @@ export const createTriggerSecretOp = defineOperation({
     const secret = newWebhookSecret();
     const orgId = ctx.principal.orgId;
     const now = ctx.clock.now();
-    await setTriggerSecret(ctx.db, orgId, input.id, await sealWebhookSecret(ctx.config, triggerPurpose(orgId, input.id), secret), ctx.principal.userId);
+    await setTriggerSecret(
+      ctx.db,
+      orgId,
+      input.id,
+      await sealWebhookSecret(ctx.config, triggerPurpose(orgId, input.id), secret),
+      ctx.principal.userId,
+    );
     await recordAudit(ctx.db, orgId, "agent.trigger_secret_created", { kind: "user", userId: ctx.principal.userId }, now, input.id, {});
     return { secret, createdAt: iso(now) };
   },

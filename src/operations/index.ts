@@ -2,13 +2,13 @@
 import { addActions, getActionOp, listActionQueue, updateActionOp } from "./actions.ts";
 import { getAgentOp } from "./agent-eval.ts";
 import { resumeAgentOp } from "./agent-pause.ts";
-import { createTriggerSecretOp, triggerAgentOp } from "./agent-trigger.ts";
 import { runAgentNowOp } from "./agent-run-now.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
+import { createTriggerSecretOp, triggerAgentOp } from "./agent-trigger.ts";
 import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
-import { deleteConnectionOp, listConnectionsOp } from "./connections.ts";
 import { connectSlack, connectTeams, disconnectSlack, disconnectTeams, getSlack, getTeams } from "./channels.ts";
+import { deleteConnectionOp, listConnectionsOp } from "./connections.ts";
 import { listOAuthGrants, revokeOAuthGrant } from "./grants.ts";
 import { connectCalendarIntegration, disconnectCalendarIntegration, getCalendarIntegration } from "./integrations.ts";
 import { createApiKey, deleteApiKey, listApiKeys } from "./keys.ts";

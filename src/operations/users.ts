@@ -4,12 +4,12 @@
  * check in the operation, so any later projection inherits it.
  */
 import * as v from "valibot";
-import { disconnectAll } from "../integrations/connections/connections.ts";
 import { actorOf } from "../auth/access.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { createSignInLink } from "../auth/sign-in-links.ts";
 import { PLANS, type Plan, ROLES, type Role } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
+import { disconnectAll } from "../integrations/connections/connections.ts";
 import { DAY, iso, isoOrNull } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
 import { recordAudit } from "../store/audit/audit.ts";

@@ -15,9 +15,9 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { isJsonMediaType, readBodyText } from "../http/body.ts";
+import { MAX_EVENT_BYTES, triggerAgentOp, triggerPurpose } from "../operations/agent-trigger.ts";
 import { invoke } from "../operations/invoke.ts";
 import type { Operation } from "../operations/registry.ts";
-import { MAX_EVENT_BYTES, triggerAgentOp, triggerPurpose } from "../operations/agent-trigger.ts";
 import { getUserById } from "../store/auth/users.ts";
 import { triggerSecretsOf } from "../store/runs/agent-triggers.ts";
 import { openWebhookSecret } from "../webhooks/secret-at-rest.ts";
@@ -27,7 +27,11 @@ import { verifySignature } from "../webhooks/sign.ts";
 const MAX_CANDIDATES = 50;
 
 const badSignature = () =>
-  new ApiError(401, "invalid_signature", "The webhook signature does not match the agent's trigger secret, or its timestamp is more than 5 minutes away.");
+  new ApiError(
+    401,
+    "invalid_signature",
+    "The webhook signature does not match the agent's trigger secret, or its timestamp is more than 5 minutes away.",
+  );
 
 async function readEvent(c: Context<AppEnv>): Promise<{ text: string; payload: unknown }> {
   if (!isJsonMediaType(c.req.header("content-type"))) {
@@ -45,13 +49,19 @@ async function readEvent(c: Context<AppEnv>): Promise<{ text: string; payload: u
   try {
     return { text, payload: JSON.parse(text) };
   } catch {
-    throw new ApiError(400, "invalid_request", "The request body is not valid JSON.", { issues: [{ path: "(body)", message: "Not valid JSON." }] });
+    throw new ApiError(400, "invalid_request", "The request body is not valid JSON.", {
+      issues: [{ path: "(body)", message: "Not valid JSON." }],
+    });
   }
 }
 
 /** The owner who made the secret the post is signed with, or 401. */
 async function signedPrincipal(deps: AppDeps, c: Context<AppEnv>, agentId: string, body: string): Promise<Principal> {
-  const headers = { id: c.req.header("webhook-id"), timestamp: c.req.header("webhook-timestamp"), signature: c.req.header("webhook-signature") };
+  const headers = {
+    id: c.req.header("webhook-id"),
+    timestamp: c.req.header("webhook-timestamp"),
+    signature: c.req.header("webhook-signature"),
+  };
   for (const candidate of await triggerSecretsOf(deps.db, agentId, MAX_CANDIDATES)) {
     if (!candidate.secret || !candidate.secretBy) continue;
     let secret: string;
@@ -79,7 +89,10 @@ export function agentTriggerRoute(deps: AppDeps) {
       principal = await signedPrincipal(deps, c, agentId, event.text);
       const quota = await consumeQuota(deps.quota, principal.userId, deps.config.rateLimitPerHour, deps.clock.now());
       headers = quotaHeaders(quota);
-      if (!quota.allowed) throw new ApiError(429, "rate_limited", `Hourly request quota of ${quota.limit} spent; retry after ${quota.retryAfter} s.`, { headers });
+      if (!quota.allowed)
+        throw new ApiError(429, "rate_limited", `Hourly request quota of ${quota.limit} spent; retry after ${quota.retryAfter} s.`, {
+          headers,
+        });
     } else if (c.req.header("authorization") !== undefined) {
       ({ principal, headers } = await admit(deps, c.req.header("authorization")));
     } else {
@@ -94,7 +107,8 @@ export function agentTriggerRoute(deps: AppDeps) {
       return c.json(result as object, 202, headers);
     } catch (error) {
       // Every answer after authentication carries the quota headers, errors too (src/auth/protect.ts does the same).
-      if (error instanceof ApiError) throw new ApiError(error.status, error.code, error.message, { ...error.extra, headers: { ...headers, ...error.extra.headers } });
+      if (error instanceof ApiError)
+        throw new ApiError(error.status, error.code, error.message, { ...error.extra, headers: { ...headers, ...error.extra.headers } });
       throw error;
     }
   };

@@ -19,8 +19,8 @@ import { type ConnectionStatus, connectionStatuses, saveConnection } from "../in
 import { beginConnect, type ConnectAttempt, finishConnect } from "../integrations/connections/oauth.ts";
 import { PROVIDERS, providerEnv } from "../integrations/connections/providers.ts";
 import { open, seal } from "../integrations/secret-box.ts";
-import { CONNECTION_PROVIDERS, type ConnectionProvider } from "../store/integrations/connections.ts";
 import { deleteConnectionOp } from "../operations/connections.ts";
+import { CONNECTION_PROVIDERS, type ConnectionProvider } from "../store/integrations/connections.ts";
 import { runOperation } from "./run-operation.ts";
 
 const ATTEMPT_COOKIE = "crew_connect";
@@ -93,7 +93,13 @@ ${alertBox("success", notice ?? null)}
 ${available.length === 0 ? alertBox("info", "No provider is set up on this server yet: the operator sets GOOGLE_* or MICROSOFT_* (see /docs/notes/connections).") : ""}
 <div class="grid-keys">
   ${connections.map((conn) => connectionCard(account, conn, now))}
-  ${available.map((p) => connectForm(account, p, connections.some((conn) => conn.provider === p)))}
+  ${available.map((p) =>
+    connectForm(
+      account,
+      p,
+      connections.some((conn) => conn.provider === p),
+    ),
+  )}
 </div>`;
   return renderPage(c, { title: "Connections", body, account, active: "/settings/connections" }, status);
 }
@@ -111,14 +117,31 @@ export function connectionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
     if (read instanceof Response) return read;
     const provider = providerOf(c.req.param("provider"));
     const env = provider && providerEnv(deps.config, provider);
-    if (!provider || !env) return messagePage(c, 404, "Not set up", "This provider is not set up on this server.", { href: "/settings/connections", label: "Back" });
+    if (!provider || !env)
+      return messagePage(c, 404, "Not set up", "This provider is not set up on this server.", {
+        href: "/settings/connections",
+        label: "Back",
+      });
     const parts = { mail: read.form.get("mail") === "on", calendar: read.form.get("calendar") === "on" };
     let begun: Awaited<ReturnType<typeof beginConnect>>;
     try {
-      begun = await beginConnect(provider, env, callbackUri(deps.config.baseUrl, provider), read.found.user.id, parts, read.found.user.email);
+      begun = await beginConnect(
+        provider,
+        env,
+        callbackUri(deps.config.baseUrl, provider),
+        read.found.user.id,
+        parts,
+        read.found.user.email,
+      );
     } catch (error) {
       deps.log.error("connection discovery failed", { provider, error: String(error).split("\n")[0] });
-      return connectionsPage(deps, c, read.found, undefined, `${PROVIDERS[provider].label} cannot be reached right now; try again in a moment.`);
+      return connectionsPage(
+        deps,
+        c,
+        read.found,
+        undefined,
+        `${PROVIDERS[provider].label} cannot be reached right now; try again in a moment.`,
+      );
     }
     setCookie(c, ATTEMPT_COOKIE, await seal(secretOf(deps.config), JSON.stringify(begun.attempt), ATTEMPT_PURPOSE), {
       httpOnly: true,
@@ -145,11 +168,24 @@ export function connectionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
     }
     // The attempt must be this person's, for this provider: a callback link handed to someone else connects nothing.
     if (!provider || !env || !attempt || attempt.provider !== provider || attempt.userId !== found.user.id) {
-      return connectionsPage(deps, c, found, undefined, "This connection attempt expired or was started in another browser. Start again.", 400);
+      return connectionsPage(
+        deps,
+        c,
+        found,
+        undefined,
+        "This connection attempt expired or was started in another browser. Start again.",
+        400,
+      );
     }
     const denied = c.req.query("error");
     if (denied) {
-      return connectionsPage(deps, c, found, undefined, `${PROVIDERS[provider].label} did not grant access (${denied.slice(0, 100)}). Nothing was connected.`);
+      return connectionsPage(
+        deps,
+        c,
+        found,
+        undefined,
+        `${PROVIDERS[provider].label} did not grant access (${denied.slice(0, 100)}). Nothing was connected.`,
+      );
     }
     try {
       // The callback as the provider sent it, on the public base (never the request's Host).

@@ -59,7 +59,12 @@ describe("a connected Google calendar (fake Google)", () => {
     ]);
     expect(google.apiCalls.at(-1)).toMatchObject({ method: "POST", path: "/calendar/v3/freeBusy" });
 
-    const made = await call("crew_calendar_create", { title: "Initech demo", start: "2026-11-23T10:30:00Z", end: "2026-11-23T11:30:00Z", attendees: ["buyer@initech.example"] });
+    const made = await call("crew_calendar_create", {
+      title: "Initech demo",
+      start: "2026-11-23T10:30:00Z",
+      end: "2026-11-23T11:30:00Z",
+      attendees: ["buyer@initech.example"],
+    });
     expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
     expect(made.structuredContent).toMatchObject({ eventId: "ev1" });
     expect(google.events).toEqual([
@@ -78,7 +83,11 @@ describe("a connected Google calendar (fake Google)", () => {
     const text = model.requests.at(-1)?.messages[0]?.text ?? "";
     const events = JSON.parse(/<data name="calendar_events" untrusted="true">\n(.*)\n<\/data>/.exec(text)?.[1] ?? "[]");
     expect(events.map((e: { title: string }) => e.title)).toContain("Initech demo");
-    expect(google.apiCalls.some((c) => c.method === "GET" && c.path === "/calendar/v3/calendars/primary/events" && c.query.singleEvents === "true")).toBe(true);
+    expect(
+      google.apiCalls.some(
+        (c) => c.method === "GET" && c.path === "/calendar/v3/calendars/primary/events" && c.query.singleEvents === "true",
+      ),
+    ).toBe(true);
   });
 });
 
@@ -86,9 +95,17 @@ describe("a connected Microsoft 365 calendar (fake Graph)", () => {
   it("crew_find_time avoids the busy slot from getSchedule; crew_calendar_create posts /me/events", async () => {
     microsoft.busy.push({ start: "2026-11-23T13:00:00Z", end: "2026-11-23T14:00:00Z" });
     const call = await toolsFor("microsoft", "cal.ms@example.org");
-    const found = await call("crew_find_time", { durationMinutes: 120, count: 2, from: "2026-11-23T12:00:00Z", to: "2026-11-23T17:00:00Z", timeZone: "UTC" });
+    const found = await call("crew_find_time", {
+      durationMinutes: 120,
+      count: 2,
+      from: "2026-11-23T12:00:00Z",
+      to: "2026-11-23T17:00:00Z",
+      timeZone: "UTC",
+    });
     expect(found.isError, JSON.stringify(found.content)).toBeFalsy();
-    expect((found.structuredContent as { slots: unknown[] }).slots).toEqual([{ start: "2026-11-23T14:00:00+00:00", end: "2026-11-23T16:00:00+00:00" }]);
+    expect((found.structuredContent as { slots: unknown[] }).slots).toEqual([
+      { start: "2026-11-23T14:00:00+00:00", end: "2026-11-23T16:00:00+00:00" },
+    ]);
     const made = await call("crew_calendar_create", { title: "Board prep", start: "2026-11-23T14:00:00Z", end: "2026-11-23T16:00:00Z" });
     expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
     expect(microsoft.events).toEqual([

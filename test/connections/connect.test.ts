@@ -142,7 +142,9 @@ describe("connect a Microsoft 365 account (fake Entra ID on loopback)", () => {
     expect(asked.params).toMatchObject({ code_challenge_method: "S256", redirect_uri: `${s.url}/integrations/microsoft/callback` });
     const key = await s.createKey(user, ["admin"]);
     const listed = await api(s.url, key)("/api/integrations/connections");
-    expect(listed.json.connections).toEqual([expect.objectContaining({ provider: "microsoft", email: "grace@contoso.example", mail: true, calendar: true })]);
+    expect(listed.json.connections).toEqual([
+      expect.objectContaining({ provider: "microsoft", email: "grace@contoso.example", mail: true, calendar: true }),
+    ]);
     // Microsoft has no revocation endpoint for one grant: disconnect deletes the tokens.
     expect((await api(s.url, key)("/api/integrations/connections/microsoft", { method: "DELETE" })).status).toBe(200);
     expect((await api(s.url, key)("/api/integrations/connections")).json.connections).toEqual([]);

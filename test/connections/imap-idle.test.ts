@@ -34,7 +34,15 @@ describe("IMAP IDLE starts the inbox agent (real Dovecot)", () => {
     const { key } = await s.userWithKey("operator", ["admin"]);
     const call = api(s.url, key);
     const added = await call("/api/integrations/sources", {
-      body: { kind: "imap", host: dovecot.host, port: dovecot.port, tls: false, username: dovecot.user, password: PASSWORD, folder: "INBOX" },
+      body: {
+        kind: "imap",
+        host: dovecot.host,
+        port: dovecot.port,
+        tls: false,
+        username: dovecot.user,
+        password: PASSWORD,
+        folder: "INBOX",
+      },
     });
     expect(added.status).toBe(200);
     watchers = imapWatchers(s.deps);

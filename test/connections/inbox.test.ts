@@ -32,7 +32,12 @@ beforeAll(async () => {
     return {
       object: {
         summary: `${mail.length} new messages`,
-        actions: mail.map((m: { handle: string; subject: string }) => ({ title: `Answer: ${m.subject}`, priority: "high", type: "follow_up", evidence: [m.handle] })),
+        actions: mail.map((m: { handle: string; subject: string }) => ({
+          title: `Answer: ${m.subject}`,
+          priority: "high",
+          type: "follow_up",
+          evidence: [m.handle],
+        })),
       },
     };
   });
@@ -61,8 +66,21 @@ const alerts = () =>
 describe("inbox run on connected mailboxes (fake Google and Microsoft)", () => {
   it("reads Gmail and Outlook: evidence ref is the Message-ID, url opens the provider", async () => {
     const at = s.clock.now() - HOUR;
-    google.deliver({ from: '"Ada Customer" <buyer@customer.example>', subject: "Engine pricing", body: "What does the engine cost?", messageId: "pricing.1@customer.example", date: new Date(at) });
-    microsoft.deliver({ from: { name: "Bob", address: "bob@partner.example" }, subject: "Contract draft", body: "Draft attached.", messageId: "contract.7@partner.example", received: new Date(at + MINUTE), headers: { "List-Id": "<deals.partner.example>" } });
+    google.deliver({
+      from: '"Ada Customer" <buyer@customer.example>',
+      subject: "Engine pricing",
+      body: "What does the engine cost?",
+      messageId: "pricing.1@customer.example",
+      date: new Date(at),
+    });
+    microsoft.deliver({
+      from: { name: "Bob", address: "bob@partner.example" },
+      subject: "Contract draft",
+      body: "Draft attached.",
+      messageId: "contract.7@partner.example",
+      received: new Date(at + MINUTE),
+      headers: { "List-Id": "<deals.partner.example>" },
+    });
 
     const run = await runModelAgent(s.deps, s.org, "inbox");
     expect(run).toMatchObject({ status: "ok", summary: expect.stringContaining("2") });
@@ -80,7 +98,11 @@ describe("inbox run on connected mailboxes (fake Google and Microsoft)", () => {
     ]);
     const contract = list.find((a) => a.title === "Answer: Contract draft");
     expect(contract.evidence).toEqual([
-      expect.objectContaining({ kind: "mail", ref: "contract.7@partner.example", url: expect.stringMatching(/^https:\/\/outlook\.office365\.com\/owa\/\?ItemID=/) }),
+      expect.objectContaining({
+        kind: "mail",
+        ref: "contract.7@partner.example",
+        url: expect.stringMatching(/^https:\/\/outlook\.office365\.com\/owa\/\?ItemID=/),
+      }),
     ]);
   });
 
@@ -96,7 +118,13 @@ describe("inbox run on connected mailboxes (fake Google and Microsoft)", () => {
 
   it("refreshes an expired access token without the person", async () => {
     s.clock.advance(2 * HOUR);
-    google.deliver({ from: "carol@customer.example", subject: "Follow-up", body: "Any news?", messageId: "follow.2@customer.example", date: new Date(s.clock.now()) });
+    google.deliver({
+      from: "carol@customer.example",
+      subject: "Follow-up",
+      body: "Any news?",
+      messageId: "follow.2@customer.example",
+      date: new Date(s.clock.now()),
+    });
     const refreshes = google.tokenCalls.filter((t) => t.grant === "refresh_token").length;
     const run = await runModelAgent(s.deps, s.org, "inbox");
     expect(run.status).toBe("ok");
@@ -111,7 +139,12 @@ describe("inbox run on connected mailboxes (fake Google and Microsoft)", () => {
     await runModelAgent(s.deps, s.org, "inbox");
     const open = (await alerts()).filter((a) => a.service === "google" && a.resolved_at === null);
     expect(open).toEqual([
-      { service: "google", severity: "critical", message: "Google access was revoked: reconnect on /settings/connections (ada@example.org).", resolved_at: null },
+      {
+        service: "google",
+        severity: "critical",
+        message: "Google access was revoked: reconnect on /settings/connections (ada@example.org).",
+        resolved_at: null,
+      },
     ]);
     // Shown once however often it fails.
     await runModelAgent(s.deps, s.org, "inbox");
@@ -123,7 +156,13 @@ describe("inbox run on connected mailboxes (fake Google and Microsoft)", () => {
 
   it("a 429 is a warning with a backoff: no call to Graph until it is over, then the warning clears", async () => {
     microsoft.failNext(429, 1, "120");
-    microsoft.deliver({ from: { address: "dan@partner.example" }, subject: "Invoice", body: "Invoice 7.", messageId: "inv.7@partner.example", received: new Date(s.clock.now()) });
+    microsoft.deliver({
+      from: { address: "dan@partner.example" },
+      subject: "Invoice",
+      body: "Invoice 7.",
+      messageId: "inv.7@partner.example",
+      received: new Date(s.clock.now()),
+    });
     await runModelAgent(s.deps, s.org, "inbox");
     const warning = (await alerts()).filter((a) => a.service === "microsoft" && a.resolved_at === null);
     expect(warning).toEqual([expect.objectContaining({ severity: "warning", message: expect.stringContaining("HTTP 429") })]);

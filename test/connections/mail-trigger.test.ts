@@ -28,7 +28,13 @@ beforeAll(async () => {
   key = await s.createKey(owner, ["admin"]);
   await connectAccount(await signedInTab(s, owner.email), "google", { mail: true });
   // The first read (the schedule's) sets the mailbox's cursor.
-  google.deliver({ from: "old@customer.example", subject: "Old", body: "Old mail.", messageId: "old.1@customer.example", date: new Date(s.clock.now()) });
+  google.deliver({
+    from: "old@customer.example",
+    subject: "Old",
+    body: "Old mail.",
+    messageId: "old.1@customer.example",
+    date: new Date(s.clock.now()),
+  });
   await runModelAgent(s.deps, s.org, "inbox");
 }, 30_000);
 
@@ -40,7 +46,14 @@ afterAll(async () => {
 
 const runs = async () => (await api(s.url, key)("/api/agents/inbox/runs?limit=50")).json.runs as any[];
 const mail = (n: number, headers?: Record<string, string>) =>
-  google.deliver({ from: `"Buyer ${n}" <buyer${n}@customer.example>`, subject: `Question ${n}`, body: `Question ${n}?`, messageId: `q${n}@customer.example`, date: new Date(s.clock.now()), ...(headers ? { headers } : {}) });
+  google.deliver({
+    from: `"Buyer ${n}" <buyer${n}@customer.example>`,
+    subject: `Question ${n}`,
+    body: `Question ${n}?`,
+    messageId: `q${n}@customer.example`,
+    date: new Date(s.clock.now()),
+    ...(headers ? { headers } : {}),
+  });
 
 describe("new mail starts the inbox agent", () => {
   it("an unchanged mailbox starts nothing and costs one request", async () => {

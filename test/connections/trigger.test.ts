@@ -26,7 +26,9 @@ beforeAll(async () => {
     return {
       object: {
         summary: "Event read",
-        actions: event ? [{ title: `Follow up: ${event.payload.company}`, priority: "high", type: "follow_up", evidence: [event.handle] }] : [],
+        actions: event
+          ? [{ title: `Follow up: ${event.payload.company}`, priority: "high", type: "follow_up", evidence: [event.handle] }]
+          : [],
       },
     };
   });
@@ -64,7 +66,9 @@ describe("POST /api/agents/{id}/trigger", () => {
     expect(eventOf(model.requests.at(-1)?.messages[0]?.text ?? "").payload).toEqual({ company: "Initech", stage: "demo booked" });
     const actions = (await api(s.url, owner)("/api/mcp/actions?limit=20")).json.actions as any[];
     const action = actions.find((a) => a.title === "Follow up: Initech");
-    expect(action.evidence).toEqual([expect.objectContaining({ kind: "event", ref: expect.stringMatching(/^evt_/), excerpt: expect.stringContaining("Initech") })]);
+    expect(action.evidence).toEqual([
+      expect.objectContaining({ kind: "event", ref: expect.stringMatching(/^evt_/), excerpt: expect.stringContaining("Initech") }),
+    ]);
   });
 
   it("a member's key: 403, and no run", async () => {
@@ -94,7 +98,11 @@ describe("POST /api/agents/{id}/trigger", () => {
     const body = JSON.stringify({ company: "Globex" });
     const at = new Date(s.clock.now());
     const signature = new Webhook(made.json.secret).sign("msg_1", at, body);
-    const ok = await post(body, { "webhook-id": "msg_1", "webhook-timestamp": String(at.getTime() / 1000), "webhook-signature": signature });
+    const ok = await post(body, {
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(at.getTime() / 1000),
+      "webhook-signature": signature,
+    });
     expect(ok.status).toBe(202);
     const run = await finished((await ok.json()).runId);
     expect(run.trigger).toBe("event");
@@ -117,7 +125,10 @@ describe("POST /api/agents/{id}/trigger", () => {
 describe("crew_trigger_agent (MCP)", () => {
   it("starts a run whose records cite the payload", async () => {
     const mcp = await connectHttp(s.url, owner);
-    const result = (await mcp.callTool({ name: "crew_trigger_agent", arguments: { agent: "sales", payload: { company: "Hooli" } } })) as CallToolResult;
+    const result = (await mcp.callTool({
+      name: "crew_trigger_agent",
+      arguments: { agent: "sales", payload: { company: "Hooli" } },
+    })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     const out = result.structuredContent as { runId: string; status: string };
     expect(out.status).toBe("started");

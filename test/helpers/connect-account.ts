@@ -77,7 +77,9 @@ export async function connectAccount(
   const authorizeUrl = new URL(start.headers.get("location") ?? "");
   const consent = await (await tab.fetch(authorizeUrl.href)).text();
   const action = consent.match(/action="([^"]+)"/)?.[1] ?? "";
-  const fields = Object.fromEntries([...consent.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&quot;/g, '"')]));
+  const fields = Object.fromEntries(
+    [...consent.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&quot;/g, '"')]),
+  );
   const allowed = await tab.fetch(new URL(action, authorizeUrl).href, { form: { ...fields, decision: "allow" } });
   const back = new URL(allowed.headers.get("location") ?? "");
   tamper?.(back);

@@ -39,7 +39,11 @@ export async function startFakeGoogle(account = { sub: "g-1001", email: "ada@exa
   const messages: { id: string; historyId: number; raw: FakeGmailMessage; internalDate: number }[] = [];
   let historyId = 1000;
   const failures: { status: number; retryAfter?: string }[] = [];
-  const extra = { busy: [] as { start: string; end: string }[], events: [] as Record<string, any>[], apiCalls: [] as FakeGoogle["apiCalls"] };
+  const extra = {
+    busy: [] as { start: string; end: string }[],
+    events: [] as Record<string, any>[],
+    apiCalls: [] as FakeGoogle["apiCalls"],
+  };
 
   const gmailMessage = (m: (typeof messages)[number]) => {
     const headers = [
@@ -78,7 +82,12 @@ export async function startFakeGoogle(account = { sub: "g-1001", email: "ada@exa
     }
     const failure = failures.shift();
     if (failure) {
-      sendJson(res, failure.status, { error: { code: failure.status, message: "Rate Limit Exceeded" } }, failure.retryAfter ? { "retry-after": failure.retryAfter } : {});
+      sendJson(
+        res,
+        failure.status,
+        { error: { code: failure.status, message: "Rate Limit Exceeded" } },
+        failure.retryAfter ? { "retry-after": failure.retryAfter } : {},
+      );
       return true;
     }
     const api = "/gmail/v1/users/me";
@@ -86,7 +95,10 @@ export async function startFakeGoogle(account = { sub: "g-1001", email: "ada@exa
       sendJson(res, 200, { emailAddress: account.email, messagesTotal: messages.length, historyId: String(historyId) });
     } else if (path === `${api}/messages`) {
       const max = Number(url.searchParams.get("maxResults") ?? 100);
-      const list = [...messages].reverse().slice(0, max).map((m) => ({ id: m.id, threadId: m.id }));
+      const list = [...messages]
+        .reverse()
+        .slice(0, max)
+        .map((m) => ({ id: m.id, threadId: m.id }));
       sendJson(res, 200, { messages: list, resultSizeEstimate: list.length });
     } else if (path.startsWith(`${api}/messages/`)) {
       const found = messages.find((m) => m.id === decodeURIComponent(path.slice(`${api}/messages/`.length)));
@@ -98,7 +110,11 @@ export async function startFakeGoogle(account = { sub: "g-1001", email: "ada@exa
         sendJson(res, 404, { error: { code: 404, message: "Requested entity was not found." } });
       } else {
         const added = messages.filter((m) => m.historyId > start);
-        const history = added.map((m) => ({ id: String(m.historyId), messages: [{ id: m.id, threadId: m.id }], messagesAdded: [{ message: { id: m.id, threadId: m.id, labelIds: ["INBOX", "UNREAD"] } }] }));
+        const history = added.map((m) => ({
+          id: String(m.historyId),
+          messages: [{ id: m.id, threadId: m.id }],
+          messagesAdded: [{ message: { id: m.id, threadId: m.id, labelIds: ["INBOX", "UNREAD"] } }],
+        }));
         sendJson(res, 200, { ...(history.length ? { history } : {}), historyId: String(historyId) });
       }
     } else if (path === "/calendar/v3/freeBusy" && req.method === "POST") {
@@ -106,13 +122,21 @@ export async function startFakeGoogle(account = { sub: "g-1001", email: "ada@exa
       const inside = fake.busy.filter((b) => Date.parse(b.end) > Date.parse(q.timeMin) && Date.parse(b.start) < Date.parse(q.timeMax));
       sendJson(res, 200, { kind: "calendar#freeBusy", timeMin: q.timeMin, timeMax: q.timeMax, calendars: { primary: { busy: inside } } });
     } else if (path === "/calendar/v3/calendars/primary/events" && req.method === "POST") {
-      const event = { kind: "calendar#event", id: `ev${fake.events.length + 1}`, status: "confirmed", htmlLink: "https://www.google.com/calendar/event?eid=x", ...JSON.parse(body || "{}") };
+      const event = {
+        kind: "calendar#event",
+        id: `ev${fake.events.length + 1}`,
+        status: "confirmed",
+        htmlLink: "https://www.google.com/calendar/event?eid=x",
+        ...JSON.parse(body || "{}"),
+      };
       fake.events.push(event);
       sendJson(res, 200, event);
     } else if (path === "/calendar/v3/calendars/primary/events" && req.method === "GET") {
       const min = Date.parse(url.searchParams.get("timeMin") ?? "");
       const max = Date.parse(url.searchParams.get("timeMax") ?? "");
-      const items = fake.events.filter((e) => Date.parse(e.end?.dateTime ?? e.end?.date) > min && Date.parse(e.start?.dateTime ?? e.start?.date) < max);
+      const items = fake.events.filter(
+        (e) => Date.parse(e.end?.dateTime ?? e.end?.date) > min && Date.parse(e.start?.dateTime ?? e.start?.date) < max,
+      );
       sendJson(res, 200, { kind: "calendar#events", items });
     } else {
       return false;

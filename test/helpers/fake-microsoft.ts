@@ -59,7 +59,12 @@ export async function startFakeMicrosoft(account = { sub: "m-2002", email: "grac
     }
     const failure = failures.shift();
     if (failure) {
-      sendJson(res, failure.status, { error: { code: "TooManyRequests", message: "Too many requests" } }, failure.retryAfter ? { "retry-after": failure.retryAfter } : {});
+      sendJson(
+        res,
+        failure.status,
+        { error: { code: "TooManyRequests", message: "Too many requests" } },
+        failure.retryAfter ? { "retry-after": failure.retryAfter } : {},
+      );
       return true;
     }
     const graph = `${fake.url}/v1.0`;
@@ -96,10 +101,18 @@ export async function startFakeMicrosoft(account = { sub: "m-2002", email: "grac
       const end = Date.parse(`${q.endTime?.dateTime}Z`);
       const items = fake.busy
         .filter((b) => Date.parse(b.end) > start && Date.parse(b.start) < end)
-        .map((b) => ({ status: "busy", start: { dateTime: b.start.replace(/Z$/, ".0000000"), timeZone: "UTC" }, end: { dateTime: b.end.replace(/Z$/, ".0000000"), timeZone: "UTC" } }));
+        .map((b) => ({
+          status: "busy",
+          start: { dateTime: b.start.replace(/Z$/, ".0000000"), timeZone: "UTC" },
+          end: { dateTime: b.end.replace(/Z$/, ".0000000"), timeZone: "UTC" },
+        }));
       sendJson(res, 200, { value: [{ scheduleId: q.schedules?.[0], availabilityView: "", scheduleItems: items, workingHours: {} }] });
     } else if (path === "/v1.0/me/events" && req.method === "POST") {
-      const event = { id: `AAMk${fake.events.length + 1}`, webLink: "https://outlook.office365.com/owa/?itemid=x", ...JSON.parse(body || "{}") };
+      const event = {
+        id: `AAMk${fake.events.length + 1}`,
+        webLink: "https://outlook.office365.com/owa/?itemid=x",
+        ...JSON.parse(body || "{}"),
+      };
       fake.events.push(event);
       sendJson(res, 201, event);
     } else if (path === "/v1.0/me/calendarView") {

@@ -84,7 +84,16 @@ export async function startFakeOAuth(options: FakeOAuthOptions): Promise<FakeOAu
     const now = Math.floor(Date.now() / 1000);
     const header = b64url(JSON.stringify({ alg: "RS256", typ: "JWT", kid: "fake-1" }));
     const claims = b64url(
-      JSON.stringify({ iss: fake.issuer, aud, sub: options.account.sub, email: options.account.email, email_verified: true, iat: now, exp: now + 3600, ...(nonce ? { nonce } : {}) }),
+      JSON.stringify({
+        iss: fake.issuer,
+        aud,
+        sub: options.account.sub,
+        email: options.account.email,
+        email_verified: true,
+        iat: now,
+        exp: now + 3600,
+        ...(nonce ? { nonce } : {}),
+      }),
     );
     const signature = sign("RSA-SHA256", Buffer.from(`${header}.${claims}`), privateKey);
     return `${header}.${claims}.${b64url(signature)}`;
@@ -169,10 +178,24 @@ export async function startFakeOAuth(options: FakeOAuthOptions): Promise<FakeOAu
           if (params.grant_type === "authorization_code") {
             const found = codes.get(params.code ?? "");
             codes.delete(params.code ?? "");
-            const challenge = found && b64url(createHash("sha256").update(params.code_verifier ?? "").digest());
-            if (!found || found.params.redirect_uri !== params.redirect_uri || found.params.code_challenge_method !== "S256" || challenge !== found.params.code_challenge) {
+            const challenge =
+              found &&
+              b64url(
+                createHash("sha256")
+                  .update(params.code_verifier ?? "")
+                  .digest(),
+              );
+            if (
+              !found ||
+              found.params.redirect_uri !== params.redirect_uri ||
+              found.params.code_challenge_method !== "S256" ||
+              challenge !== found.params.code_challenge
+            ) {
               record(400);
-              return sendJson(res, 400, { error: "invalid_grant", error_description: "code, redirect_uri or code_verifier does not match" });
+              return sendJson(res, 400, {
+                error: "invalid_grant",
+                error_description: "code, redirect_uri or code_verifier does not match",
+              });
             }
             const refreshToken = `rt-${++counter}-${randomBytes(6).toString("hex")}`;
             refresh.set(refreshToken, found.scopes);
@@ -186,7 +209,15 @@ export async function startFakeOAuth(options: FakeOAuthOptions): Promise<FakeOAu
               return sendJson(res, 400, { error: "invalid_grant", error_description: "Token has been expired or revoked." });
             }
             record(200);
-            return sendJson(res, 200, tokens(scopes.filter((s) => s !== "openid"), null, options.clientId));
+            return sendJson(
+              res,
+              200,
+              tokens(
+                scopes.filter((s) => s !== "openid"),
+                null,
+                options.clientId,
+              ),
+            );
           }
           record(400);
           return sendJson(res, 400, { error: "unsupported_grant_type" });

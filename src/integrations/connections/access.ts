@@ -161,7 +161,11 @@ export async function withConnection<T>(
   if (!env) return broken(`${label} is no longer set up on this server: ask the operator, then ${reconnect}`, false);
   if (!config) return broken(`The saved ${label} connection cannot be read: ${reconnect}`, false);
   if (state.backoffUntil && state.backoffUntil > now) {
-    throw new ConnectionUnavailable(row.provider, `${label} asked Crew to wait; trying again after ${new Date(state.backoffUntil).toISOString()}.`, false);
+    throw new ConnectionUnavailable(
+      row.provider,
+      `${label} asked Crew to wait; trying again after ${new Date(state.backoffUntil).toISOString()}.`,
+      false,
+    );
   }
   let tokens = await openTokens(deps.config, row, config.tokens);
   if (!tokens) return broken(`The saved ${label} tokens cannot be decrypted (was CREW_SECRET changed?): ${reconnect}`, false);
@@ -187,7 +191,11 @@ export async function withConnection<T>(
     const url = /^https?:/.test(path) ? path : `${base}${path}`;
     for (let attempt = 1; ; attempt++) {
       requests++;
-      const headers: Record<string, string> = { Accept: "application/json", ...init.headers, Authorization: `Bearer ${tokens?.accessToken}` };
+      const headers: Record<string, string> = {
+        Accept: "application/json",
+        ...init.headers,
+        Authorization: `Bearer ${tokens?.accessToken}`,
+      };
       if (init.body !== undefined) headers["Content-Type"] = "application/json";
       let response: Response;
       try {
@@ -200,7 +208,8 @@ export async function withConnection<T>(
           redirect: "error",
         });
       } catch (error) {
-        if (error instanceof OutboundFailed || error instanceof OutboundRefused) throw new ProviderError(503, `${label} could not be reached.`);
+        if (error instanceof OutboundFailed || error instanceof OutboundRefused)
+          throw new ProviderError(503, `${label} could not be reached.`);
         throw error;
       }
       // An access token revoked early (a password change): one refresh, then the call again.
@@ -211,7 +220,11 @@ export async function withConnection<T>(
       }
       if (!response.ok) {
         const text = await response.text().catch(() => "");
-        throw new ProviderError(response.status, `${label} answered HTTP ${response.status}: ${text.slice(0, 200)}`, retryAfter(response.headers.get("retry-after"), deps.clock.now()));
+        throw new ProviderError(
+          response.status,
+          `${label} answered HTTP ${response.status}: ${text.slice(0, 200)}`,
+          retryAfter(response.headers.get("retry-after"), deps.clock.now()),
+        );
       }
       if (response.status === 204) return undefined as R;
       return (await response.json()) as R;

@@ -11,16 +11,20 @@ import type { Interval } from "../free-slots.ts";
 import { googleBusy, googleCreateEvent, googleEvents } from "../google/calendar.ts";
 import type { CalendarOccurrence } from "../icalendar.ts";
 import { graphBusy, graphCreateEvent, graphEvents } from "../microsoft/calendar.ts";
-import type { NewEvent } from "./new-event.ts";
 import { type ConnectionDeps, ConnectionUnavailable, parseJson, StoredConfig, withConnection } from "./access.ts";
-
+import type { NewEvent } from "./new-event.ts";
 
 /** The person's connection whose calendar Crew uses, Google first; null when none has calendar ticked. */
 export async function calendarConnectionOf(db: Db, userId: string): Promise<StoredConnection | null> {
   return (await connectionsOfUser(db, userId)).find((c) => parseJson(StoredConfig, c.config)?.calendar) ?? null;
 }
 
-async function using<T>(deps: ConnectionDeps, orgId: string, row: StoredConnection, work: Parameters<typeof withConnection<T>>[3]): Promise<T> {
+async function using<T>(
+  deps: ConnectionDeps,
+  orgId: string,
+  row: StoredConnection,
+  work: Parameters<typeof withConnection<T>>[3],
+): Promise<T> {
   try {
     return await withConnection(deps, orgId, row, work);
   } catch (error) {

@@ -104,7 +104,10 @@ export async function disconnect(
   await revoke(deps, row);
   const now = deps.clock.now();
   await deps.db.batch(
-    [deleteConnectionStatement(who.userId, provider), resolveUserAlertsStatement({ orgId: who.orgId, userId: who.userId, service: provider }, now)],
+    [
+      deleteConnectionStatement(who.userId, provider),
+      resolveUserAlertsStatement({ orgId: who.orgId, userId: who.userId, service: provider }, now),
+    ],
     "write",
   );
   await recordAudit(deps.db, who.orgId, "connection.deleted", who.actor ?? { kind: "user", userId: who.userId }, now, null, { provider });

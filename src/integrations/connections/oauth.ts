@@ -78,7 +78,11 @@ export async function finishConnect(env: ProviderEnv, callbackUrl: URL, attempt:
   if (!email) throw new Error("the provider named no email address for the account");
   if (!tokens.refresh_token) throw new Error("the provider sent no refresh token (offline access was not granted)");
   const scopes = tokens.scope ? tokens.scope.split(/\s+/).filter(Boolean) : scopesFor(attempt.provider, attempt.parts);
-  return { tokens: { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, expiresAt: expiry(now, tokens.expires_in) }, email, scopes };
+  return {
+    tokens: { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, expiresAt: expiry(now, tokens.expires_in) },
+    email,
+    scopes,
+  };
 }
 
 /** The refresh was refused for good (invalid_grant: revoked, expired, password changed): only a reconnect helps. */

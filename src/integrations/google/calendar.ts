@@ -4,10 +4,11 @@
  * (crew_calendar_create; scope calendar.events), `events.list` with singleEvents=true for the
  * calendar agent's week (recurring events come expanded).
  */
-import type { Interval } from "../free-slots.ts";
-import type { CalendarOccurrence } from "../icalendar.ts";
+
 import type { OpenConnection } from "../connections/access.ts";
 import type { NewEvent } from "../connections/new-event.ts";
+import type { Interval } from "../free-slots.ts";
+import type { CalendarOccurrence } from "../icalendar.ts";
 
 interface GoogleTime {
   dateTime?: string;

@@ -6,15 +6,8 @@
  * `historyId` for messages added to INBOX — a mailbox with no change costs one request. A
  * `historyId` too old to answer (HTTP 404) starts over like a first read.
  */
-import { ProviderError, type OpenConnection } from "../connections/access.ts";
-import {
-  addressesOf,
-  bodyText,
-  cleanMessageId,
-  keptHeaders,
-  type ProviderMail,
-  subjectOf,
-} from "../connections/mail-message.ts";
+import { type OpenConnection, ProviderError } from "../connections/access.ts";
+import { addressesOf, bodyText, cleanMessageId, keptHeaders, type ProviderMail, subjectOf } from "../connections/mail-message.ts";
 
 interface Part {
   mimeType?: string;
@@ -96,7 +89,8 @@ export async function gmailNewIds(conn: OpenConnection, cursor: string): Promise
       if (error instanceof ProviderError && error.status === 404) return null;
       throw error;
     }
-    for (const h of answer.history ?? []) for (const added of h.messagesAdded ?? []) if (!ids.includes(added.message.id)) ids.push(added.message.id);
+    for (const h of answer.history ?? [])
+      for (const added of h.messagesAdded ?? []) if (!ids.includes(added.message.id)) ids.push(added.message.id);
     if (answer.historyId) next = answer.historyId;
     pageToken = answer.nextPageToken;
     if (!pageToken) break;

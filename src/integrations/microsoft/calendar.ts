@@ -5,10 +5,11 @@
  * for the calendar agent's week (occurrences of recurring events expanded by Graph). Times are
  * asked and read in UTC.
  */
-import type { Interval } from "../free-slots.ts";
-import type { CalendarOccurrence } from "../icalendar.ts";
+
 import type { OpenConnection } from "../connections/access.ts";
 import type { NewEvent } from "../connections/new-event.ts";
+import type { Interval } from "../free-slots.ts";
+import type { CalendarOccurrence } from "../icalendar.ts";
 
 interface GraphTime {
   dateTime: string;
@@ -40,7 +41,11 @@ const UTC_PREFER = { Prefer: 'outlook.timezone="UTC"' };
 export async function graphBusy(conn: OpenConnection, range: Interval): Promise<Interval[]> {
   const answer = await conn.call<{ value?: { scheduleItems?: { status?: string; start?: GraphTime; end?: GraphTime }[] }[] }>(
     "/me/calendar/getSchedule",
-    { method: "POST", headers: UTC_PREFER, body: { schedules: [conn.email], startTime: graphTime(range.start), endTime: graphTime(range.end), availabilityViewInterval: 15 } },
+    {
+      method: "POST",
+      headers: UTC_PREFER,
+      body: { schedules: [conn.email], startTime: graphTime(range.start), endTime: graphTime(range.end), availabilityViewInterval: 15 },
+    },
   );
   return (answer.value?.[0]?.scheduleItems ?? [])
     .filter((i) => i.status !== "free" && i.status !== "workingElsewhere")

@@ -85,7 +85,12 @@ export function saveConnectionStatement(userId: string, provider: ConnectionProv
  * New tokens after a refresh, only on the connection they were refreshed for (same creation
  * time): a reconnect meanwhile keeps its own tokens.
  */
-export async function saveConnectionConfig(db: Db, c: Pick<StoredConnection, "userId" | "provider" | "createdAt">, config: string, now: number) {
+export async function saveConnectionConfig(
+  db: Db,
+  c: Pick<StoredConnection, "userId" | "provider" | "createdAt">,
+  config: string,
+  now: number,
+) {
   await db.run("UPDATE integrations SET config = ?, updated_at = ? WHERE user_id = ? AND kind = ? AND created_at = ?", [
     config,
     now,

@@ -49,6 +49,8 @@ export async function triggerSecretsOf(db: Db, agentId: string, limit: number): 
 
 /** The organizations where new mail starts the agent. */
 export async function orgsRunningOnNewMail(db: Db, agentId: string): Promise<string[]> {
-  const rows = await db.all<{ org_id: string }>("SELECT org_id FROM agents WHERE id = ? AND run_on_new_mail = 1 ORDER BY org_id", [agentId]);
+  const rows = await db.all<{ org_id: string }>("SELECT org_id FROM agents WHERE id = ? AND run_on_new_mail = 1 ORDER BY org_id", [
+    agentId,
+  ]);
   return rows.map((r) => r.org_id);
 }
