@@ -12,6 +12,7 @@ import { connectAccount, signedInTab } from "../helpers/connect-account.ts";
 import { type FakeGoogle, startFakeGoogle } from "../helpers/fake-google.ts";
 import { type FakeMicrosoft, startFakeMicrosoft } from "../helpers/fake-microsoft.ts";
 import { connectHttp } from "../helpers/mcp.ts";
+import { untrustedData } from "../helpers/run-data.ts";
 import { modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -81,7 +82,7 @@ describe("a connected Google calendar (fake Google)", () => {
     const run = await runModelAgent(s.deps, s.org, "calendar");
     expect(run.status).toBe("ok");
     const text = model.requests.at(-1)?.messages[0]?.text ?? "";
-    const events = JSON.parse(/<data name="calendar_events" untrusted="true">\n(.*)\n<\/data>/.exec(text)?.[1] ?? "[]");
+    const events = untrustedData(text, "calendar_events") ?? [];
     expect(events.map((e: { title: string }) => e.title)).toContain("Initech demo");
     expect(
       google.apiCalls.some(

@@ -12,6 +12,7 @@ import { HOUR, MINUTE } from "../../src/lib/clock.ts";
 import { connectAccount, signedInTab } from "../helpers/connect-account.ts";
 import { type FakeGoogle, startFakeGoogle } from "../helpers/fake-google.ts";
 import { type FakeMicrosoft, startFakeMicrosoft } from "../helpers/fake-microsoft.ts";
+import { untrustedData } from "../helpers/run-data.ts";
 import { modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -21,7 +22,7 @@ let model: ScriptedModel;
 let s: TestServer;
 let key: string;
 
-const mailOf = (text: string) => JSON.parse(/<data name="mail" untrusted="true">\n(.*)\n<\/data>/.exec(text)?.[1] ?? "[]");
+const mailOf = (text: string | undefined) => untrustedData(text, "mail") ?? [];
 
 beforeAll(async () => {
   google = await startFakeGoogle();

@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MINUTE } from "../../src/lib/clock.ts";
 import { connectHttp } from "../helpers/mcp.ts";
+import { untrustedData } from "../helpers/run-data.ts";
 import { modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -18,7 +19,7 @@ let s: TestServer;
 let owner: string;
 let member: string;
 
-const eventOf = (text: string) => JSON.parse(/<data name="event" untrusted="true">\n(.*)\n<\/data>/.exec(text)?.[1] ?? "null");
+const eventOf = (text: string | undefined) => untrustedData(text, "event");
 
 beforeAll(async () => {
   model = await startScriptedModel((r) => {

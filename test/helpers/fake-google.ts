@@ -7,7 +7,7 @@
  * historyId); `failNext` makes the next API calls answer an error (429 with Retry-After, 503).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type FakeOAuth, sendJson, startFakeOAuth } from "./fake-oauth-provider.ts";
+import { type FakeProvider, failureQueue, sendJson, startFakeOAuth } from "./fake-oauth-provider.ts";
 
 export const GOOGLE_CLIENT = { id: "crew-test.apps.googleusercontent.com", secret: "fake-google-secret" };
 
@@ -21,24 +21,14 @@ export interface FakeGmailMessage {
   headers?: Record<string, string>;
 }
 
-export interface FakeGoogle extends FakeOAuth {
-  /** Env for Crew: GOOGLE_* pointing here. */
-  env: Record<string, string>;
-  deliver(message: FakeGmailMessage): string;
-  /** Busy intervals of the primary calendar (freeBusy) and its events (events.list). */
-  busy: { start: string; end: string }[];
-  events: Record<string, any>[];
-  /** Every API request: method, path and query. */
-  apiCalls: { method: string; path: string; query: Record<string, string> }[];
-  failNext(status: number, count?: number, retryAfter?: string): void;
-}
+export type FakeGoogle = FakeProvider<FakeGmailMessage>;
 
 const b64url = (text: string) => Buffer.from(text).toString("base64url");
 
 export async function startFakeGoogle(account = { sub: "g-1001", email: "ada@example.org" }): Promise<FakeGoogle> {
   const messages: { id: string; historyId: number; raw: FakeGmailMessage; internalDate: number }[] = [];
   let historyId = 1000;
-  const failures: { status: number; retryAfter?: string }[] = [];
+  const failures = failureQueue();
   const extra = {
     busy: [] as { start: string; end: string }[],
     events: [] as Record<string, any>[],
@@ -80,7 +70,7 @@ export async function startFakeGoogle(account = { sub: "g-1001", email: "ada@exa
       sendJson(res, 401, { error: { code: 401, message: "Request had invalid authentication credentials.", status: "UNAUTHENTICATED" } });
       return true;
     }
-    const failure = failures.shift();
+    const failure = failures.next();
     if (failure) {
       sendJson(
         res,
@@ -167,8 +157,7 @@ export async function startFakeGoogle(account = { sub: "g-1001", email: "ada@exa
     messages.push({ id, historyId, raw, internalDate: raw.date?.getTime() ?? Date.now() });
     return id;
   };
-  fake.failNext = (status, count = 1, retryAfter) => {
-    for (let i = 0; i < count; i++) failures.push({ status, ...(retryAfter ? { retryAfter } : {}) });
-  };
+  fake.failNext = failures.add;
+
   return fake;
 }

@@ -7,7 +7,7 @@
  * `/me/calendarView`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type FakeOAuth, sendJson, startFakeOAuth } from "./fake-oauth-provider.ts";
+import { type FakeProvider, failureQueue, sendJson, startFakeOAuth } from "./fake-oauth-provider.ts";
 
 export const MICROSOFT_CLIENT = { id: "11111111-2222-3333-4444-555555555555", secret: "fake-microsoft-secret" };
 const TENANT = "contoso.example";
@@ -21,19 +21,12 @@ export interface FakeOutlookMessage {
   headers?: Record<string, string>;
 }
 
-export interface FakeMicrosoft extends FakeOAuth {
-  env: Record<string, string>;
-  deliver(message: FakeOutlookMessage): string;
-  busy: { start: string; end: string }[];
-  events: Record<string, any>[];
-  apiCalls: { method: string; path: string; query: Record<string, string> }[];
-  failNext(status: number, count?: number, retryAfter?: string): void;
-}
+export type FakeMicrosoft = FakeProvider<FakeOutlookMessage>;
 
 export async function startFakeMicrosoft(account = { sub: "m-2002", email: "grace@contoso.example" }): Promise<FakeMicrosoft> {
   const messages: { id: string; seq: number; raw: FakeOutlookMessage; received: number }[] = [];
   let seq = 0;
-  const failures: { status: number; retryAfter?: string }[] = [];
+  const failures = failureQueue();
 
   const graphMessage = (m: (typeof messages)[number], base: string) => ({
     id: m.id,
@@ -57,7 +50,7 @@ export async function startFakeMicrosoft(account = { sub: "m-2002", email: "grac
       sendJson(res, 401, { error: { code: "InvalidAuthenticationToken", message: "Access token has expired or is not yet valid." } });
       return true;
     }
-    const failure = failures.shift();
+    const failure = failures.next();
     if (failure) {
       sendJson(
         res,
@@ -150,8 +143,7 @@ export async function startFakeMicrosoft(account = { sub: "m-2002", email: "grac
     messages.push({ id, seq, raw, received: raw.received?.getTime() ?? Date.now() });
     return id;
   };
-  fake.failNext = (status, count = 1, retryAfter) => {
-    for (let i = 0; i < count; i++) failures.push({ status, ...(retryAfter ? { retryAfter } : {}) });
-  };
+  fake.failNext = failures.add;
+
   return fake;
 }

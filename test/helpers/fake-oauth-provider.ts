@@ -60,6 +60,32 @@ export interface FakeOAuth {
 
 const b64url = (data: Buffer | string) => Buffer.from(data).toString("base64url");
 
+/** What both fake providers add to the OAuth half: their API's mailbox, calendar and failures. */
+export interface FakeProvider<Message> extends FakeOAuth {
+  /** Env for Crew pointing here (GOOGLE_* or MICROSOFT_*). */
+  env: Record<string, string>;
+  /** Adds an inbox message; its provider id. */
+  deliver(message: Message): string;
+  /** Busy intervals (freeBusy / getSchedule) and the events created or listed. */
+  busy: { start: string; end: string }[];
+  events: Record<string, any>[];
+  /** Every API request: method, path and query. */
+  apiCalls: { method: string; path: string; query: Record<string, string> }[];
+  /** The next `count` API calls answer `status` (with Retry-After when given). */
+  failNext(status: number, count?: number, retryAfter?: string): void;
+}
+
+/** The failures failNext queues, taken one per API call. */
+export function failureQueue() {
+  const queue: { status: number; retryAfter?: string }[] = [];
+  return {
+    next: () => queue.shift(),
+    add(status: number, count = 1, retryAfter?: string) {
+      for (let i = 0; i < count; i++) queue.push({ status, ...(retryAfter ? { retryAfter } : {}) });
+    },
+  };
+}
+
 export const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
   res.end(JSON.stringify(body));
