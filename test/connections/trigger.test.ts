@@ -9,6 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MINUTE } from "../../src/lib/clock.ts";
+import { signedInTab } from "../helpers/connect-account.ts";
 import { connectHttp } from "../helpers/mcp.ts";
 import { untrustedData } from "../helpers/run-data.ts";
 import { modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
@@ -135,5 +136,22 @@ describe("crew_trigger_agent (MCP)", () => {
     expect(out.status).toBe("started");
     expect((await finished(out.runId)).trigger).toBe("event");
     await mcp.close();
+  });
+});
+
+describe("the agent page's Triggers card", () => {
+  it("shows a new trigger secret once, and switches new mail off for the inbox agent", async () => {
+    const user = await s.createUser("operator", "page.owner@example.org", "owner");
+    const tab = await signedInTab(s, user.email);
+    const page = await (await tab.fetch("/agents/sales")).text();
+    expect(page).toContain("Triggers");
+    const made = await tab.fetch("/agents/sales/trigger-secret", { form: { csrf: await tab.csrf("/agents/sales") } });
+    expect(made.status).toBe(200);
+    expect(await made.text()).toMatch(/whsec_[A-Za-z0-9+/=]{20,}/);
+    expect(await (await tab.fetch("/agents/sales")).text()).not.toMatch(/whsec_/);
+
+    const off = await tab.fetch("/agents/inbox/new-mail", { form: { csrf: await tab.csrf("/agents/inbox"), on: "off" } });
+    expect(off.status).toBe(303);
+    expect((await api(s.url, owner)("/api/agents/inbox")).json.runOnNewMail).toBe(false);
   });
 });
