@@ -87,6 +87,14 @@ describe("POST /api/agents/{id}/trigger", () => {
     expect(res.json.error).toBe("payload_too_large");
   });
 
+  it("an owner's signed-in session: 202", async () => {
+    const user = await s.createUser("operator", "session.trigger@example.org", "owner");
+    const tab = await signedInTab(s, user.email);
+    const res = await tab.fetch("/api/agents/sales/trigger", { json: { company: "Umbrella" } });
+    expect(res.status).toBe(202);
+    expect((await finished((await res.json()).runId)).trigger).toBe("event");
+  });
+
   it("no credential: 401", async () => {
     const res = await post("{}", {});
     expect(res.status).toBe(401);
