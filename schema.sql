@@ -158,6 +158,10 @@ CREATE TABLE IF NOT EXISTS agents (
   paused_at     INTEGER,
   paused_reason TEXT,
   daily_tokens  INTEGER,                       -- the agent's own daily token cap; null: none
+  -- issue 34: new mail starts the agent (inbox); its event-trigger secret, sealed, and who made it
+  run_on_new_mail   INTEGER NOT NULL DEFAULT 1,
+  trigger_secret    TEXT,
+  trigger_secret_by TEXT,
   PRIMARY KEY (org_id, id)
 ) STRICT;
 
@@ -173,7 +177,8 @@ CREATE TABLE IF NOT EXISTS agent_runs (
   has_data    INTEGER NOT NULL DEFAULT 0,
   started_at  INTEGER NOT NULL,
   finished_at INTEGER,
-  input_hash  TEXT                             -- model-backed runs: fingerprint of the inputs handed over
+  input_hash  TEXT,                            -- model-backed runs: fingerprint of the inputs handed over
+  run_trigger TEXT                             -- what started it besides a person or the schedule: mail, event
 ) STRICT;
 -- The dashboard's "latest run" and "latest successful run" per agent, read without a sort.
 CREATE INDEX IF NOT EXISTS agent_runs_agent ON agent_runs (org_id, agent_id, finished_at, id);
@@ -390,6 +395,7 @@ CREATE TABLE IF NOT EXISTS integrations (
   config      TEXT NOT NULL,                   -- JSON, secrets encrypted (AES-GCM)
   created_at  INTEGER NOT NULL,
   updated_at  INTEGER NOT NULL,
+  state       TEXT NOT NULL DEFAULT '{}',      -- JSON: a connection's read position and backoff (issue 34)
   PRIMARY KEY (user_id, kind)
 ) STRICT;
 

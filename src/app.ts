@@ -14,6 +14,7 @@ import { traceRequests } from "./http/tracing.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import { oauthRoutes } from "./oauth/routes.ts";
 import { operations } from "./operations/index.ts";
+import { agentTriggerRoute } from "./rest/agent-trigger.ts";
 import { metricsRoutes } from "./rest/metrics.ts";
 import { restRouter, sessionPaths } from "./rest/router.ts";
 import { htmlErrorPage, wantsHtmlPage } from "./web/error-page.ts";
@@ -55,6 +56,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.route("/", metricsRoutes(deps));
 
+  // Before the Bearer gate: a signed event needs no credential (src/rest/agent-trigger.ts checks each way in).
+  app.post("/api/agents/:id/trigger", agentTriggerRoute(deps));
   const gate = protect(deps);
   const sessionOnly = sessionPaths(operations);
   // Every Bearer-protected area (src/docs/notes/access.md scope table); session-only operations inside them are skipped.

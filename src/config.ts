@@ -52,6 +52,9 @@ export interface Config {
   /** Where mail goes out (SMTP_URL, MAIL_FROM; null when mail is off) and Slack's API base (SLACK_API_URL); see src/docs/notes/delivery.md. */
   mail: MailEnv | null;
   slackApiUrl: string;
+  /** Google Workspace and Microsoft 365 connections (GOOGLE_*, MICROSOFT_*; src/docs/notes/connections.md); null when unset. */
+  google: GoogleEnv | null;
+  microsoft: MicrosoftEnv | null;
   /**
    * OAUTH_CLIENT_METADATA_DOCUMENTS (default on): whether a client_id may name a metadata document.
    * Off for servers without outbound access: clients then fall back to dynamic registration.
@@ -78,6 +81,28 @@ export interface OidcEnv {
   org: string | null;
   /** OIDC_ONLY: password sign-in is off. */
   only: boolean;
+}
+
+/** The deployment's OAuth client at Google (src/docs/notes/connections.md). URLs are the operator's, trusted like OIDC_ISSUER. */
+export interface GoogleEnv {
+  clientId: string;
+  clientSecret: string;
+  /** GOOGLE_OAUTH_URL: the OpenID issuer (discovery at `{url}/.well-known/openid-configuration`). */
+  oauthUrl: string;
+  /** GOOGLE_API_URL: the base of the Gmail and Calendar REST APIs. */
+  apiUrl: string;
+}
+
+/** The deployment's app registration at Microsoft Entra ID (src/docs/notes/connections.md). */
+export interface MicrosoftEnv {
+  clientId: string;
+  clientSecret: string;
+  /** MICROSOFT_TENANT: a tenant id or domain, or `organizations` (any work account; the default). */
+  tenant: string;
+  /** MICROSOFT_LOGIN_URL: the Entra ID authority host; discovery at `{url}/{tenant}/v2.0/.well-known/openid-configuration`. */
+  loginUrl: string;
+  /** MICROSOFT_GRAPH_URL: the Graph API base (without /v1.0). */
+  graphUrl: string;
 }
 
 export interface MailEnv {
@@ -188,6 +213,10 @@ export const SECRET_VARIABLES = [
   "AWS_ACCESS_KEY_ID",
   "AWS_SECRET_ACCESS_KEY",
   "AWS_SESSION_TOKEN",
+  "GOOGLE_CLIENT_ID",
+  "GOOGLE_CLIENT_SECRET",
+  "MICROSOFT_CLIENT_ID",
+  "MICROSOFT_CLIENT_SECRET",
 ] as const;
 
 /** Reads a secret file's text; entries pass the runtime's reader (this floor touches no file system). */
@@ -305,6 +334,7 @@ export function loadConfig(given: Env, readText?: ReadText): Config {
     model: modelEnv(env),
     metricsToken,
     oidc: oidcEnv(env),
+    ...providersEnv(env),
     modelPrices: modelPrices(env),
     mail: mailEnv(env),
     slackApiUrl: url("SLACK_API_URL", (env.SLACK_API_URL ?? "").trim() || "https://slack.com/api", ["http:", "https:"]).href.replace(
@@ -405,6 +435,38 @@ function oidcEnv(env: Env): OidcEnv | null {
     defaultPlan: defaultPlan as OidcEnv["defaultPlan"],
     org: (env.OIDC_ORG ?? "").trim() || null,
     only,
+  };
+}
+
+const baseOf = (env: Env, name: string, fallback: string) =>
+  url(name, (env[name] ?? "").trim() || fallback, ["http:", "https:"]).href.replace(/\/+$/, "");
+
+/** GOOGLE_* and MICROSOFT_*: each provider is on when its client id and secret are both set. */
+function providersEnv(env: Env): Pick<Config, "google" | "microsoft"> {
+  const pair = (prefix: string) => {
+    const clientId = (env[`${prefix}_CLIENT_ID`] ?? "").trim();
+    const clientSecret = (env[`${prefix}_CLIENT_SECRET`] ?? "").trim();
+    if (!clientId && !clientSecret) return null;
+    if (!clientId || !clientSecret) throw new ConfigError(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET must be set together`);
+    return { clientId, clientSecret };
+  };
+  const google = pair("GOOGLE");
+  const microsoft = pair("MICROSOFT");
+  const tenant = (env.MICROSOFT_TENANT ?? "").trim() || "organizations";
+  if (!/^[A-Za-z0-9.-]+$/.test(tenant))
+    throw new ConfigError(`MICROSOFT_TENANT must be a tenant id, a domain or organizations, got "${tenant}"`);
+  return {
+    google: google && {
+      ...google,
+      oauthUrl: baseOf(env, "GOOGLE_OAUTH_URL", "https://accounts.google.com"),
+      apiUrl: baseOf(env, "GOOGLE_API_URL", "https://www.googleapis.com"),
+    },
+    microsoft: microsoft && {
+      ...microsoft,
+      tenant,
+      loginUrl: baseOf(env, "MICROSOFT_LOGIN_URL", "https://login.microsoftonline.com"),
+      graphUrl: baseOf(env, "MICROSOFT_GRAPH_URL", "https://graph.microsoft.com"),
+    },
   };
 }
 

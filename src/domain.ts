@@ -274,6 +274,8 @@ export const EVIDENCE_KINDS = [
   "feed_item",
   "calendar_event",
   "slack_message",
+  // A JSON payload posted to an agent's trigger (src/docs/notes/connections.md): an external input.
+  "event",
   "contact",
   "action",
   "insight",

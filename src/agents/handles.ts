@@ -15,6 +15,7 @@ const PREFIX: Record<EvidenceKind, string> = {
   feed_item: "f",
   calendar_event: "e",
   slack_message: "k",
+  event: "t",
   contact: "c",
   action: "a",
   insight: "i",

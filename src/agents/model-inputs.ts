@@ -8,6 +8,7 @@
  */
 
 import { isAgentId, type Trust } from "../domain.ts";
+import { isBulkMail } from "../integrations/mail/imap.ts";
 import type { SourceItem } from "../integrations/sources.ts";
 import { iso } from "../lib/clock.ts";
 import { listOpenActions } from "../store/actions/actions.ts";
@@ -33,6 +34,25 @@ const cut = (text: string | null | undefined, max: number) => {
   if (!text) return text ?? null;
   return text.length > max ? `${text.slice(0, max)}…` : text;
 };
+
+/** A JSON payload posted to the agent's trigger (src/docs/notes/connections.md): external, untrusted data. */
+export interface TriggerEvent {
+  /** The webhook-id of a signed post, else an id of Crew's. */
+  id: string;
+  payload: unknown;
+  receivedAt: number;
+}
+
+/** Characters of an event's JSON handed to the model: a 64 KiB payload is cut, not refused. */
+const EVENT_CHARS = 8000;
+
+/** A mail's header addresses (From, To, Cc) and whether it is bulk, from either shape a source gives (IMAP, or a connected account). */
+function mailRead(m: SourceItem): ReadMail {
+  const sender = m.from?.email?.trim().toLowerCase();
+  const listed = m.recipients ?? [...(m.to ?? []), ...(m.cc ?? [])].flatMap((a) => (a.email ? [a.email.trim().toLowerCase()] : []));
+  const headers = Object.entries(m.headers ?? {}).map(([key, value]) => ({ key, value }));
+  return { addresses: [...(sender ? [sender] : []), ...listed], bulk: m.bulk ?? isBulkMail(headers, sender) };
+}
 
 export interface RunInputs {
   fields: string[];
@@ -63,6 +83,7 @@ export async function gatherInputs(
   now: number,
   fence: Fence,
   insideWorld: InsideWorld,
+  event?: TriggerEvent,
 ): Promise<RunInputs> {
   const field = fence.field;
   const { limits, reads } = job;
@@ -181,19 +202,26 @@ export async function gatherInputs(
         },
       ),
     );
-  const mailRead = new Map<string, ReadMail>();
+  const mailReads = new Map<string, ReadMail>();
   if (reads.source === "mail") {
     // All mail is fenced as outside data (a member may forward anything); a mail from a member or an internal
     // domain is marked so, and its records may weigh more (policy/provenance.ts, policy/write-policy.ts).
     const mail = sourceItems.map((m) => {
       const trust = addressTrust(m.from?.email, insideWorld);
       const ref = m.messageId ?? `uid:${m.id}`;
-      const sender = m.from?.email?.trim().toLowerCase();
-      mailRead.set(`mail ${ref}`, { addresses: [...(sender ? [sender] : []), ...(m.recipients ?? [])], bulk: m.bulk ?? false });
+      mailReads.set(`mail ${ref}`, mailRead(m));
       if (trust === "internal") internal.push(`${m.title}\n${m.text}`);
       return {
         handle: handles.add(
-          { kind: "mail", ref, title: `${m.title} — ${m.from?.name ?? m.from?.email ?? "unknown sender"}`, excerpt: m.text, trust },
+          {
+            kind: "mail",
+            ref,
+            title: `${m.title} — ${m.from?.name ?? m.from?.email ?? "unknown sender"}`,
+            // Mail of a connected account opens in Gmail or Outlook (src/docs/notes/connections.md).
+            url: m.url,
+            excerpt: m.text,
+            trust,
+          },
           m.text,
         ),
         from: m.from ?? null,
@@ -269,7 +297,25 @@ export async function gatherInputs(
     }));
     fields.push(field("slack_messages", messages, true));
   }
-  return { fields, handles, reading: { texts: handles.texts(), mail: mailRead, internalText: internal.join("\n") } };
+  if (event) {
+    // An event posted to a trigger is outside input (src/docs/notes/prompt-injection.md#provenance).
+    const text = JSON.stringify(event.payload) ?? "null";
+    fields.push(
+      field(
+        "event",
+        {
+          handle: handles.add(
+            { kind: "event", ref: event.id, title: `Event posted to the ${job.id} agent's trigger`, excerpt: text, trust: "external" },
+            text,
+          ),
+          receivedAt: iso(event.receivedAt),
+          payload: text.length > EVENT_CHARS ? cut(text, EVENT_CHARS) : event.payload,
+        },
+        true,
+      ),
+    );
+  }
+  return { fields, handles, reading: { texts: handles.texts(), mail: mailReads, internalText: internal.join("\n") } };
 }
 
 /** How records cite the data, told in every run's user message (owners may replace the instructions, not this). */

@@ -25,11 +25,11 @@ import { listOrgUsers } from "../store/auth/users.ts";
 import { raiseModelAlertStatements, resolveModelAlertStatement } from "../store/integrations/alerts.ts";
 import type { Organization } from "../store/orgs/orgs.ts";
 import { addRunUsageStatement, getInstructionOverride, inputHashStatement, lastModelInputs } from "../store/runs/model.ts";
-import { runInsertStatement } from "../store/runs/runs.ts";
+import { runInsertStatement, runTriggerStatement } from "../store/runs/runs.ts";
 import { reserveRunTokens, settleRunTokens, warnOnBudgets } from "./budgets.ts";
 import { citationIssues } from "./handles.ts";
 import { type AgentJob, JOBS, jobOf } from "./jobs.ts";
-import { CITING_RULES, gatherInputs } from "./model-inputs.ts";
+import { CITING_RULES, gatherInputs, type TriggerEvent } from "./model-inputs.ts";
 import { outputSchema, toCompletion, withCorrespondents } from "./model-output.ts";
 import { createFence, type Fence } from "./policy/fence.ts";
 import { insideWorld } from "./policy/provenance.ts";
@@ -119,8 +119,17 @@ function userMessage(org: Organization, now: number, fields: string[], fence: Fe
 
 const add = (a: Usage, b: Usage): Usage => ({ tokensIn: a.tokensIn + b.tokensIn, tokensOut: a.tokensOut + b.tokensOut });
 
+/** What started a run besides the schedule or a person (src/docs/notes/connections.md), and who waits for its id. */
+export interface RunStart {
+  trigger?: "mail" | "event";
+  /** An event trigger's payload, handed to the model as an input of its own. */
+  event?: TriggerEvent;
+  /** Called once the run has its id (a triggered run answers 202 with it before the model is done). */
+  onStarted?: (runId: string) => void;
+}
+
 /** Runs the agent once with the connected model now. Never throws for the model's or a source's failure: the run is stored as an error. */
-export async function runModelAgent(deps: ModelRunDeps, org: Organization, agentId: string): Promise<ModelRun> {
+export async function runModelAgent(deps: ModelRunDeps, org: Organization, agentId: string, start: RunStart = {}): Promise<ModelRun> {
   const job = jobOf(agentId);
   if (job.runner !== "model") throw new Error(`agent ${agentId} is not model-backed`);
   const skipped = (summary: string, runId: string | null = null): ModelRun => ({
@@ -154,13 +163,17 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
         output: { skipped: "budget" },
         startedAt: now,
         finishedAt: now,
+        trigger: start.trigger ?? null,
       }),
     );
+    start.onStarted?.(runId);
     return skipped(summary, runId);
   }
 
   const started = await startAgentRun(deps.db, deps.clock, org.id, agentId);
   const { runId } = started;
+  if (start.trigger) await deps.db.execute(runTriggerStatement(runId, start.trigger));
+  start.onStarted?.(runId);
   let usage: Usage = { tokensIn: 0, tokensOut: 0 };
   const usageStatement = () => addRunUsageStatement({ runId, orgId: org.id, agentId, at: deps.clock.now(), ...usage });
   const fail = async (summary: string, error: string, alert: boolean): Promise<ModelRun> => {
@@ -186,7 +199,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
       }
     }
     // The calendar agent reads a window of the calendars, not what is new: an empty week still leaves the queue to look at.
-    if (source && source.items.length === 0 && started.handoffs.length === 0 && job.reads.source !== "calendar") {
+    if (source && source.items.length === 0 && started.handoffs.length === 0 && !start.event && job.reads.source !== "calendar") {
       // Nothing new to read and no work handed over (src/docs/notes/model.md): no model call, no tokens spent.
       const summary = `Nothing new since the previous run (no new ${job.reads.source === "mail" ? "mail" : "feed item"}, no handoff): no model call.`;
       await completeAgentRun(deps, org.id, agentId, runId, { status: "ok", summary, output: { skipped: "nothing_new" } });
@@ -198,7 +211,17 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
       deps.config.internalDomains,
     );
     const fence = createFence();
-    const { fields, handles, reading } = await gatherInputs(deps, org.id, job, started, source?.items ?? [], now, fence, inside);
+    const { fields, handles, reading } = await gatherInputs(
+      deps,
+      org.id,
+      job,
+      started,
+      source?.items ?? [],
+      now,
+      fence,
+      inside,
+      start.event,
+    );
     const instructions = (await getInstructionOverride(deps.db, org.id, agentId)) ?? job.instructions;
     // The run's inputs without the clock line: the same instructions, model and data as the previous
     // successful model run are not sent again (src/docs/notes/model.md), no tokens spent.

@@ -20,12 +20,20 @@ import { getOrg } from "../store/orgs/orgs.ts";
 import { countScheduledRun, resumeAgent } from "./auto-pause.ts";
 import { standupModeAt } from "./compose-standup.ts";
 import { jobOf, type Runner } from "./jobs.ts";
-import { type ModelRun, type ModelRunDeps, NEEDS_MODEL, runModelAgent, whatIsMissing } from "./model-run.ts";
+import type { TriggerEvent } from "./model-inputs.ts";
+import { type ModelRun, type ModelRunDeps, NEEDS_MODEL, type RunStart, runModelAgent, whatIsMissing } from "./model-run.ts";
 import { type BuiltInRun, type RunDeps, runBuiltIn } from "./runners.ts";
 
 export type RunReason =
   /** A schedule slot (its local time sets the standup's mode); `claim` takes the slot, false when another process has it. */
-  { kind: "schedule"; slot: number; claim: () => Promise<boolean> } | { kind: "regenerate" } | { kind: "now" } | { kind: "cli" };
+  | { kind: "schedule"; slot: number; claim: () => Promise<boolean> }
+  | { kind: "regenerate" }
+  | { kind: "now" }
+  | { kind: "cli" }
+  /** New mail in a mailbox of the inbox agent (src/docs/notes/connections.md). */
+  | { kind: "mail" }
+  /** A payload posted to the agent's trigger; `onStarted` learns the run's id as soon as it has one. */
+  | { kind: "event"; event: TriggerEvent; onStarted?: (runId: string) => void };
 
 /** Without a configuration and events (a bare store), model-backed agents cannot run. */
 export type AgentRunDeps = RunDeps & { events?: Events } & Partial<Pick<ModelRunDeps, "outbound" | "sources" | "signal">>;
@@ -72,11 +80,18 @@ async function runAgentUntraced(deps: AgentRunDeps, orgId: string, agentId: stri
   if (reason.kind === "schedule" && !(await reason.claim())) return notRun(agentId, "Another process took this slot.");
   const run: AgentRun =
     runner === "model" && modelDeps
-      ? await runModelAgent(modelDeps, org, agentId)
+      ? await runModelAgent(modelDeps, org, agentId, startOf(reason))
       : await runBuiltIn(deps, org, agentId, builtInOptions(reason, agentId, org.timeZone));
   if (reason.kind === "schedule") await countScheduledRun(deps, orgId, run);
   if (reason.kind === "now" && run.status === "ok") await resumeAgent(deps, orgId, agentId);
   return run;
+}
+
+function startOf(reason: RunReason): RunStart {
+  if (reason.kind === "mail") return { trigger: "mail" };
+  if (reason.kind === "event")
+    return { trigger: "event", event: reason.event, ...(reason.onStarted ? { onStarted: reason.onStarted } : {}) };
+  return {};
 }
 
 function builtInOptions(reason: RunReason, agentId: string, timeZone: string) {

@@ -1,7 +1,7 @@
 /**
  * The one background runtime: the work a server process does besides answering requests. Every
  * job is named in `serverTasks` — the agents scheduler and the regenerator, webhook and message
- * delivery, retention, scheduled backups — and `startBackground` is the one place that starts them
+ * delivery, retention, new mail starting the inbox agent, scheduled backups — and `startBackground` is the one place that starts them
  * and stops them all (at shutdown, before the database closes). Entries start it through boot.ts.
  * Jobs coordinate across processes through the database only: leases (src/store/leases/leases.ts) and
  * row claims.
@@ -12,6 +12,7 @@ import { notifySenders } from "../integrations/notify/senders.ts";
 import { agentsRuntime } from "./agents.ts";
 import { type BackupFiles, scheduledBackupsTask } from "./backups.ts";
 import { messageDeliveryTask, webhookDeliveryTask } from "./delivery.ts";
+import { mailTriggersTask } from "./mail-triggers.ts";
 import { retentionTask } from "./retention.ts";
 
 /** What the runtime provides that web standards do not (boot.ts passes them in). */
@@ -26,6 +27,7 @@ export function serverTasks(platform: Platform = {}): BackgroundTask[] {
     messageDeliveryTask(notifySenders),
     agentsRuntime,
     retentionTask({ signInWindowMs: SIGN_IN_WINDOW }),
+    mailTriggersTask,
     ...(platform.backupFiles ? [scheduledBackupsTask(platform.backupFiles)] : []),
   ];
 }

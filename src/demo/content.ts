@@ -64,8 +64,9 @@ export const DEMO_RUNS: DemoRun[] = [
     agent: "inbox",
     ago: 2 * HOUR,
     status: "error",
-    summary: "Could not read the inbox: Google access was revoked.",
-    error: "Google refused to renew the calendar connection (access was revoked): connect it again.",
+    // As a run whose only mailbox is a revoked Google connection ends (src/docs/notes/connections.md).
+    summary: "Could not read its source: Sam's Gmail: Google access was revoked: reconnect on /settings/connections (sam@acme.example).",
+    error: "Sam's Gmail: Google access was revoked: reconnect on /settings/connections (sam@acme.example).",
   },
   { agent: "slack", ago: 5 * HOUR, status: "ok", summary: "Digest: 3 threads need a decision, 1 escalation in #support.", hasData: true },
   {
@@ -286,8 +287,9 @@ export const DEMO_ACTIONS: DemoAction[] = [
     ago: 5 * HOUR,
   },
   {
-    title: "Reconnect Google so the Inbox agent can run",
-    description: "Google access was revoked; an administrator must grant it again in the Google Workspace admin console.",
+    title: "Reconnect Google so the Inbox agent can read mail",
+    description:
+      "Google refused Crew's refresh token (access revoked, or the password changed): the person who connected sam@acme.example reconnects on Settings → Connections (/settings/connections).",
     priority: "critical",
     category: "ops",
     status: "pending",
@@ -545,8 +547,7 @@ export const DEMO_ALERTS: { service: string; severity: "critical" | "warning"; m
   {
     service: "google",
     severity: "critical",
-    message:
-      "Google access was revoked: the Inbox agent cannot read email. Grant access again in the Google Workspace admin console, then rerun the Inbox agent.",
+    message: "Google access was revoked: reconnect on /settings/connections (sam@acme.example).",
     agent: "inbox",
     ago: 2 * HOUR,
   },

@@ -10,7 +10,9 @@
  */
 import * as v from "valibot";
 import type { Access } from "../auth/access.ts";
+import { writeAccess } from "../auth/access.ts";
 import { PLANS } from "../domain.ts";
+import { triggerAgentOp } from "../operations/agent-trigger.ts";
 import type { McpProjection, Operation } from "../operations/registry.ts";
 import { type JsonSchema, jsonSchemaOf, pathParamsOf, withoutProperties } from "./json-schema.ts";
 
@@ -147,6 +149,23 @@ export const EXTRA_ENDPOINTS: Endpoint[] = [
     access: null,
     ok: { status: 200, description: "The signed-in user.", schema: jsonSchemaOf(SessionUser, "output") },
     errors: [401, 500],
+  },
+  {
+    // The body is the event itself, not an input object: served by src/rest/agent-trigger.ts, run through triggerAgent.
+    id: "postAgentTrigger",
+    method: "POST",
+    path: "/api/agents/{id}/trigger",
+    summary: triggerAgentOp.summary,
+    description: `${triggerAgentOp.description}\n\nThe request body is the payload itself (any JSON, at most 64 KiB: 413 beyond). Instead of an admin key or the session, a tool may sign the request the Standard Webhooks way with the agent's trigger secret (POST /api/agents/{id}/trigger-secret): \`webhook-id\`, \`webhook-timestamp\` (Unix seconds, within 5 minutes) and \`webhook-signature\` (\`v1,<base64 HMAC-SHA256 of id.timestamp.body>\`); a signature that does not match is 401 \`invalid_signature\`.`,
+    tags: ["Agents runtime"],
+    auth: "bearer",
+    access: writeAccess(),
+    role: "owner",
+    ...(triggerAgentOp.mcp ? { mcp: triggerAgentOp.mcp } : {}),
+    pathParams: jsonSchemaOf(v.object({ id: v.pipe(v.string(), v.description("The agent's id, e.g. sales.")) }), "input"),
+    body: { description: "The event: any JSON value." },
+    ok: { status: 202, description: "The run has started.", schema: jsonSchemaOf(triggerAgentOp.output, "output") },
+    errors: [400, 401, 403, 404, 409, 413, 415, 429, 500],
   },
 ];
 

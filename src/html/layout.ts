@@ -77,6 +77,7 @@ export const NAV: NavEntry[] = [
   { href: "/settings/audit", label: "Audit log", group: "organization", ownerOnly: true },
   { href: "/settings/backups", label: "Backups", group: "organization", ownerOnly: true },
   { href: "/settings/notifications", label: "Notifications", group: "you" },
+  { href: "/settings/connections", label: "Connections", group: "you" },
   { href: "/settings/calendar", label: "Calendar", group: "you" },
   { href: "/settings/keys", label: "API keys", group: "you" },
   { href: "/connected-apps", label: "Connected apps", group: "you" },

@@ -8,10 +8,13 @@
 import { ApiError } from "../errors.ts";
 import { DAY } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";
+import { connectionsOfOrg } from "../store/integrations/connections.ts";
 import { connectedCalendarUsers } from "../store/integrations/integrations.ts";
 import { getOrg } from "../store/orgs/orgs.ts";
 import { fetchEvents } from "./caldav.ts";
 import { type CalendarDeps, withCalendar } from "./calendar.ts";
+import { parseJson, StoredConfig } from "./connections/access.ts";
+import { connectionEvents } from "./connections/calendar.ts";
 import { type CalendarOccurrence, occurrencesIn } from "./icalendar.ts";
 
 /** Calendars read per run: enough for a small company's founders, bounded in time and tokens. */
@@ -36,7 +39,11 @@ export async function readCalendarEvents(
   orgId: string,
   limits: { maxItems: number },
 ): Promise<CalendarRead> {
-  const users = await connectedCalendarUsers(deps.db, orgId, MAX_CALENDARS);
+  // Google or Microsoft calendars connected on /settings/connections first (src/docs/notes/connections.md), then CalDAV ones.
+  const connected = (await connectionsOfOrg(deps.db, orgId, MAX_CALENDARS)).filter((c) => parseJson(StoredConfig, c.config)?.calendar);
+  const byConnection = new Map(connected.map((c) => [c.userId, c]));
+  const caldav = (await connectedCalendarUsers(deps.db, orgId, MAX_CALENDARS)).filter((u) => !byConnection.has(u.userId));
+  const users = [...connected.map((c) => ({ userId: c.userId, name: c.name, timeZone: null })), ...caldav].slice(0, MAX_CALENDARS);
   if (users.length === 0) return { events: [], problem: null };
   const orgZone = (await getOrg(deps.db, orgId))?.timeZone ?? deps.config.defaultTimeZone;
   const now = deps.clock.now();
@@ -44,9 +51,12 @@ export async function readCalendarEvents(
   const read = await Promise.all(
     users.map(async (user) => {
       try {
-        const occurrences = await withCalendar(deps, { orgId, userId: user.userId }, async (calendar) =>
-          occurrencesIn(await fetchEvents(calendar.calendarUrl, calendar, range.start, range.end), range, user.timeZone ?? orgZone),
-        );
+        const connection = byConnection.get(user.userId);
+        const occurrences = connection
+          ? await connectionEvents(deps, orgId, connection, range, limits.maxItems)
+          : await withCalendar(deps, { orgId, userId: user.userId }, async (calendar) =>
+              occurrencesIn(await fetchEvents(calendar.calendarUrl, calendar, range.start, range.end), range, user.timeZone ?? orgZone),
+            );
         return { user, occurrences, problem: null };
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;

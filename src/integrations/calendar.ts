@@ -158,7 +158,7 @@ export function notConnected(baseUrl: string): ApiError {
   return new ApiError(
     409,
     "calendar_not_connected",
-    `No calendar is connected. Connect a CalDAV calendar first — POST ${baseUrl}/api/integrations/calendar with {url, username, password}, or the Calendar page of the dashboard (${baseUrl}/settings/calendar) — then try again.`,
+    `No calendar is connected. Connect Google or Microsoft 365 on ${baseUrl}/settings/connections, or a CalDAV calendar — POST ${baseUrl}/api/integrations/calendar with {url, username, password}, or the Calendar page of the dashboard (${baseUrl}/settings/calendar) — then try again.`,
   );
 }
 

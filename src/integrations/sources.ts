@@ -24,6 +24,7 @@ import {
   saveSourceState,
 } from "../store/integrations/sources.ts";
 import { readCalendarEvents } from "./calendar-source.ts";
+import { mailConnectionsOf, readConnectedMail } from "./connections/mail-source.ts";
 import { FeedError, readFeed } from "./feeds/feed.ts";
 import { truncate } from "./feeds/plain-text.ts";
 import { type MailboxSettings, type MailCursor, MailError, readMailbox } from "./mail/imap.ts";
@@ -42,11 +43,15 @@ export interface SourceItem {
   recipients?: string[];
   /** Mail only: sent in bulk or by a machine (src/docs/notes/prompt-injection.md#caps): never a contact. */
   bulk?: boolean;
+  /** Mail of a connected account (src/docs/notes/connections.md): the recipients, and the headers bulk mail is told by (lower-case names). */
+  to?: { name?: string; email?: string }[];
+  cc?: { name?: string; email?: string }[];
+  headers?: Record<string, string>;
   /** ISO 8601. */
   date: string;
   /** Plain text, already truncated to the caller's limit. */
   text: string;
-  /** Feed item link. */
+  /** Feed item link; for mail of a connected account, the message in Gmail or Outlook. */
   url?: string;
   /** Mail only: the Message-ID header (without angle brackets), when the message has one. */
   messageId?: string;
@@ -78,7 +83,7 @@ export interface SourceDeps {
 /** A source could not be read at all (mailbox failed, or every feed of the agent): the alert is already raised. */
 export class SourceError extends Error {
   constructor(
-    readonly service: "imap" | "feeds" | "slack" | "calendar",
+    readonly service: "imap" | "feeds" | "slack" | "calendar" | "connections",
     message: string,
   ) {
     super(message);
@@ -161,7 +166,10 @@ const isFeedAgent = (agentId: string) => (FEED_AGENTS as readonly string[]).incl
 /** Whether the agent's sources are configured (for "needs a source" summaries), without network access. */
 export async function sourceMissing(deps: Pick<SourceDeps, "db">, orgId: string, agentId: string): Promise<string | null> {
   if (agentId === SLACK_AGENT) return slackMissing(deps.db, orgId);
-  if (agentId === MAILBOX_AGENT) return (await mailboxOf(deps.db, orgId)) ? null : NEEDS_MAILBOX;
+  if (agentId === MAILBOX_AGENT) {
+    if (await mailboxOf(deps.db, orgId)) return null;
+    return (await mailConnectionsOf(deps.db, orgId)).length > 0 ? null : NEEDS_MAILBOX;
+  }
   if (isFeedAgent(agentId)) return (await feedsOfAgent(deps.db, orgId, agentId)).length > 0 ? null : NEEDS_FEED;
   return null;
 }
@@ -197,15 +205,56 @@ export async function readSourcesFor(
     });
     return { items, missing: null, markSeen: async () => {} }; // a window, not "what is new": nothing to remember
   }
-  if (agentId === MAILBOX_AGENT) {
-    const mailbox = await mailboxOf(deps.db, orgId);
-    return mailbox ? readInbox(deps, mailbox, limits) : nothing(NEEDS_MAILBOX);
-  }
+  if (agentId === MAILBOX_AGENT) return readAllMail(deps, orgId, limits);
   if (isFeedAgent(agentId)) {
     const feeds = await feedsOfAgent(deps.db, orgId, agentId);
     return feeds.length > 0 ? readFeeds(deps, orgId, agentId, feeds, limits) : nothing(NEEDS_FEED);
   }
   return nothing(null);
+}
+
+/** The IMAP mailbox and the connected mailboxes together: a run fails only when none of them could be read. */
+async function readAllMail(deps: SourceDeps, orgId: string, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
+  const mailbox = await mailboxOf(deps.db, orgId);
+  const connected = await readConnectedMail({ ...deps, outbound: deps.policy }, orgId, limits);
+  if (!mailbox && connected.mailboxes === 0) return nothing(NEEDS_MAILBOX);
+  let imap: SourceRead | null = null;
+  if (mailbox) {
+    try {
+      imap = await readInbox(deps, mailbox, limits);
+    } catch (error) {
+      // Alone, the mailbox's failure is the run's; beside connected mailboxes that work, it is one problem among them.
+      if (!(error instanceof SourceError) || connected.mailboxes === connected.problems.length) throw error;
+    }
+  }
+  if (!imap && connected.mailboxes > 0 && connected.problems.length === connected.mailboxes) {
+    throw new SourceError("connections", connected.problems.join(" "));
+  }
+  const items = connected.messages.map(
+    (m): SourceItem => ({
+      kind: "mail",
+      id: m.id,
+      ...(m.messageId ? { messageId: m.messageId } : {}),
+      title: m.subject,
+      ...(m.from ? { from: m.from } : {}),
+      to: m.to,
+      cc: m.cc,
+      headers: m.headers,
+      date: new Date(m.date).toISOString(),
+      text: m.text,
+      url: m.url,
+      source: m.mailbox,
+    }),
+  );
+  const all = [...(imap?.items ?? []), ...items].sort((a, b) => Date.parse(b.date) - Date.parse(a.date)).slice(0, limits.maxItems);
+  return {
+    items: all,
+    missing: null,
+    markSeen: async () => {
+      await imap?.markSeen();
+      await connected.markSeen();
+    },
+  };
 }
 
 async function mailFailure(deps: SourceDeps, row: StoredSource, message: string, reason: string): Promise<never> {
@@ -218,17 +267,25 @@ async function mailFailure(deps: SourceDeps, row: StoredSource, message: string,
   throw new SourceError("imap", `Mailbox: ${message}`);
 }
 
-async function readInbox(deps: SourceDeps, row: StoredSource, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
+/** The stored mailbox with its password opened, or why it cannot be (a message for people, a reason for the log). */
+export async function openMailbox(
+  deps: Pick<SourceDeps, "config" | "secret">,
+  row: StoredSource,
+): Promise<MailboxSettings | { message: string; reason: string }> {
   const stored = jsonOr(StoredMailbox, row.config, null);
-  if (!stored) return mailFailure(deps, row, "The saved mailbox settings cannot be read.", "config does not parse");
-  let password: string;
+  if (!stored) return { message: "The saved mailbox settings cannot be read.", reason: "config does not parse" };
   try {
-    password = await open(deps.secret ?? deps.config.secret ?? "", stored.password, mailboxPurpose(row.orgId));
+    return { ...stored, password: await open(deps.secret ?? deps.config.secret ?? "", stored.password, mailboxPurpose(row.orgId)) };
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
-    return mailFailure(deps, row, "The saved mailbox password cannot be decrypted (was CREW_SECRET changed?).", "secret box");
+    return { message: "The saved mailbox password cannot be decrypted (was CREW_SECRET changed?).", reason: "secret box" };
   }
-  const settings: MailboxSettings = { ...stored, password };
+}
+
+async function readInbox(deps: SourceDeps, row: StoredSource, limits: { maxItems: number; maxChars: number }): Promise<SourceRead> {
+  const settings = await openMailbox(deps, row);
+  if ("reason" in settings) return mailFailure(deps, row, settings.message, settings.reason);
+  const stored = settings;
   const cursor: MailCursor = jsonOr(MailState, row.state, {});
   let result: Awaited<ReturnType<typeof readMailbox>>;
   try {

@@ -14,6 +14,7 @@ import { notFound } from "../errors.ts";
 import { type Clock, iso, isoOrNull } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";
 import { getOrg } from "../store/orgs/orgs.ts";
+import { agentTriggers, setRunOnNewMail } from "../store/runs/agent-triggers.ts";
 import { getAgentRecord, setAgentSchedule } from "../store/runs/agents.ts";
 import { agentDailyTokens, setAgentDailyTokens } from "../store/runs/budgets.ts";
 import { getInstructionOverride, setInstructionOverride, usageOfRuns } from "../store/runs/model.ts";
@@ -189,6 +190,12 @@ const RunView = v.object({
   hasData: v.boolean(),
   startedAt: DateTime,
   finishedAt: v.pipe(v.nullable(DateTime), v.description("null while running.")),
+  trigger: v.pipe(
+    v.nullable(v.picklist(["mail", "event"])),
+    v.description(
+      "What started the run besides its schedule or a person: mail (new mail arrived), event (POST /api/agents/{id}/trigger); else null.",
+    ),
+  ),
   tokensIn: v.pipe(
     v.nullable(v.number()),
     v.description("Tokens sent to the model by a model-backed run (src/docs/notes/model.md); null for other runs."),
@@ -237,6 +244,7 @@ export const listAgentRunsOp = defineOperation({
         hasData: r.hasData,
         startedAt: iso(r.startedAt),
         finishedAt: isoOrNull(r.finishedAt),
+        trigger: r.trigger === "mail" || r.trigger === "event" ? (r.trigger as "mail" | "event") : null,
         tokensIn: usage.get(r.id)?.tokensIn ?? null,
         tokensOut: usage.get(r.id)?.tokensOut ?? null,
         costUsd: usage.has(r.id) ? costUsd(ctx.config.modelPrices, usage.get(r.id)!) : null,
@@ -281,6 +289,11 @@ export const AgentView = v.object({
     v.nullable(v.number()),
     v.description("The agent's own daily token cap; null: only the organization's budget applies."),
   ),
+  runOnNewMail: v.pipe(
+    v.boolean(),
+    v.description("inbox: whether new mail starts a run within 2 minutes (at most one per 5 minutes per mailbox). Other agents: unused."),
+  ),
+  triggerSecret: v.pipe(v.boolean(), v.description("Whether the agent has a trigger secret for signed events (never shown again).")),
 });
 
 export const updateAgentOp = defineOperation({
@@ -299,10 +312,17 @@ export const updateAgentOp = defineOperation({
       dailyTokens: v.optional(
         DailyTokens("The agent's own daily token cap (UTC day), beside the organization's budget; null: none. Owners only."),
       ),
+      runOnNewMail: v.optional(
+        v.pipe(v.boolean("Must be true or false."), v.description("inbox: false stops new mail from starting runs (the schedule stays).")),
+      ),
     }),
     v.check(
-      (input) => input.schedule !== undefined || input.instructions !== undefined || input.dailyTokens !== undefined,
-      "Send schedule, instructions, dailyTokens, or several.",
+      (input) =>
+        input.schedule !== undefined ||
+        input.instructions !== undefined ||
+        input.dailyTokens !== undefined ||
+        input.runOnNewMail !== undefined,
+      "Send schedule, instructions, dailyTokens, runOnNewMail, or several.",
     ),
   ),
   output: AgentView,
@@ -313,6 +333,7 @@ export const updateAgentOp = defineOperation({
     if (input.dailyTokens !== undefined) {
       await setAgentDailyTokens(ctx.db, orgId, input.id, input.dailyTokens);
     }
+    if (input.runOnNewMail !== undefined) await setRunOnNewMail(ctx.db, orgId, input.id, input.runOnNewMail);
     if (input.instructions !== undefined) await setInstructionOverride(ctx.db, orgId, input.id, input.instructions, ctx.clock.now());
     if (input.schedule !== undefined && !(await setAgentSchedule(ctx.db, orgId, input.id, input.schedule)))
       throw notFound(`Agent ${input.id}`);
@@ -322,11 +343,12 @@ export const updateAgentOp = defineOperation({
 
 /** The agent's record, schedule and instructions in effect. */
 export async function agentView(ctx: { db: Db; clock: Clock }, orgId: string, agentId: string): Promise<v.InferOutput<typeof AgentView>> {
-  const [agent, org, custom, cap] = await Promise.all([
+  const [agent, org, custom, cap, triggers] = await Promise.all([
     getAgentRecord(ctx.db, orgId, agentId),
     getOrg(ctx.db, orgId),
     getInstructionOverride(ctx.db, orgId, agentId),
     agentDailyTokens(ctx.db, orgId, agentId),
+    agentTriggers(ctx.db, orgId, agentId),
   ]);
   if (!agent || !org) throw notFound(`Agent ${agentId}`);
   const next = agent.schedule ? nextSlot(agent.schedule, org.timeZone, ctx.clock.now()) : null;
@@ -341,5 +363,7 @@ export async function agentView(ctx: { db: Db; clock: Clock }, orgId: string, ag
     customInstructions: custom !== null,
     nextRunAt: isoOrNull(next),
     dailyTokens: cap,
+    runOnNewMail: triggers?.runOnNewMail ?? true,
+    triggerSecret: Boolean(triggers?.secret),
   };
 }

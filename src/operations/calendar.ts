@@ -1,6 +1,6 @@
 /**
- * Calendar tools (src/docs/notes/calendar.md): open slots on, and new events in, the user's connected CalDAV
- * calendar. MCP only (no REST part; connecting is src/operations/integrations.ts). Until a calendar
+ * Calendar tools (src/docs/notes/calendar.md): open slots on, and new events in, the user's connected
+ * calendar — Google or Microsoft 365 (src/docs/notes/connections.md), else CalDAV. MCP only (no REST part; connecting is src/operations/integrations.ts). Until a calendar
  * is connected they answer with an error that says how to connect one; talking CalDAV, and the
  * alert when the calendar fails, is the calendar integration's job (src/integrations/).
  */
@@ -10,6 +10,7 @@ import { isValidTimeZone } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { fetchEvents, putNewEvent } from "../integrations/caldav.ts";
 import { notConnected, withCalendar } from "../integrations/calendar.ts";
+import { calendarConnectionOf, connectionBusy, connectionCreateEvent } from "../integrations/connections/calendar.ts";
 import { findSlots } from "../integrations/free-slots.ts";
 import { busyIntervals, eventCalendar } from "../integrations/icalendar.ts";
 import { isoInZone } from "../integrations/zoned-time.ts";
@@ -110,7 +111,7 @@ export const createCalendarEvent = defineOperation({
   id: "createCalendarEvent",
   summary: "Create a calendar event",
   description:
-    "Creates an event on the user's connected calendar from `start` to `end` (ISO 8601 with offset, e.g. a slot from crew_find_time), with optional description and attendee emails (the user is named as organizer; calendar servers that handle scheduling may email the attendees an invitation). Returns the event's id (its iCalendar UID) and its times in the user's time zone. Needs a connected calendar.",
+    "Creates an event on the user's connected calendar from `start` to `end` (ISO 8601 with offset, e.g. a slot from crew_find_time), with optional description and attendee emails (the user is named as organizer; calendar servers that handle scheduling may email the attendees an invitation). Returns the event's id (its iCalendar UID on CalDAV, the provider's event id on Google or Microsoft 365) and its times in the user's time zone. Needs a connected calendar.",
   input: CreateEventInput,
   output: v.object({ eventId: v.string(), start: DateTime, end: DateTime }),
   mcp: {
@@ -142,16 +143,20 @@ async function findOpenTime(ctx: OperationContext, input: v.InferOutput<typeof F
     });
   }
   const workingHours = input.workingHours ?? { start: "09:00", end: "17:00" };
+  // A Google or Microsoft calendar connected on /settings/connections comes first; else CalDAV.
+  const connection = await calendarConnectionOf(ctx.db, ctx.principal.userId);
   if (to <= from) {
     // A window wholly in the past: nothing to ask the server (and no success to resolve an alert with).
-    if (!(await hasIntegration(ctx.db, ctx.principal.userId, "calendar"))) throw notConnected(ctx.config.baseUrl);
+    if (!connection && !(await hasIntegration(ctx.db, ctx.principal.userId, "calendar"))) throw notConnected(ctx.config.baseUrl);
     return { timeZone, slots: [] };
   }
-  const slots = await withCalendar(ctx, ctx.principal, async (calendar) => {
-    const objects = await fetchEvents(calendar.calendarUrl, calendar, from, to);
-    const busy = await busyIntervals(objects, { start: from, end: to }, timeZone);
-    return findSlots({ from, to, durationMs: input.durationMinutes * MINUTE, workingHours, timeZone, count: input.count, busy });
-  });
+  const query = { from, to, durationMs: input.durationMinutes * MINUTE, workingHours, timeZone, count: input.count };
+  const slots = connection
+    ? findSlots({ ...query, busy: await connectionBusy(ctx, ctx.principal.orgId, connection, { start: from, end: to }) })
+    : await withCalendar(ctx, ctx.principal, async (calendar) => {
+        const objects = await fetchEvents(calendar.calendarUrl, calendar, from, to);
+        return findSlots({ ...query, busy: await busyIntervals(objects, { start: from, end: to }, timeZone) });
+      });
   return { timeZone, slots: slots.map((s) => ({ start: isoInZone(timeZone, s.start), end: isoInZone(timeZone, s.end) })) };
 }
 
@@ -159,6 +164,12 @@ async function createEvent(ctx: OperationContext, input: v.InferOutput<typeof Cr
   const timeZone = await effectiveTimeZone(ctx, undefined);
   const start = Date.parse(input.start);
   const end = Date.parse(input.end);
+  const connection = await calendarConnectionOf(ctx.db, ctx.principal.userId);
+  if (connection) {
+    const event = { title: input.title, start, end, description: input.description, attendees: input.attendees ?? [] };
+    const eventId = await connectionCreateEvent(ctx, ctx.principal.orgId, connection, event);
+    return { eventId, start: isoInZone(timeZone, start), end: isoInZone(timeZone, end) };
+  }
   const uid = `crew-${randomSecret(16)}`;
   const ics = eventCalendar({
     uid,

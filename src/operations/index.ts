@@ -4,10 +4,12 @@ import { getAgentOp } from "./agent-eval.ts";
 import { resumeAgentOp } from "./agent-pause.ts";
 import { runAgentNowOp } from "./agent-run-now.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
+import { createTriggerSecretOp, triggerAgentOp } from "./agent-trigger.ts";
 import { getAgents } from "./agents.ts";
 import { createCalendarEvent, findTime } from "./calendar.ts";
 import { testSlack, testTeams } from "./channel-tests.ts";
 import { connectSlack, connectTeams, disconnectSlack, disconnectTeams, getSlack, getTeams } from "./channels.ts";
+import { deleteConnectionOp, listConnectionsOp } from "./connections.ts";
 import { listOAuthGrants, revokeOAuthGrant } from "./grants.ts";
 import { listHeldOp, reviewHeldOp } from "./held.ts";
 import { connectCalendarIntegration, disconnectCalendarIntegration, getCalendarIntegration } from "./integrations.ts";
@@ -44,6 +46,8 @@ export const operations: Operation[] = [
   getCalendarIntegration,
   connectCalendarIntegration,
   disconnectCalendarIntegration,
+  listConnectionsOp,
+  deleteConnectionOp,
   addSourceOp,
   listSourcesOp,
   deleteSourceOp,
@@ -63,6 +67,8 @@ export const operations: Operation[] = [
   updateAgentOp,
   resumeAgentOp,
   runAgentNowOp,
+  triggerAgentOp,
+  createTriggerSecretOp,
   createWebhook,
   listWebhooksOp,
   deleteWebhookOp,

@@ -9,6 +9,7 @@ import { hashPassword } from "../auth/passwords.ts";
 import { createSignInLink } from "../auth/sign-in-links.ts";
 import { PLANS, type Plan, ROLES, type Role } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
+import { disconnectAll } from "../integrations/connections/connections.ts";
 import { DAY, iso, isoOrNull } from "../lib/clock.ts";
 import { randomSecret } from "../lib/random.ts";
 import { recordAudit } from "../store/audit/audit.ts";
@@ -169,6 +170,8 @@ export const deactivateUserOp = defineOperation({
     await assertNotLastOwner(ctx, input.id, "id");
     if (!(await deactivateUser(ctx.db, ctx.principal.orgId, input.id, actorOf(ctx.principal), ctx.clock.now())))
       throw notFound(`Active user ${input.id}`);
+    // Their Google and Microsoft connections go too, revoked at the provider (src/docs/notes/connections.md).
+    await disconnectAll(ctx, { orgId: ctx.principal.orgId, userId: input.id }, actorOf(ctx.principal));
     return { ok: true as const };
   },
 });

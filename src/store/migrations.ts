@@ -342,7 +342,19 @@ export const PROVENANCE_AND_HELD: string[] = [
   "CREATE INDEX IF NOT EXISTS contact_notes_by_contact ON contact_notes (org_id, contact_id, created_at)",
 ];
 
-/** Steps from version 1 onwards, in order. */
+/**
+ * Issue 34 (src/docs/notes/connections.md): a connection's read position and backoff beside its
+ * sealed tokens (`integrations.state`), what started a run (`agent_runs.run_trigger`), whether new mail
+ * starts the agent, and the agent's sealed event-trigger secret and who made it.
+ */
+export const CONNECTIONS_AND_TRIGGERS: string[] = [
+  "ALTER TABLE integrations ADD COLUMN state TEXT NOT NULL DEFAULT '{}'",
+  "ALTER TABLE agent_runs ADD COLUMN run_trigger TEXT",
+  "ALTER TABLE agents ADD COLUMN run_on_new_mail INTEGER NOT NULL DEFAULT 1",
+  "ALTER TABLE agents ADD COLUMN trigger_secret TEXT",
+  "ALTER TABLE agents ADD COLUMN trigger_secret_by TEXT",
+];
+
 /**
  * Issue 33, hardening: whether an SSO identity created its account from an unverified email (such an
  * account is never linked to another identity, src/docs/notes/single-sign-on.md); token reservations
@@ -367,6 +379,7 @@ export const SSO_AND_TOKEN_RESERVATIONS: string[] = [
 ) STRICT`,
 ];
 
+/** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, name: "roles and sign-in links", statements: ROLES_AND_SIGN_IN_LINKS },
   { version: 3, name: "list indexes and the agents version", statements: LIST_INDEXES_AND_AGENTS_VERSION },
@@ -382,6 +395,7 @@ export const migrations: Migration[] = [
   { version: 15, name: "eval runs", statements: EVAL_RUNS },
   { version: 16, name: "provenance and held for review", statements: PROVENANCE_AND_HELD },
   { version: 17, name: "sso identities and token reservations", statements: SSO_AND_TOKEN_RESERVATIONS },
+  { version: 18, name: "connections and triggers", statements: CONNECTIONS_AND_TRIGGERS },
   // PostgreSQL only: the agents_version trigger bumps a slot per connection instead of one row that
   // every run's transaction would hold until it commits (engine/postgres-schema.ts). SQLite's single
   // writer has nothing to gain.

@@ -24,6 +24,7 @@ import { listHandoffsOp } from "../operations/listings.ts";
 import { getSuggestions } from "../operations/reports.ts";
 import { listAgentsWithRuns } from "../store/runs/agents.ts";
 import { agentDailyTokens } from "../store/runs/budgets.ts";
+import { agentTriggerRoutes, triggersSection } from "./agent-triggers.ts";
 import { agentEvalCard } from "./eval-page.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { instructionsSection } from "./model-page.ts";
@@ -128,6 +129,7 @@ ${
 </div>
 ${jobOf(id).runner === "model" ? agentEvalCard(score, now) : ""}
 ${await instructionsSection(deps, found, id)}
+${await triggersSection(deps, found, id)}
 <section class="card" aria-labelledby="sched-h">
   <h2 id="sched-h">Schedule</h2>
   <p>${schedule ? `Runs ${cronWords(schedule)}, in your organization's time zone.` : "No schedule."}</p>
@@ -174,6 +176,7 @@ ${
 export function agentPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   router.get("/agents/:id", session(deps), (c) => renderAgent(deps, c, c.var.session, null));
+  router.route("/", agentTriggerRoutes(deps, renderAgent));
   router.post("/agents/:id/schedule", (c) =>
     handleForm(deps, c, renderAgent, async (found, form) => {
       const id = c.req.param("id");

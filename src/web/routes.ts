@@ -14,6 +14,7 @@ import { assetRoutes } from "./assets.ts";
 import { authRoutes } from "./auth-routes.ts";
 import { calendarPageRoutes } from "./calendar-page.ts";
 import { citedMailRoutes } from "./cited-mail-page.ts";
+import { connectionsPageRoutes } from "./connections-page.ts";
 import { contactsPageRoutes } from "./contacts-page.ts";
 import { dashboardRoutes } from "./dashboard.ts";
 import { evalPageRoutes } from "./eval-page.ts";
@@ -50,6 +51,7 @@ export function webRoutes(deps: AppDeps): Hono<AppEnv> {
   router.route("/", dashboardRoutes(deps));
   router.route("/", keysPageRoutes(deps));
   router.route("/", calendarPageRoutes(deps));
+  router.route("/", connectionsPageRoutes(deps));
   router.route("/", webhooksPageRoutes(deps));
   router.route("/", movedPageRoutes());
   // The work pages (src/docs/notes/web-app.md): read and act on the crew's work; open to every plan.

@@ -37,7 +37,10 @@ describe("seed --demo content", () => {
     const byId = Object.fromEntries(json.agents.map((a: any) => [a.id, a]));
     expect(byId.pulse).toMatchObject({ health: "green", hasData: true, hoursAgo: 0.3 });
     expect(byId.research).toMatchObject({ health: "stale", hoursAgo: 74 });
-    expect(byId.inbox).toMatchObject({ health: "error", summary: "Could not read the inbox: Google access was revoked." });
+    expect(byId.inbox).toMatchObject({
+      health: "error",
+      summary: expect.stringContaining("Google access was revoked: reconnect on /settings/connections"),
+    });
     expect(byId.calendar).toMatchObject({ health: "never_ran", generatedAt: null, hoursAgo: null, hasData: false });
     for (const agent of json.agents.filter((a: any) => a.health !== "never_ran")) {
       expect(agent.summary, agent.id).not.toMatch(/^(Has not run yet|Ran without a summary)/);

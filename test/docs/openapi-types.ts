@@ -89,7 +89,7 @@ export interface paths {
         };
         /**
          * Agent suggestions
-         * @description Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse, inbox, calendar, slack, research, finance), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.
+         * @description Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.
          *
          *     Access: API key with scope `read` or `admin`, or OAuth token with `crew:read` (or `crew:write`, `crew:admin`). Plan: pro, team_growth or a plan above.
          *
@@ -354,6 +354,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integrations/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your Google and Microsoft connections
+         * @description The calling person's connected Google Workspace and Microsoft 365 accounts: which account, whether its mail and calendar are used, the granted scopes, and the problem of its last use. Never a token. `providers` says which providers this server is set up for (GOOGLE_* and MICROSOFT_*); connect on /settings/connections.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: pro, team_growth or a plan above.
+         *
+         *     Counts against the hourly request quota.
+         */
+        get: operations["listConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/connections/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect a Google or Microsoft account
+         * @description Revokes the calling person's connection at the provider (Google's revocation endpoint; Microsoft has none for one grant, so its tokens are only deleted) and deletes its tokens and read position; its open alert is resolved. The account itself is untouched. 404 when that provider is not connected.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         */
+        delete: operations["deleteConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integrations/sources": {
         parameters: {
             query?: never;
@@ -437,7 +485,7 @@ export interface paths {
         put?: never;
         /**
          * Save the model connection
-         * @description Saves the organization's model settings (replacing earlier ones). A base URL on a loopback, private or link-local address is refused (400) unless ALLOW_PRIVATE_TARGETS is on; a model on this machine can also be set with CREW_MODEL_* in the environment. The API key is stored encrypted (AES-GCM under CREW_SECRET) and never returned. Nothing is called: use POST /api/integrations/model/test. When CREW_MODEL_* is set in the environment, it keeps winning; the saved settings apply once it is removed.
+         * @description Saves the organization's model settings (replacing earlier ones). The API key is stored encrypted (AES-GCM under CREW_SECRET) and never returned. Nothing is called: use POST /api/integrations/model/test. When CREW_MODEL_* is set in the environment, it keeps winning; the saved settings apply once it is removed.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -670,6 +718,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/trigger-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an agent's trigger secret
+         * @description Makes (or replaces) the agent's event-trigger secret, a Standard Webhooks `whsec_…` secret shown only in this answer: a tool that signs POST /api/agents/{id}/trigger with it (webhook-id, webhook-timestamp within 5 minutes, webhook-signature) needs no API key. The run acts as the owner who made the secret. The previous secret stops working at once.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
+         */
+        post: operations["createTriggerSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks": {
         parameters: {
             query?: never;
@@ -807,7 +881,7 @@ export interface paths {
         put?: never;
         /**
          * Connect Slack
-         * @description Connects the organization's Slack workspace (owners): the bot token (checked with Slack's auth.test first: a token Slack refuses is a 400 naming Slack's reason, nothing stored; sealed, never shown again), the channel the morning and evening standups are posted to, and the channels the Slack agent reads. Replaces an earlier connection.
+         * @description Connects the organization's Slack workspace (owners): the bot token (sealed, never shown again), the channel the morning and evening standups are posted to, and the channels the Slack agent reads. Replaces an earlier connection.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -827,32 +901,6 @@ export interface paths {
          *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         delete: operations["disconnectSlack"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/integrations/slack/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send a Slack test message
-         * @description Posts a short test message to the saved standup channel now and says whether Slack took it (else Slack's error code).
-         *
-         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
-         *
-         *     Counts against the hourly request quota.
-         *
-         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
-         */
-        post: operations["testSlack"];
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -899,32 +947,6 @@ export interface paths {
          *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         delete: operations["disconnectTeams"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/integrations/teams/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send a Teams test message
-         * @description Posts a short test card to the saved Teams webhook now, through the outbound policy, and says whether Teams took it.
-         *
-         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
-         *
-         *     Counts against the hourly request quota.
-         *
-         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
-         */
-        post: operations["testTeams"];
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1040,6 +1062,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand an agent an event
+         * @description Starts a run of a model-backed agent now with `payload` (any JSON, at most 64 KiB) as an external input of kind `event`, which its records may cite; the run is marked `trigger: "event"` in its history. Answers as soon as the run has an id (`status: started`); the run goes on in the background (crew://agents/{id}/runs). Quota and the agent's token budget apply; 409 when the agent is not model-backed or cannot run yet (no model, a missing source). Organization owners only; other tools can also sign the POST with the agent's trigger secret.
+         *
+         *     The request body is the payload itself (any JSON, at most 64 KiB: 413 beyond). Instead of an admin key or the session, a tool may sign the request the Standard Webhooks way with the agent's trigger secret (POST /api/agents/{id}/trigger-secret): `webhook-id`, `webhook-timestamp` (Unix seconds, within 5 minutes) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`); a signature that does not match is 401 `invalid_signature`.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
+         *
+         *     MCP: also the tool `crew_trigger_agent`.
+         */
+        post: operations["postAgentTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "action.created": {
@@ -1052,10 +1104,45 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A task was added to the action queue, through any door: REST, MCP, the web app, the CLI, a one-click link, an accepted suggestion or an agent's run. Carries what a receiver needs to show it without a second request.
+         * A task was added to the action queue (API, MCP or an agent).
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: operations["actionCreatedWebhook"];
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "action.created";
+                        /** @description The action's id. */
+                        actionId: string;
+                        /** @description Set when the action is about a contact. */
+                        contactId?: string;
+                        /** @description Set when it is about a deal. */
+                        dealId?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1075,7 +1162,41 @@ export interface webhooks {
          * A person's daily briefing is ready.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: operations["briefingCompletedWebhook"];
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "briefing.completed";
+                        /** @description Whose briefing. */
+                        userId: string;
+                        /** @description The briefing's id. */
+                        briefingId: string;
+                        summary?: string;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1095,7 +1216,38 @@ export interface webhooks {
          * The morning standup is ready.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: operations["standupReadyWebhook"];
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "standup.ready";
+                        /** @description The standup's id. */
+                        standupId: string;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1115,7 +1267,44 @@ export interface webhooks {
          * 80 % of a model token budget is used today (UTC): the organization's, or one agent's cap when `agent` is set. Sent once per budget per day.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: operations["budgetWarningWebhook"];
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "budget.warning";
+                        /** @description The organization whose budget it is. */
+                        organizationId: string;
+                        /** @description The agent whose daily cap it is; absent for the organization's budget. */
+                        agent?: string;
+                        /** @description Tokens used today. */
+                        used: number;
+                        /** @description The budget in tokens. */
+                        limit: number;
+                        /**
+                         * Format: date-time
+                         * @description When the event happened (UTC).
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the delivery. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1169,6 +1358,10 @@ export interface components {
             /** @enum {string} */
             error?: "not_found";
         };
+        Error405: components["schemas"]["ErrorEnvelope"] & {
+            /** @enum {string} */
+            error?: "method_not_allowed";
+        };
         Error409: components["schemas"]["ErrorEnvelope"] & {
             /** @enum {string} */
             error?: "calendar_not_connected" | "run_already_completed";
@@ -1190,14 +1383,40 @@ export interface components {
             error?: "internal_error";
         };
     };
-    responses: never;
+    responses: {
+        /** @description The path exists but not with this method (any documented path). */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error405"];
+            };
+        };
+        /** @description No such endpoint. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error404"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
         /** @description The request's id (yours when you sent a valid one, else generated); quote it when reporting a problem. */
         XRequestId: string;
+        /** @description The request's id (yours when you sent a valid one, else generated); quote it when reporting a problem. */
+        XRequestIdOptional: string;
         /** @description The version of the /api/mcp interface. */
         APIVersion: "1.0.0";
+        /** @description The version of the /api/mcp interface. */
+        APIVersionOptional: "1.0.0";
         /** @description Requests allowed per hour for this user (all keys and tokens together). */
         XRateLimitLimit: number;
         /** @description Requests allowed per hour for this user (all keys and tokens together). */
@@ -1218,8 +1437,14 @@ export interface components {
         WWWAuthenticate: string;
         /** @description RFC 6750 challenge: `Bearer realm="crew", resource_metadata="…"`, with `error`, `error_description` (invalid_token) or `scope` (insufficient_scope). */
         WWWAuthenticateOptional: string;
+        /** @description The methods the path accepts. */
+        Allow: string;
+        /** @description The methods the path accepts. */
+        AllowOptional: string;
         /** @description The `crew_session` cookie (HttpOnly, SameSite=Lax, Path=/). */
         SetCookie: string;
+        /** @description The `crew_session` cookie (HttpOnly, SameSite=Lax, Path=/). */
+        SetCookieOptional: string;
     };
     pathItems: never;
 }
@@ -1636,7 +1861,7 @@ export interface operations {
     getSuggestions: {
         parameters: {
             query?: {
-                agent?: "product" | "growth" | "revenue" | "content" | "corpdev" | "sales" | "bdr" | "compliance" | "pulse" | "inbox" | "calendar" | "slack" | "research" | "finance";
+                agent?: "product" | "growth" | "revenue" | "content" | "corpdev" | "sales" | "bdr" | "compliance" | "pulse";
                 /** @description Default open. */
                 status?: "open" | "dismissed" | "accepted";
             };
@@ -1672,7 +1897,7 @@ export interface operations {
                             /** @description What it rests on (empty for records a person wrote). */
                             evidence: {
                                 /** @enum {string} */
-                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                                 /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                                 ref: string;
                                 /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -1826,7 +2051,7 @@ export interface operations {
                         /** @description What it rests on (empty for records a person wrote). */
                         evidence: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -2144,7 +2369,7 @@ export interface operations {
                             /** @description What it rests on (empty for records a person wrote). */
                             evidence: {
                                 /** @enum {string} */
-                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                                 /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                                 ref: string;
                                 /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -2497,7 +2722,7 @@ export interface operations {
                         /** @description What it rests on (empty for records a person wrote). */
                         evidence: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -2662,7 +2887,7 @@ export interface operations {
                         /** @description What it rests on (empty for records a person wrote). */
                         evidence: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -3670,6 +3895,245 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connections: {
+                            /**
+                             * @description google (Google Workspace) or microsoft (Microsoft 365).
+                             * @enum {string}
+                             */
+                            provider: "google" | "microsoft";
+                            /** @description The connected account. */
+                            email: string;
+                            /** @description Whether the agents that read mail read this mailbox (read-only). */
+                            mail: boolean;
+                            /** @description Whether crew_find_time, crew_calendar_create and the calendar agent use this calendar. */
+                            calendar: boolean;
+                            /** @description The scopes the provider granted. */
+                            scopes: string[];
+                            /** Format: date-time */
+                            connectedAt: string;
+                            /** @description Why the last use failed (the open google / microsoft integration alert), or null. */
+                            problem: string | null;
+                        }[];
+                        providers: {
+                            /**
+                             * @description google (Google Workspace) or microsoft (Microsoft 365).
+                             * @enum {string}
+                             */
+                            id: "google" | "microsoft";
+                            label: string;
+                            available: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    deleteConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description google (Google Workspace) or microsoft (Microsoft 365). */
+                provider: "google" | "microsoft";
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -5287,6 +5751,8 @@ export interface operations {
                             startedAt: string;
                             /** @description null while running. */
                             finishedAt: string | null;
+                            /** @description What started the run besides its schedule or a person: mail (new mail arrived), event (POST /api/agents/{id}/trigger); else null. */
+                            trigger: ("mail" | "event") | null;
                             /** @description Tokens sent to the model by a model-backed run (src/docs/notes/model.md); null for other runs. */
                             tokensIn: number | null;
                             /** @description Tokens the model answered with; null for runs without a model call. */
@@ -5414,19 +5880,6 @@ export interface operations {
                                 type: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description What it rests on (empty for records a person wrote). */
-                                evidence: {
-                                    /** @enum {string} */
-                                    kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
-                                    /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
-                                    ref: string;
-                                    /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
-                                    title: string;
-                                    /** @description Where a person can open it: the feed item's link, or Crew's own page. */
-                                    url?: string;
-                                    /** @description At most 300 characters of the input's text. */
-                                    excerpt?: string;
-                                }[];
                             }[];
                             insights: {
                                 id: string;
@@ -5438,19 +5891,6 @@ export interface operations {
                                 impact: "low" | "medium" | "high";
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description What it rests on (empty for records a person wrote). */
-                                evidence: {
-                                    /** @enum {string} */
-                                    kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
-                                    /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
-                                    ref: string;
-                                    /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
-                                    title: string;
-                                    /** @description Where a person can open it: the feed item's link, or Crew's own page. */
-                                    url?: string;
-                                    /** @description At most 300 characters of the input's text. */
-                                    excerpt?: string;
-                                }[];
                             }[];
                         };
                     };
@@ -5571,7 +6011,7 @@ export interface operations {
                         /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
                         evidence?: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             title: string;
@@ -5629,7 +6069,7 @@ export interface operations {
                         /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
                         evidence?: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             title: string;
@@ -5669,7 +6109,7 @@ export interface operations {
                         /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
                         evidence?: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             title: string;
@@ -5694,7 +6134,7 @@ export interface operations {
                         /** @description What it rests on: {kind, ref, title, url?, excerpt?} per input. */
                         evidence?: {
                             /** @enum {string} */
-                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                            kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                             /** @description A Crew record id (con_…, act_…, ins_…, hof_…, sug_…), a Message-ID, a feed item's GUID or link, … */
                             ref: string;
                             title: string;
@@ -5894,6 +6334,10 @@ export interface operations {
                         nextRunAt: string | null;
                         /** @description The agent's own daily token cap; null: only the organization's budget applies. */
                         dailyTokens: number | null;
+                        /** @description inbox: whether new mail starts a run within 2 minutes (at most one per 5 minutes per mailbox). Other agents: unused. */
+                        runOnNewMail: boolean;
+                        /** @description Whether the agent has a trigger secret for signed events (never shown again). */
+                        triggerSecret: boolean;
                         eval: {
                             /**
                              * Format: date-time
@@ -6021,6 +6465,8 @@ export interface operations {
                     schedule?: string | null;
                     instructions?: string | null;
                     dailyTokens?: number | null;
+                    /** @description inbox: false stops new mail from starting runs (the schedule stays). */
+                    runOnNewMail?: boolean;
                 };
             };
         };
@@ -6054,6 +6500,10 @@ export interface operations {
                         nextRunAt: string | null;
                         /** @description The agent's own daily token cap; null: only the organization's budget applies. */
                         dailyTokens: number | null;
+                        /** @description inbox: whether new mail starts a run within 2 minutes (at most one per 5 minutes per mailbox). Other agents: unused. */
+                        runOnNewMail: boolean;
+                        /** @description Whether the agent has a trigger secret for signed events (never shown again). */
+                        triggerSecret: boolean;
                     };
                 };
             };
@@ -6189,6 +6639,116 @@ export interface operations {
                         id: string;
                         /** @description false when the agent was not paused (nothing changed). */
                         resumed: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    createTriggerSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The agent's id, one of the 17 (e.g. pulse, sales). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Shown once; stored sealed. */
+                        secret: string;
+                        /** Format: date-time */
+                        createdAt: string;
                     };
                 };
             };
@@ -7355,116 +7915,6 @@ export interface operations {
             };
         };
     };
-    testSlack: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                    } | {
-                        /** @constant */
-                        ok: false;
-                        /** @description Why it did not arrive (Slack's error code, Teams' status). */
-                        error: string;
-                    };
-                };
-            };
-            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error400"];
-                };
-            };
-            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401"];
-                };
-            };
-            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description Not found: not_found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404"];
-                };
-            };
-            /** @description Rate limited: rate_limited. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error429"];
-                };
-            };
-            /** @description Internal error: internal_error. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error500"];
-                };
-            };
-        };
-    };
     getTeams: {
         parameters: {
             query?: never;
@@ -7732,116 +8182,6 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    };
-                };
-            };
-            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error400"];
-                };
-            };
-            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401"];
-                };
-            };
-            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description Not found: not_found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404"];
-                };
-            };
-            /** @description Rate limited: rate_limited. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error429"];
-                };
-            };
-            /** @description Internal error: internal_error. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error500"];
-                };
-            };
-        };
-    };
-    testTeams: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                    } | {
-                        /** @constant */
-                        ok: false;
-                        /** @description Why it did not arrive (Slack's error code, Teams' status). */
-                        error: string;
                     };
                 };
             };
@@ -8226,157 +8566,159 @@ export interface operations {
             };
         };
     };
-    actionCreatedWebhook: {
+    postAgentTrigger: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The agent's id, e.g. sales. */
+                id: string;
+            };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @constant */
-                    event: "action.created";
-                    /** @description The action's id. */
-                    actionId: string;
-                    /** @description The action's title. */
-                    title: string;
-                    /** @enum {string} */
-                    priority: "critical" | "high" | "medium" | "low";
-                    /** @description Its status when it was added (pending for a new action). */
-                    status: string;
-                    /** @description Who added it: api, mcp, web, cli, or the agent's id. */
-                    source: string;
-                    /**
-                     * Format: uri
-                     * @description The action on Crew's web app (sign-in required).
-                     */
-                    url: string;
-                    /** @description Set when the action is about a contact. */
-                    contactId?: string;
-                    /** @description Set when it is about a deal. */
-                    dealId?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event happened (UTC).
-                     */
-                    timestamp: string;
-                };
+                "application/json": unknown;
             };
         };
         responses: {
-            /** @description Any 2xx acknowledges the delivery. */
-            200: {
+            /** @description The run has started. */
+            202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
-                content?: never;
-            };
-        };
-    };
-    briefingCompletedWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @constant */
-                    event: "briefing.completed";
-                    /** @description Whose briefing. */
-                    userId: string;
-                    /** @description The briefing's id. */
-                    briefingId: string;
-                    summary?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event happened (UTC).
-                     */
-                    timestamp: string;
+                content: {
+                    "application/json": {
+                        runId: string;
+                        agentId: string;
+                        /**
+                         * @description The run has started; its outcome is in the agent's run history.
+                         * @constant
+                         */
+                        status: "started";
+                    };
                 };
             };
-        };
-        responses: {
-            /** @description Any 2xx acknowledges the delivery. */
-            200: {
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
-                content?: never;
-            };
-        };
-    };
-    standupReadyWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @constant */
-                    event: "standup.ready";
-                    /** @description The standup's id. */
-                    standupId: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event happened (UTC).
-                     */
-                    timestamp: string;
+                content: {
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
-        };
-        responses: {
-            /** @description Any 2xx acknowledges the delivery. */
-            200: {
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
-                content?: never;
-            };
-        };
-    };
-    budgetWarningWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @constant */
-                    event: "budget.warning";
-                    /** @description The organization whose budget it is. */
-                    organizationId: string;
-                    /** @description The agent whose daily cap it is; absent for the organization's budget. */
-                    agent?: string;
-                    /** @description Tokens used today. */
-                    used: number;
-                    /** @description The budget in tokens. */
-                    limit: number;
-                    /**
-                     * Format: date-time
-                     * @description When the event happened (UTC).
-                     */
-                    timestamp: string;
+                content: {
+                    "application/json": components["schemas"]["Error401"];
                 };
             };
-        };
-        responses: {
-            /** @description Any 2xx acknowledges the delivery. */
-            200: {
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Conflict: calendar_not_connected or run_already_completed. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Payload too large: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
             };
         };
     };

@@ -119,6 +119,7 @@ export function toolArguments(actionId: string, suggestionId = ""): Record<strin
     crew_company_profile: {},
     crew_agent_status: {},
     crew_run_agent: { agent: "pulse" },
+    crew_trigger_agent: { agent: "sales", payload: { lead: "Acme" } },
     crew_list_actions: { limit: 5 },
     crew_add_action: { title: "Call Acme back", priority: "high" },
     crew_update_action: { id: actionId, status: "done" },

@@ -102,7 +102,7 @@ describe("protocol versions", () => {
     expect(init.json.result.protocolVersion).toBe(version);
     const withHeader = await mcpPost(s.url, listTools, { ...bearer, "MCP-Protocol-Version": version });
     expect(withHeader.status).toBe(200);
-    expect(withHeader.json.result.tools).toHaveLength(15);
+    expect(withHeader.json.result.tools).toHaveLength(16);
     expect((await mcpPost(s.url, listTools, bearer)).status).toBe(200);
   });
 

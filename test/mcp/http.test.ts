@@ -96,7 +96,7 @@ describe("protocol", () => {
   it("serves /mcp/ the same as /mcp, without a redirect", async () => {
     const res = await mcpPost(s.url, listTools, bearer, "/mcp/");
     expect(res.status).toBe(200);
-    expect(res.json.result.tools.length).toBe(15);
+    expect(res.json.result.tools.length).toBe(16);
     const anon = await mcpPost(s.url, INIT, {}, "/mcp/");
     expect(anon.status).toBe(401);
     expect(anon.headers.get("www-authenticate")).toContain("/.well-known/oauth-protected-resource/mcp");

@@ -51,7 +51,7 @@ describe("crew mcp (stdio)", () => {
     try {
       expect(client.getServerVersion()).toMatchObject({ name: "crew" });
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(15);
+      expect(tools).toHaveLength(16);
 
       const added = (await client.callTool({ name: "crew_add_action", arguments: { title: "From stdio" } })) as CallToolResult;
       expect(added.isError).toBeFalsy();

@@ -38,6 +38,7 @@ describe("owner-only operations over REST", () => {
         "completeAgentRun",
         "connectSlack",
         "connectTeams",
+        "createTriggerSecret",
         "deleteModelIntegration",
         "deleteSource",
         "deleteWebhook",

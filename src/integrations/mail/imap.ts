@@ -99,6 +99,22 @@ function classify(error: unknown, settings: MailboxSettings): MailError {
 
 const isIpLiteral = (host: string) => /^[\d.]+$/.test(host) || host.includes(":");
 
+/** The connection to the vetted address of the mailbox's host (also the IDLE watcher's, src/integrations/mail/idle.ts). */
+export async function imapOptions(policy: OutboundPolicy, settings: MailboxSettings) {
+  const address = await vetHost(policy, settings.host);
+  return {
+    host: address,
+    port: settings.port,
+    secure: settings.tls,
+    // TLS is checked against the name the user gave, not the address it resolved to.
+    ...(isIpLiteral(settings.host) ? {} : { servername: settings.host }),
+    auth: { user: settings.username, pass: settings.password },
+    logger: false as const,
+    connectionTimeout: TIMEOUT_MS,
+    greetingTimeout: TIMEOUT_MS,
+  };
+}
+
 /**
  * The messages that arrived after `cursor`, oldest first, at most `maxItems` (the newest ones),
  * and the cursor after them. `maxItems` 0 only checks that the mailbox opens.
@@ -113,20 +129,7 @@ export async function readMailbox(
   const { ImapFlow } = await import("imapflow");
   let client: InstanceType<typeof ImapFlow> | null = null;
   try {
-    const address = await vetHost(policy, settings.host);
-    client = new ImapFlow({
-      host: address,
-      port: settings.port,
-      secure: settings.tls,
-      // TLS is checked against the name the user gave, not the address it resolved to.
-      ...(isIpLiteral(settings.host) ? {} : { servername: settings.host }),
-      auth: { user: settings.username, pass: settings.password },
-      logger: false,
-      disableAutoIdle: true,
-      connectionTimeout: TIMEOUT_MS,
-      greetingTimeout: TIMEOUT_MS,
-      socketTimeout: TIMEOUT_MS,
-    });
+    client = new ImapFlow({ ...(await imapOptions(policy, settings)), disableAutoIdle: true, socketTimeout: TIMEOUT_MS });
     // A dropped connection is reported by the pending command; without a listener it would crash the process.
     client.on("error", () => {});
     await client.connect();

@@ -33,6 +33,9 @@ export const AUDIT_EVENTS = [
   "model_settings.changed",
   "channel.connected",
   "channel.removed",
+  "connection.created",
+  "connection.deleted",
+  "agent.trigger_secret_created",
   "backup.written",
   "backup.restored",
 ] as const;

@@ -171,24 +171,30 @@ export async function resolveUserAlerts(db: Db, key: UserAlertKey, now: number):
 }
 
 /**
- * One open critical alert per user and service: the first failure opens it, later failures only
- * update its message (it keeps the time the trouble began). One transaction, so two failing calls
+ * One open alert per user and service (critical unless said): the first failure opens it, later failures only
+ * update its message and severity (it keeps the time the trouble began). One transaction, so two failing calls
  * at once still make one alert.
  */
-export async function raiseUserAlert(db: Db, key: UserAlertKey & { id: string; message: string }, now: number): Promise<void> {
+export async function raiseUserAlert(
+  db: Db,
+  key: UserAlertKey & { id: string; message: string; severity?: Severity },
+  now: number,
+): Promise<void> {
+  const severity = key.severity ?? "critical";
   await db.batch(
     [
       {
-        sql: `UPDATE integration_alerts SET message = ?
+        // The one open alert takes the latest severity too: a revoked grant after a busy spell is critical.
+        sql: `UPDATE integration_alerts SET message = ?, severity = ?
                WHERE org_id = ? AND user_id = ? AND service = ? AND resolved_at IS NULL`,
-        args: [key.message, key.orgId, key.userId, key.service],
+        args: [key.message, severity, key.orgId, key.userId, key.service],
       },
       {
         sql: `INSERT INTO integration_alerts (id, org_id, user_id, service, severity, message, flagged_at)
-              SELECT ?, ?, ?, ?, 'critical', ?, ?
+              SELECT ?, ?, ?, ?, ?, ?, ?
                WHERE NOT EXISTS (SELECT 1 FROM integration_alerts
                                   WHERE org_id = ? AND user_id = ? AND service = ? AND resolved_at IS NULL)`,
-        args: [key.id, key.orgId, key.userId, key.service, key.message, now, key.orgId, key.userId, key.service],
+        args: [key.id, key.orgId, key.userId, key.service, severity, key.message, now, key.orgId, key.userId, key.service],
       },
     ],
     "write",

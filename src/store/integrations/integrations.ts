@@ -7,7 +7,7 @@ import type { InStatement } from "@libsql/client";
 import { integer, nullable, type SqlRow, table, text } from "../columns.ts";
 import type { Db } from "../db.ts";
 
-export type IntegrationKind = "calendar";
+export type IntegrationKind = "calendar" | "google" | "microsoft";
 
 export interface StoredIntegration {
   config: string;

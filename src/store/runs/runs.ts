@@ -68,6 +68,8 @@ export interface RunRecord {
   hasData: boolean;
   startedAt: number;
   finishedAt: number | null;
+  /** What started it besides the schedule or a person: `mail` (new mail), `event` (POST …/trigger); null otherwise. */
+  trigger: string | null;
 }
 
 type Metrics = { dau: number; wau: number; mrr: number };
@@ -85,6 +87,7 @@ const RUNS = table("agent_runs", {
   hasData: boolean(),
   startedAt: integer(),
   finishedAt: nullable(integer()),
+  trigger: nullable(text("run_trigger")),
 });
 
 const RUN = RUNS.omit("orgId");
@@ -105,6 +108,7 @@ export interface RunInsert {
   hasData?: boolean;
   startedAt: number;
   finishedAt?: number | null;
+  trigger?: string | null;
 }
 
 /** A whole run in one row (the demo's, and an evaluation's). */
@@ -120,8 +124,14 @@ export function runInsertStatement(r: RunInsert) {
       metrics: r.metrics ?? null,
       hasData: r.hasData ?? false,
       finishedAt: r.finishedAt ?? null,
+      trigger: r.trigger ?? null,
     }),
   };
+}
+
+/** Records what started a run (src/docs/notes/connections.md: new mail, an event). */
+export function runTriggerStatement(runId: string, trigger: "mail" | "event"): InStatement {
+  return { sql: "UPDATE agent_runs SET run_trigger = ? WHERE id = ?", args: [trigger, runId] };
 }
 
 export async function getRun(db: Db, orgId: string, agentId: string, runId: string): Promise<RunRecord | null> {
