@@ -63,7 +63,7 @@ function setSources(set: EvalSet): SourceAccess {
     missing: async () => null,
     read: async (_orgId, agentId, limits) => {
       const source = jobOf(agentId).reads.source;
-      const items = source === "mail" ? set.mail : source === "feeds" ? set.feeds : [];
+      const items = { mail: set.mail, feeds: set.feeds, calendar: set.calendar, slack: set.slack, none: [] }[source ?? "none"];
       return {
         items: items.slice(0, limits.maxItems).map((i) => ({ ...i, text: truncate(i.text, limits.maxChars) })),
         missing: null,
@@ -152,7 +152,7 @@ async function seed(db: Store, ctx: ScenarioContext, set: EvalSet, agentId: stri
 /** Runs one agent on one set in a fresh copy of the template; the copy is deleted before this returns. */
 export async function runScenario(ctx: ScenarioContext, set: EvalSet, agentId: string): Promise<ScenarioOutcome> {
   const started = performance.now();
-  const file = join(ctx.dir, `${set.name}.${agentId}.db`);
+  const file = join(ctx.dir, `${set.name}.${agentId}.${set.injections.length > 0 ? "attacked" : "clean"}.db`);
   copyFileSync(ctx.template, file);
   const db = await openStore({ url: `file:${file}` });
   try {
@@ -176,7 +176,7 @@ export async function runScenario(ctx: ScenarioContext, set: EvalSet, agentId: s
       ctx.org.id,
       agentId,
       runStart,
-      set.injections.some((c) => caseReaches(c, agentId)),
+      set.injections.some((c) => c.canary && caseReaches(c, agentId)),
     );
     return { run, collected, runMs, totalMs: performance.now() - started };
   } finally {
