@@ -57,12 +57,9 @@ describe("the evaluation sets in evals/", () => {
     }
   });
 
-  it("each model-backed agent has a set with expectations for it", () => {
+  it("each model-backed agent has a set with at least 5 expected facts for it", () => {
     for (const agent of MODEL_AGENTS) {
-      expect(
-        sets.some((s) => s.expect.some((f) => f.agent === agent)),
-        agent,
-      ).toBe(true);
+      expect(Math.max(...sets.map((s) => s.expect.filter((f) => f.agent === agent).length)), agent).toBeGreaterThanOrEqual(5);
     }
   });
 

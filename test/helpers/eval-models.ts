@@ -35,7 +35,11 @@ function needlesOf(set: EvalSet, source: string): string[] {
   const inputs = inputsAt(set, source);
   if (inputs.length > 0) return inputs.map((i) => inJson(i.path.startsWith("slack.json") ? i.text.split("\n")[2]?.slice(0, 40) ?? i.title : i.title));
   if (source === "metric:pulse") return ['"dau":'];
-  return [inJson(source.slice(source.indexOf(":") + 1))];
+  const [kind, name] = [source.slice(0, source.indexOf(":")), inJson(source.slice(source.indexOf(":") + 1))];
+  // The field that names the record, so a contact's company is not taken for the deal.
+  if (kind === "deal") return [`"company":"${name}","stage"`];
+  if (kind === "contact") return [`"name":"${name}"`];
+  return [`"title":"${name}"`, name];
 }
 
 /** The handle of the first of a fact's sources the request shows. */
