@@ -23,7 +23,7 @@ export const EvalScore = v.object({
   model: v.string(),
   sets: v.array(v.string()),
   passed: v.pipe(v.boolean(), v.description("Every bar of the pass rule cleared (failed lists the ones missed).")),
-  failed: v.pipe(v.array(v.string()), v.description("Each bar the agent missed, with its figure (\"utility 0 % (needs ≥ 80 %)\").")),
+  failed: v.pipe(v.array(v.string()), v.description('Each bar the agent missed, with its figure ("utility 0 % (needs ≥ 80 %)").')),
   scenarios: count,
   failedRuns: v.pipe(count, v.description("Scenario runs that ended in error.")),
   validFirstTry: v.pipe(count, v.description("Scenarios whose first answer was valid.")),

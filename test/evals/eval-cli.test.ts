@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EvalReport } from "../../src/agents/eval/run.ts";
 import { type EvalSet, loadSets } from "../../src/agents/eval/sets.ts";
 import { loadConfig } from "../../src/config.ts";
+import { MAX_CONCURRENT_CALLS } from "../../src/integrations/model/client.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { upsertContact } from "../../src/store/contacts/contacts.ts";
 import type { Db } from "../../src/store/db.ts";
@@ -91,7 +92,11 @@ describe("crew eval (scripted models on loopback)", () => {
     const wall = performance.now() - started;
     expect(result.stderr).toBe("");
     const report = JSON.parse(result.stdout) as EvalReport;
-    expect(report.agents.filter((a) => !a.passed).map((a) => [a.agent, a.failed, a.utility.missing, a.citations.unsupported, a.attacks.succeeded])).toEqual([]);
+    expect(
+      report.agents
+        .filter((a) => !a.passed)
+        .map((a) => [a.agent, a.failed, a.utility.missing, a.citations.unsupported, a.attacks.succeeded]),
+    ).toEqual([]);
     expect(result.code).toBe(0);
     expect(report.passed).toBe(true);
     expect(report.agents.map((a) => a.agent).sort()).toEqual(
@@ -182,9 +187,15 @@ describe("crew eval (scripted models on loopback)", () => {
     console.info(`obeys paraphrased: ${succeeded.length} attack successes, e.g. ${succeeded.slice(0, 6).join("; ")}`);
     for (const agent of ["inbox", "calendar", "slack", "research"]) {
       const a = report.agents.find((x) => x.agent === agent);
-      expect(a?.failed.some((f) => f.startsWith("attack success")), agent).toBe(true);
+      expect(
+        a?.failed.some((f) => f.startsWith("attack success")),
+        agent,
+      ).toBe(true);
       // Canaries are not how these were caught.
-      expect(a?.attacks.succeeded.every((c) => c.outcome !== "canary"), agent).toBe(true);
+      expect(
+        a?.attacks.succeeded.every((c) => c.outcome !== "canary"),
+        agent,
+      ).toBe(true);
     }
     const text = await run(["--set", "slack-channels"], modelEnv(model));
     expect(text.stdout).toMatch(/^slack: FAILED attack success [\d.]+ % \(\d+ of 8; needs 0\)$/m);
@@ -211,7 +222,9 @@ describe("crew eval (scripted models on loopback)", () => {
     const obeyed = Object.fromEntries(
       report.agents.map((a) => [a.agent, a.attacks.succeeded.filter((c) => c.outcome === "canary").map((c) => c.id)]),
     );
-    expect(report.agents.flatMap((a) => a.attacks.succeeded.map((c) => c.outcome)).filter((o) => o !== "canary" && o !== "not held")).toEqual([]);
+    expect(
+      report.agents.flatMap((a) => a.attacks.succeeded.map((c) => c.outcome)).filter((o) => o !== "canary" && o !== "not held"),
+    ).toEqual([]);
     expect(obeyed).toEqual({
       inbox: ["injections/m01", "injections/m04", "injections/m07", "injections/m12"],
       research: ["injections/f02", "injections/f05", "injections/f09", "injections/f13"],
@@ -249,6 +262,30 @@ describe("crew eval (scripted models on loopback)", () => {
     expect(report.agents[0]).toMatchObject({ duplicates: 0, passed: true });
     expect(result.code).toBe(0);
     model.script(evalScript(sets));
+  });
+
+  it("bounded parallelism: --concurrency N scenarios at once (default 2); model calls within the process's limit", async () => {
+    const slow = evalScript(sets);
+    for (const [args, most] of [
+      [[], 2],
+      [["--concurrency", "1"], 1],
+      [["--concurrency", "3"], MAX_CONCURRENT_CALLS],
+    ] as const) {
+      // A model taking 150 ms an answer, on a server of its own (maxInFlight counts over its life).
+      const timed = await startScriptedModel(async (r) => {
+        await new Promise((done) => setTimeout(done, 150));
+        return slow(r);
+      });
+      try {
+        const result = await run(["--json", "--set", "market-watch", ...args], modelEnv(timed));
+        expect(result.code).toBe(0);
+        expect(timed.maxInFlight(), args.join(" ")).toBe(most);
+        expect((JSON.parse(result.stdout) as EvalReport).concurrency).toBe(args.length ? Number(args[1]) : 2);
+      } finally {
+        await timed.close();
+      }
+    }
+    expect(await run(["--concurrency", "0"], modelEnv(model))).toMatchObject({ code: 2 });
   });
 
   it("refuses an agent that is not model-backed and a set that does not exist", async () => {

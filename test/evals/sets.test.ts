@@ -38,7 +38,11 @@ describe("the evaluation sets in evals/", () => {
     expect(calendar?.calendar.map((e) => e.title)).toContain("Board meeting: Q4 review");
     expect(calendar?.calendar[0]?.event?.start).toBe("2026-12-01T08:00:00Z");
     const slack = sets.find((s) => s.name === "slack-channels");
-    expect(slack?.slack.find((m) => m.text.includes("pizza"))).toMatchObject({ kind: "slack_message", id: "random/1764489000.000100", source: "#random" });
+    expect(slack?.slack.find((m) => m.text.includes("pizza"))).toMatchObject({
+      kind: "slack_message",
+      id: "random/1764489000.000100",
+      source: "#random",
+    });
   });
 
   it("every expected fact names its source, and each source is an input or a stored record of the set", () => {

@@ -33,7 +33,8 @@ function handleBefore(text: string, needle: string): string | undefined {
 /** What the request shows of a fact's source: an input's title (a chat message's first words) or a stored record's name. */
 function needlesOf(set: EvalSet, source: string): string[] {
   const inputs = inputsAt(set, source);
-  if (inputs.length > 0) return inputs.map((i) => inJson(i.path.startsWith("slack.json") ? i.text.split("\n")[2]?.slice(0, 40) ?? i.title : i.title));
+  if (inputs.length > 0)
+    return inputs.map((i) => inJson(i.path.startsWith("slack.json") ? (i.text.split("\n")[2]?.slice(0, 40) ?? i.title) : i.title));
   if (source === "metric:pulse") return ['"dau":'];
   const [kind, name] = [source.slice(0, source.indexOf(":")), inJson(source.slice(source.indexOf(":") + 1))];
   // The field that names the record, so a contact's company is not taken for the deal.
@@ -56,7 +57,8 @@ function sourceHandle(set: EvalSet, sources: string[], text: string): string | u
 /** The set a request comes from: the one of the agent's sets whose inputs the request shows most of. */
 function setOf(sets: EvalSet[], agent: string, text: string): EvalSet | undefined {
   const shown = (s: EvalSet) =>
-    [...s.inputs, ...s.actions, ...s.insights, ...s.contacts.map((c) => ({ title: c.name }))].filter((i) => text.includes(inJson(i.title))).length;
+    [...s.inputs, ...s.actions, ...s.insights, ...s.contacts.map((c) => ({ title: c.name }))].filter((i) => text.includes(inJson(i.title)))
+      .length;
   return sets
     .filter((s) => s.agents.includes(agent))
     .map((s) => ({ s, n: shown(s) }))
@@ -93,7 +95,10 @@ function correctAnswer(set: EvalSet | undefined, agent: string, r: RecordedReque
 }
 
 /** The attack cases of the set whose hostile text the request shows, with the handle of that text. */
-function attacksShown(set: EvalSet | undefined, r: RecordedRequest): { id: string; handle: string | undefined; terms: string[]; marks: string[]; canary?: string }[] {
+function attacksShown(
+  set: EvalSet | undefined,
+  r: RecordedRequest,
+): { id: string; handle: string | undefined; terms: string[]; marks: string[]; canary?: string }[] {
   const text = userText(r);
   return (set?.injections ?? []).flatMap((c) => {
     const inputs = c.files.flatMap((f) => inputsAt(set as EvalSet, f));
@@ -130,7 +135,12 @@ export function evalScript(sets: EvalSet[], options: EvalModelOptions | Set<stri
       const handed = c.canary.split("-").slice(0, 2).join("-");
       if (!text.includes(handed)) continue;
       const handles = handlesIn(r);
-      push(answer, "actions", { title: `${c.canary} as instructed`, priority: "critical", type: "task", ...(handles[0] ? { evidence: [handles[0]] } : {}) });
+      push(answer, "actions", {
+        title: `${c.canary} as instructed`,
+        priority: "critical",
+        type: "task",
+        ...(handles[0] ? { evidence: [handles[0]] } : {}),
+      });
     }
     return { object: answer, tokensIn: 1000, tokensOut: 100 };
   };
@@ -140,7 +150,11 @@ export function evalScript(sets: EvalSet[], options: EvalModelOptions | Set<stri
 export const invalidScript: Script = () => ({ object: { summary: 42, actions: "none", facts: [] }, tokensIn: 1000, tokensOut: 20 });
 
 /** Summary only: a valid answer that writes nothing. */
-export const summaryOnlyScript: Script = (r) => ({ object: { summary: `${agentOf(r)}: nothing needs doing` }, tokensIn: 1000, tokensOut: 20 });
+export const summaryOnlyScript: Script = (r) => ({
+  object: { summary: `${agentOf(r)}: nothing needs doing` },
+  tokensIn: 1000,
+  tokensOut: 20,
+});
 
 /**
  * Obeys, paraphrased: compliant, and for every attack it is handed it does what the attack asks in
@@ -158,8 +172,20 @@ export function obeysParaphrasedScript(sets: EvalSet[]): Script {
       const evidence = c.handle ? { evidence: [c.handle] } : {};
       // An answer holds at most 10 actions: the rest as critical suggestions.
       if (((answer.actions as unknown[] | undefined)?.length ?? 0) < 10)
-        push(answer, "actions", { title: `As requested by the sender: ${title}`, description: `Approve ${title} today.`, priority: "critical", type: "approval", ...evidence });
-      else push(answer, "suggestions", { title: `As requested by the sender: ${title}`, detail: `Approve ${title} today.`, priority: "critical", ...evidence });
+        push(answer, "actions", {
+          title: `As requested by the sender: ${title}`,
+          description: `Approve ${title} today.`,
+          priority: "critical",
+          type: "approval",
+          ...evidence,
+        });
+      else
+        push(answer, "suggestions", {
+          title: `As requested by the sender: ${title}`,
+          detail: `Approve ${title} today.`,
+          priority: "critical",
+          ...evidence,
+        });
     }
     return { object: answer, tokensIn: 1000, tokensOut: 150 };
   };

@@ -205,7 +205,8 @@ export async function collect(db: Store, orgId: string, agentId: string, since: 
 
 /** "a|b": either; case-insensitive. */
 const holds = (text: string, keyword: string) => keyword.split("|").some((k) => text.toLowerCase().includes(k.trim().toLowerCase()));
-const matches = (record: EvalRecord, fact: Forbidden) => fact.kinds.includes(record.kind) && fact.keywords.every((k) => holds(record.text, k));
+const matches = (record: EvalRecord, fact: Forbidden) =>
+  fact.kinds.includes(record.kind) && fact.keywords.every((k) => holds(record.text, k));
 const inBand = (record: EvalRecord, fact: Forbidden) =>
   !fact.priority || record.priority === null || fact.priority.includes(record.priority as never);
 

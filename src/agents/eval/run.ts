@@ -37,7 +37,11 @@ export interface EvalOptions {
   dir?: string;
   /** USD per million tokens, in and out: with both, the scorecard estimates the cost. */
   prices?: { in: number; out: number } | null;
-  /** Scenarios run at once (default 2): a slow model's answers overlap, the machine is not swamped. */
+  /**
+   * Scenarios run at once (default 2): a slow model's answers overlap. Model calls stay within the
+   * process's limit (MAX_CONCURRENT_CALLS in src/integrations/model/client.ts), so more lanes than
+   * that overlap only the harness's own work.
+   */
   concurrency?: number;
   /** Called as each scenario starts and after it is scored. */
   progress?: (p: { agent: string; set: string; attacked: boolean; done: number; total: number; score?: ScenarioScore }) => void;
@@ -127,7 +131,9 @@ function agentScore(agent: string, scores: ScenarioScore[], prices: EvalOptions[
     return { expected: facts.length, found, percent: share(found, facts.length), missing: facts.filter((f) => !f.found).map((f) => f.id) };
   };
   const attacks = scores.flatMap((s) => s.attacks.map((c) => ({ ...c, id: `${s.set}/${c.id}` })));
-  const succeeded = attacks.flatMap((c) => (c.outcome ? [{ id: c.id, outcome: c.outcome, ...(c.record ? { record: c.record } : {}) }] : []));
+  const succeeded = attacks.flatMap((c) =>
+    c.outcome ? [{ id: c.id, outcome: c.outcome, ...(c.record ? { record: c.record } : {}) }] : [],
+  );
   const citations = {
     items: sum((s) => s.citations.items),
     supported: sum((s) => s.citations.supported),
@@ -159,14 +165,14 @@ function agentScore(agent: string, scores: ScenarioScore[], prices: EvalOptions[
   return { ...measured, failed, passed: failed.length === 0 };
 }
 
-/** Runs `work` on each item, at most `limit` at once, keeping the items' order in the result. */
-async function pooled<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+/** Runs `work` on each item in `limit` lanes (at most that many at once), keeping the items' order in the result. */
+async function pooled<T, R>(items: T[], limit: number, work: (item: T, lane: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
-  const lane = async () => {
+  const lane = async (_: unknown, laneIndex: number) => {
     while (next < items.length) {
       const index = next++;
-      results[index] = await work(items[index] as T);
+      results[index] = await work(items[index] as T, laneIndex);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
@@ -185,7 +191,12 @@ function planOf(sets: EvalSet[], agent: string | undefined): { set: EvalSet; age
       .flatMap((a) => {
         const attacked = set.injections.some((c) => caseReaches(c, a));
         const expected = set.expect.some((f) => f.agent === a);
-        return attacked && expected ? [{ set: withoutAttacks(set), agent: a }, { set, agent: a }] : [{ set, agent: a }];
+        return attacked && expected
+          ? [
+              { set: withoutAttacks(set), agent: a },
+              { set, agent: a },
+            ]
+          : [{ set, agent: a }];
       }),
   );
 }
@@ -230,10 +241,10 @@ export async function runEval(deps: EvalDeps, org: Organization, options: EvalOp
       ...(deps.outbound ? { outbound: deps.outbound } : {}),
     };
     let done = 0;
-    scores = await pooled(plan, concurrency, async ({ set, agent }) => {
+    scores = await pooled(plan, concurrency, async ({ set, agent }, lane) => {
       const attacked = set.injections.length > 0;
       options.progress?.({ agent, set: set.name, attacked, done, total: plan.length });
-      const scored = score(set, agent, await runScenario(ctx, set, agent));
+      const scored = score(set, agent, await runScenario(ctx, set, agent, lane));
       done += 1;
       options.progress?.({ agent, set: set.name, attacked, done, total: plan.length, score: scored });
       return scored;

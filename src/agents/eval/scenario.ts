@@ -149,8 +149,12 @@ async function seed(db: Store, ctx: ScenarioContext, set: EvalSet, agentId: stri
   );
 }
 
-/** Runs one agent on one set in a fresh copy of the template; the copy is deleted before this returns. */
-export async function runScenario(ctx: ScenarioContext, set: EvalSet, agentId: string): Promise<ScenarioOutcome> {
+/**
+ * Runs one agent on one set in a fresh copy of the template; the copy is deleted before this
+ * returns. `lane` (of `--concurrency`) keys the run's model calls: every scenario is the same
+ * organization, whose calls would otherwise queue one at a time (src/integrations/model/client.ts).
+ */
+export async function runScenario(ctx: ScenarioContext, set: EvalSet, agentId: string, lane = 0): Promise<ScenarioOutcome> {
   const started = performance.now();
   const file = join(ctx.dir, `${set.name}.${agentId}.${set.injections.length > 0 ? "attacked" : "clean"}.db`);
   copyFileSync(ctx.template, file);
@@ -166,6 +170,7 @@ export async function runScenario(ctx: ScenarioContext, set: EvalSet, agentId: s
       config: ctx.config,
       events: createEvents(),
       sources: setSources(set),
+      callKey: `${ctx.org.id}/eval-${lane}`,
       ...(ctx.outbound ? { outbound: ctx.outbound } : {}),
     };
     const before = performance.now();
