@@ -288,6 +288,28 @@ describe("crew eval (scripted models on loopback)", () => {
     expect(await run(["--concurrency", "0"], modelEnv(model))).toMatchObject({ code: 2 });
   });
 
+  it("a slow model (500 ms an answer, a 20 s one scaled down 40×): the full sets in under 10 minutes' worth, 2 at a time", async () => {
+    const answer = evalScript(sets);
+    const slow = await startScriptedModel(async (r) => {
+      await new Promise((done) => setTimeout(done, 500));
+      return answer(r);
+    });
+    try {
+      const started = performance.now();
+      const result = await run(["--json"], modelEnv(slow));
+      const wall = (performance.now() - started) / 1000;
+      expect(result.code).toBe(0);
+      const scenarios = (JSON.parse(result.stdout) as EvalReport).scenarios.length;
+      console.info(
+        `crew eval, 500 ms an answer: ${scenarios} scenarios in ${wall.toFixed(1)} s → ${((wall * 40) / 60).toFixed(1)} min at 20 s an answer`,
+      );
+      // One at a time it would take more than 31 × 0.5 s; at 40× that must stay under 600 s.
+      expect(wall * 40).toBeLessThan(600);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("refuses an agent that is not model-backed and a set that does not exist", async () => {
     expect(await run(["--agent", "standup"], modelEnv(model))).toMatchObject({
       code: 1,
