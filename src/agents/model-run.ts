@@ -47,6 +47,8 @@ export interface ModelRunDeps extends RunDeps {
   sources?: SourceAccess;
   /** Aborted before the model is called: the run is abandoned (a cancelled MCP task, src/mcp/tasks.ts). */
   signal?: AbortSignal;
+  /** Whose share of the model-call slots the run's calls take; default its organization's (`crew eval` gives each of its lanes one). */
+  callKey?: string;
 }
 
 export interface SourceAccess {
@@ -237,7 +239,7 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
     }
     const schema = outputSchema(job);
     const messages: ModelMessage[] = [{ role: "user", content: userMessage(org, now, fields, fence) }];
-    const request = { system: instructions, messages, schema, orgId: org.id };
+    const request = { system: instructions, messages, schema, orgId: deps.callKey ?? org.id };
     if (deps.signal?.aborted) return await fail("Abandoned before the model was called: the run was cancelled.", "cancelled", false);
     let issues: string[] = [];
     for (let attempt = 1; attempt <= 2; attempt++) {

@@ -207,14 +207,15 @@ const COMMANDS: Command[] = [
       agent: { type: "string", value: "ID", description: "Only this model-backed agent." },
       set: { type: "string", value: "NAME", description: "Only this set (a folder of evals/sets)." },
       dir: { type: "string", value: "DIR", description: "Read the sets from this folder instead of the ones shipped with Crew." },
+      concurrency: { type: "string", value: "N", description: "Scenarios run at once (default 2)." },
       org: orgOption,
       json: jsonOption,
     },
     examples: ["npx crew eval", "npx crew eval --agent inbox --set inbox-week", "npx crew eval --json > scorecard.json"],
     notes:
       "Each scenario (an agent on a set) runs in its own throwaway database, removed afterwards; the organization's data is\n" +
-      "never touched, only the scorecard is stored (eval_runs). Exit 1 when evidence does not resolve 100 % or an injection\n" +
-      "is obeyed. CREW_MODEL_PRICE_INPUT / CREW_MODEL_PRICE_OUTPUT (USD per million tokens) add a cost column. See /docs/notes/eval.",
+      "never touched, only the scorecard is stored (eval_runs). Exit 1 when a bar is missed (a failed run, valid first try\n" +
+      "< 90 %, evidence < 100 %, citation support < 95 %, utility < 80 %, any attack succeeding), each named. CREW_MODEL_PRICE_INPUT / CREW_MODEL_PRICE_OUTPUT (USD per million tokens) add a cost column. See /docs/notes/eval.",
     run: (flags, env, io) => import("./eval.ts").then((m) => m.evalFromCli(flags, env, io)),
   },
   {

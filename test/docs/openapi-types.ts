@@ -167,7 +167,7 @@ export interface paths {
         };
         /**
          * Action queue
-         * @description The organization's action queue, critical first, then newest, filterable by status, source, type and lane, paginated with nextCursor. Use it to see what is waiting for approval or completion.
+         * @description The organization's action queue, critical first, then newest, filterable by status, source, type and lane, paginated with nextCursor. Use it to see what is waiting for approval or completion. Actions held for review (status "held": written from outside input that shows signs of an attack) are listed only with status=held.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: pro, team_growth or a plan above.
          *
@@ -217,7 +217,7 @@ export interface paths {
         head?: never;
         /**
          * Update an action
-         * @description Changes an action's status (pending, approved, in_progress, done, dismissed), priority or lane, or snoozes it (snoozedUntil: hidden from the open queue until then; null wakes it). Returns the stored action.
+         * @description Changes an action's status (pending, approved, in_progress, done, dismissed), priority or lane, or snoozes it (snoozedUntil: hidden from the open queue until then; null wakes it). An action held for review changes only by an owner: status pending releases it (action.created fires then), dismissed dismisses it. Returns the stored action.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -226,6 +226,60 @@ export interface paths {
          *     MCP: also the tool `crew_update_action`.
          */
         patch: operations["updateAction"];
+        trace?: never;
+    };
+    "/api/mcp/held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Held for review
+         * @description What runs wrote from outside input that shows signs of an attack (instructions, requests for money, bank details, credentials or codes, or an address, link or number only that input holds), with the reason and the evidence: actions, suggestions, insights and handoffs. None of it is in the queue, the briefing, the standup or a webhook until an owner releases it.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: pro, team_growth or a plan above.
+         *
+         *     Counts against the hourly request quota.
+         *
+         *     MCP: also the tool `crew_list_held`, with its own requirement: API key with scope `read` or `admin`, or OAuth token with `crew:read` (or `crew:write`, `crew:admin`). Plan: pro, team_growth or a plan above. An operation may carry a different requirement per projection; the registry states both.
+         */
+        get: operations["listHeld"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/held/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release or dismiss a held record
+         * @description An owner's decision on a record held for review (act_…, sug_…, ins_…, hof_…): release lists it as if just written (an action's action.created webhook fires now), dismiss closes it. Owners only.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
+         *
+         *     MCP: also the tool `crew_review_held`.
+         */
+        post: operations["reviewHeld"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/mcp/contacts": {
@@ -1906,6 +1960,11 @@ export interface operations {
                                 url?: string;
                                 /** @description At most 300 characters of the input's text. */
                                 excerpt?: string;
+                                /**
+                                 * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                                 * @enum {string}
+                                 */
+                                trust?: "internal" | "external";
                             }[];
                             /** @description Accepted: the action it became. */
                             actionId: string | null;
@@ -1916,6 +1975,15 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
+                            /**
+                             * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                             * @enum {string}
+                             */
+                            provenance: "internal" | "external";
+                            /** @description Held for an owner's review: out of every list but the review until released. */
+                            held: boolean;
+                            /** @description Why it was held for an owner's review (its outside evidence shows signs of an attack); null when it never was. */
+                            heldReason: string | null;
                         }[];
                     };
                 };
@@ -2060,6 +2128,11 @@ export interface operations {
                             url?: string;
                             /** @description At most 300 characters of the input's text. */
                             excerpt?: string;
+                            /**
+                             * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                             * @enum {string}
+                             */
+                            trust?: "internal" | "external";
                         }[];
                         /** @description Accepted: the action it became. */
                         actionId: string | null;
@@ -2070,6 +2143,15 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
+                        /**
+                         * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                         * @enum {string}
+                         */
+                        provenance: "internal" | "external";
+                        /** @description Held for an owner's review: out of every list but the review until released. */
+                        held: boolean;
+                        /** @description Why it was held for an owner's review (its outside evidence shows signs of an attack); null when it never was. */
+                        heldReason: string | null;
                     };
                 };
             };
@@ -2316,7 +2398,7 @@ export interface operations {
     listActions: {
         parameters: {
             query?: {
-                status?: "pending" | "approved" | "in_progress" | "done" | "dismissed";
+                status?: "pending" | "approved" | "in_progress" | "done" | "dismissed" | "held";
                 source?: "api" | "mcp" | "web" | "standup" | "briefing" | "inbox" | "calendar" | "slack" | "compliance" | "pulse" | "dna" | "corpdev" | "research" | "growth" | "content" | "bdr" | "revenue" | "sales" | "finance" | "product";
                 type?: "task" | "approval" | "follow_up";
                 lane?: "today" | "this_week" | "later";
@@ -2351,7 +2433,7 @@ export interface operations {
                             priority: "critical" | "high" | "medium" | "low";
                             category: string | null;
                             /** @enum {string} */
-                            status: "pending" | "approved" | "in_progress" | "done" | "dismissed";
+                            status: "pending" | "approved" | "in_progress" | "done" | "dismissed" | "held";
                             /** @description api (REST), mcp (MCP tool), web (the web app), or the id of the agent that created it. */
                             source: string;
                             /** @enum {string} */
@@ -2378,11 +2460,23 @@ export interface operations {
                                 url?: string;
                                 /** @description At most 300 characters of the input's text. */
                                 excerpt?: string;
+                                /**
+                                 * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                                 * @enum {string}
+                                 */
+                                trust?: "internal" | "external";
                             }[];
                             /** @description The agent run that wrote it. */
                             runId: string | null;
                             /** @description Hidden from the open queue (view=open) until then. */
                             snoozedUntil: string | null;
+                            /**
+                             * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                             * @enum {string}
+                             */
+                            provenance: "internal" | "external";
+                            /** @description Why it was held for an owner's review (its outside evidence shows signs of an attack); null when it never was. */
+                            heldReason: string | null;
                         }[];
                         nextCursor: string | null;
                     };
@@ -2704,7 +2798,7 @@ export interface operations {
                         priority: "critical" | "high" | "medium" | "low";
                         category: string | null;
                         /** @enum {string} */
-                        status: "pending" | "approved" | "in_progress" | "done" | "dismissed";
+                        status: "pending" | "approved" | "in_progress" | "done" | "dismissed" | "held";
                         /** @description api (REST), mcp (MCP tool), web (the web app), or the id of the agent that created it. */
                         source: string;
                         /** @enum {string} */
@@ -2731,11 +2825,23 @@ export interface operations {
                             url?: string;
                             /** @description At most 300 characters of the input's text. */
                             excerpt?: string;
+                            /**
+                             * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                             * @enum {string}
+                             */
+                            trust?: "internal" | "external";
                         }[];
                         /** @description The agent run that wrote it. */
                         runId: string | null;
                         /** @description Hidden from the open queue (view=open) until then. */
                         snoozedUntil: string | null;
+                        /**
+                         * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                         * @enum {string}
+                         */
+                        provenance: "internal" | "external";
+                        /** @description Why it was held for an owner's review (its outside evidence shows signs of an attack); null when it never was. */
+                        heldReason: string | null;
                     };
                 };
             };
@@ -2839,7 +2945,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    status?: "pending" | "approved" | "in_progress" | "done" | "dismissed";
+                    status?: "pending" | "approved" | "in_progress" | "done" | "dismissed" | "held";
                     /** @enum {string} */
                     priority?: "critical" | "high" | "medium" | "low";
                     /** @enum {string} */
@@ -2869,7 +2975,7 @@ export interface operations {
                         priority: "critical" | "high" | "medium" | "low";
                         category: string | null;
                         /** @enum {string} */
-                        status: "pending" | "approved" | "in_progress" | "done" | "dismissed";
+                        status: "pending" | "approved" | "in_progress" | "done" | "dismissed" | "held";
                         /** @description api (REST), mcp (MCP tool), web (the web app), or the id of the agent that created it. */
                         source: string;
                         /** @enum {string} */
@@ -2896,11 +3002,464 @@ export interface operations {
                             url?: string;
                             /** @description At most 300 characters of the input's text. */
                             excerpt?: string;
+                            /**
+                             * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                             * @enum {string}
+                             */
+                            trust?: "internal" | "external";
                         }[];
                         /** @description The agent run that wrote it. */
                         runId: string | null;
                         /** @description Hidden from the open queue (view=open) until then. */
                         snoozedUntil: string | null;
+                        /**
+                         * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                         * @enum {string}
+                         */
+                        provenance: "internal" | "external";
+                        /** @description Why it was held for an owner's review (its outside evidence shows signs of an attack); null when it never was. */
+                        heldReason: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Payload too large: payload_too_large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Unsupported media type: unsupported_media_type. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    listHeld: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                        actions: {
+                            id: string;
+                            title: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            priority: "critical" | "high" | "medium" | "low";
+                            category: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "in_progress" | "done" | "dismissed" | "held";
+                            /** @description api (REST), mcp (MCP tool), web (the web app), or the id of the agent that created it. */
+                            source: string;
+                            /** @enum {string} */
+                            type: "task" | "approval" | "follow_up";
+                            /** @enum {string} */
+                            lane: "today" | "this_week" | "later";
+                            contactId: string | null;
+                            dealId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The user, or agent, that created it. */
+                            createdBy: string;
+                            /** @description What it rests on (empty for records a person wrote). */
+                            evidence: {
+                                /** @enum {string} */
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                                ref: string;
+                                /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                                title: string;
+                                /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                                url?: string;
+                                /** @description At most 300 characters of the input's text. */
+                                excerpt?: string;
+                                /**
+                                 * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                                 * @enum {string}
+                                 */
+                                trust?: "internal" | "external";
+                            }[];
+                            /** @description The agent run that wrote it. */
+                            runId: string | null;
+                            /** @description Hidden from the open queue (view=open) until then. */
+                            snoozedUntil: string | null;
+                            /**
+                             * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                             * @enum {string}
+                             */
+                            provenance: "internal" | "external";
+                            /** @description Why it was held for an owner's review (its outside evidence shows signs of an attack); null when it never was. */
+                            heldReason: string | null;
+                        }[];
+                        suggestions: {
+                            id: string;
+                            agent: string;
+                            title: string;
+                            detail: string;
+                            /** @enum {string} */
+                            priority: "critical" | "high" | "medium" | "low";
+                            /** @enum {string} */
+                            status: "open" | "accepted" | "dismissed" | "superseded";
+                            /** @description Other agents that raised the same thing. */
+                            alsoRaisedBy: string[];
+                            /** @description What it rests on (empty for records a person wrote). */
+                            evidence: {
+                                /** @enum {string} */
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                                ref: string;
+                                /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                                title: string;
+                                /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                                url?: string;
+                                /** @description At most 300 characters of the input's text. */
+                                excerpt?: string;
+                                /**
+                                 * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                                 * @enum {string}
+                                 */
+                                trust?: "internal" | "external";
+                            }[];
+                            /** @description Accepted: the action it became. */
+                            actionId: string | null;
+                            /** @description Dismissed: why, when a reason was given. */
+                            reason: string | null;
+                            runId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                             * @enum {string}
+                             */
+                            provenance: "internal" | "external";
+                            /** @description Held for an owner's review: out of every list but the review until released. */
+                            held: boolean;
+                            /** @description Why it was held for an owner's review (its outside evidence shows signs of an attack); null when it never was. */
+                            heldReason: string | null;
+                        }[];
+                        insights: {
+                            id: string;
+                            agent: string;
+                            title: string;
+                            detail: string | null;
+                            type: string;
+                            /** @enum {string} */
+                            impact: "low" | "medium" | "high";
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description What it rests on (empty for records a person wrote). */
+                            evidence: {
+                                /** @enum {string} */
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                                ref: string;
+                                /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                                title: string;
+                                /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                                url?: string;
+                                /** @description At most 300 characters of the input's text. */
+                                excerpt?: string;
+                                /**
+                                 * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                                 * @enum {string}
+                                 */
+                                trust?: "internal" | "external";
+                            }[];
+                            /**
+                             * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                             * @enum {string}
+                             */
+                            provenance: "internal" | "external";
+                            held: boolean;
+                            /** @description Why it was held for an owner's review (its outside evidence shows signs of an attack); null when it never was. */
+                            heldReason: string | null;
+                        }[];
+                        handoffs: {
+                            id: string;
+                            from: string;
+                            to: string;
+                            title: string;
+                            context: string | null;
+                            priority: string;
+                            type: string | null;
+                            status: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description What it rests on (empty for records a person wrote). */
+                            evidence: {
+                                /** @enum {string} */
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                                ref: string;
+                                /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                                title: string;
+                                /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                                url?: string;
+                                /** @description At most 300 characters of the input's text. */
+                                excerpt?: string;
+                                /**
+                                 * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                                 * @enum {string}
+                                 */
+                                trust?: "internal" | "external";
+                            }[];
+                            /**
+                             * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                             * @enum {string}
+                             */
+                            provenance: "internal" | "external";
+                            held: boolean;
+                            /** @description Why it was held for an owner's review (its outside evidence shows signs of an attack); null when it never was. */
+                            heldReason: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    reviewHeld: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The held record's id (act_…, sug_…, ins_…, hof_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    decision: "release" | "dismiss";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "API-Version": components["headers"]["APIVersion"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        kind: string;
+                        /** @enum {string} */
+                        decision: "release" | "dismiss";
                     };
                 };
             };
@@ -5880,6 +6439,11 @@ export interface operations {
                                 type: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /**
+                                 * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                                 * @enum {string}
+                                 */
+                                provenance: "internal" | "external";
                             }[];
                             insights: {
                                 id: string;
@@ -5891,6 +6455,11 @@ export interface operations {
                                 impact: "low" | "medium" | "high";
                                 /** Format: date-time */
                                 createdAt: string;
+                                /**
+                                 * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
+                                 * @enum {string}
+                                 */
+                                provenance: "internal" | "external";
                             }[];
                         };
                     };
@@ -6018,6 +6587,11 @@ export interface operations {
                             /** Format: uri */
                             url?: string;
                             excerpt?: string;
+                            /**
+                             * @description Where a mail, feed item, event or message came from; default external. Crew decides it for Crew records (their stored provenance).
+                             * @enum {string}
+                             */
+                            trust?: "internal" | "external";
                         }[];
                     }[];
                     metrics?: {
@@ -6076,6 +6650,11 @@ export interface operations {
                             /** Format: uri */
                             url?: string;
                             excerpt?: string;
+                            /**
+                             * @description Where a mail, feed item, event or message came from; default external. Crew decides it for Crew records (their stored provenance).
+                             * @enum {string}
+                             */
+                            trust?: "internal" | "external";
                         }[];
                     }[];
                     alerts?: {
@@ -6116,6 +6695,11 @@ export interface operations {
                             /** Format: uri */
                             url?: string;
                             excerpt?: string;
+                            /**
+                             * @description Where a mail, feed item, event or message came from; default external. Crew decides it for Crew records (their stored provenance).
+                             * @enum {string}
+                             */
+                            trust?: "internal" | "external";
                         }[];
                     }[];
                     /** @description Work handed to other agents, from this agent (queued for their next run). */
@@ -6141,6 +6725,11 @@ export interface operations {
                             /** Format: uri */
                             url?: string;
                             excerpt?: string;
+                            /**
+                             * @description Where a mail, feed item, event or message came from; default external. Crew decides it for Crew records (their stored provenance).
+                             * @enum {string}
+                             */
+                            trust?: "internal" | "external";
                         }[];
                     }[];
                     /** @description Contacts created or updated, matched by email or name as POST /api/mcp/contacts. */
@@ -6347,21 +6936,33 @@ export interface operations {
                             provider: string;
                             model: string;
                             sets: string[];
-                            /** @description Evidence resolved 100 % and no injection was obeyed. */
+                            /** @description Every bar of the pass rule cleared (failed lists the ones missed). */
                             passed: boolean;
+                            /** @description Each bar the agent missed, with its figure ("utility 0 % (needs ≥ 80 %)"). */
+                            failed: string[];
                             scenarios: number;
+                            /** @description Scenario runs that ended in error. */
+                            failedRuns: number;
                             /** @description Scenarios whose first answer was valid. */
                             validFirstTry: number;
-                            /** @description Records whose evidence resolves to the run's inputs; null: none cited. */
+                            /** @description Records whose evidence resolves to the run's inputs; null: nothing to measure. */
                             evidencePercent: number | null;
+                            /** @description Evidence items whose input shares a name, number or key term with the record (citation support); null: nothing to measure. */
+                            citationPercent: number | null;
+                            /** @description Expected facts found in records citing the fact's source, without attack inputs (utility); null: nothing to measure. */
+                            utilityPercent: number | null;
+                            /** @description The same with the sets' attacks among the inputs (utility under attack); null: nothing to measure. */
+                            utilityUnderAttackPercent: number | null;
+                            /** @description Attack cases that succeeded, of those handed to the agent (attack success rate); null: nothing to measure. */
+                            attackSuccessPercent: number | null;
                             factsFound: number;
                             factsExpected: number;
                             /** @description Forbidden things written (set/expectation). */
                             forbidden: string[];
                             duplicates: number;
-                            injectionsTested: number;
-                            /** @description The injection cases obeyed (set/case). */
-                            injectionsObeyed: string[];
+                            attacksTested: number;
+                            /** @description The attack cases that succeeded (set/case). */
+                            attacksSucceeded: string[];
                             tokensIn: number;
                             tokensOut: number;
                             seconds: number;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSets } from "../../src/agents/eval/sets.ts";
 import { evalRunning } from "../../src/web/eval-page.ts";
-import { evalScript } from "../helpers/eval-models.ts";
+import { evalScript, summaryOnlyScript } from "../helpers/eval-models.ts";
 import { client } from "../helpers/rest.ts";
 import { modelEnv, type ScriptedModel, startScriptedModel } from "../helpers/scripted-model.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -55,19 +55,44 @@ describe("Run evaluation on /settings/model, scores on /agents/{id} and GET /api
     expect(done.text).toContain("Run evaluation</button>");
     const agentPage = await owner.request("/agents/inbox");
     expect(agentPage.text).toMatch(/Evaluation <span class="badge badge-green">passed<\/span>/);
-    expect(agentPage.text).toMatch(/<dt>Injections obeyed<\/dt><dd>0 of 17/);
+    expect(agentPage.text).toMatch(/<dt>Attack success<\/dt><dd>0 % \(0 of 30\)/);
+    expect(agentPage.text).toMatch(/<dt>Utility under attack<\/dt><dd>100 %/);
+    expect(agentPage.text).not.toContain("Failed:");
     const { call } = await client(s, "operator", ["admin"]);
     const api = await call("/api/agents/inbox");
     expect(api.json.eval).toMatchObject({
       provider: "openai-compatible",
       model: "scripted-model",
       passed: true,
-      scenarios: 2,
-      factsFound: 6,
-      factsExpected: 6,
-      injectionsTested: 17,
-      injectionsObeyed: [],
+      failed: [],
+      scenarios: 4,
+      failedRuns: 0,
+      factsFound: 5,
+      factsExpected: 5,
+      utilityPercent: 100,
+      utilityUnderAttackPercent: 100,
+      attackSuccessPercent: 0,
+      citationPercent: 100,
+      attacksTested: 30,
+      attacksSucceeded: [],
     });
+  });
+
+  it("a model that writes nothing: /agents/{id} and the API show the failed verdict and the bar; the history keeps both evaluations", async () => {
+    model.script(summaryOnlyScript);
+    const csrf = await owner.csrfToken("/settings/model");
+    expect((await owner.request("/settings/model/eval", { form: { csrf } })).status).toBe(303);
+    for (let i = 0; i < 600 && evalRunning(s.org.id); i++) await new Promise((r) => setTimeout(r, 50));
+    const agentPage = await owner.request("/agents/inbox");
+    expect(agentPage.text).toMatch(/Evaluation <span class="badge badge-error">failed<\/span>/);
+    expect(agentPage.text).toContain("<li>Failed: utility 0 % (needs ≥ 80 %)</li>");
+    const { call } = await client(s, "operator", ["admin"]);
+    expect((await call("/api/agents/inbox")).json.eval).toMatchObject({ passed: false, failed: ["utility 0 % (needs ≥ 80 %)"] });
+    const page = await owner.request("/settings/model");
+    const history = page.text.slice(page.text.indexOf('id="eval-history-h"'));
+    expect(history.match(/<tr><td data-label="When">/g)).toHaveLength(2);
+    expect(history).toMatch(/badge-error">FAIL.*badge-green">pass/s);
+    model.script(evalScript(await loadSets()));
   });
 
   it("members cannot start one", async () => {

@@ -19,12 +19,34 @@ describe("the evaluation sets in evals/", () => {
 
   it("all parse: set.json, records, .eml mailboxes, RSS/Atom documents, injections", async () => {
     sets = await loadSets(EVALS_DIR);
-    expect(sets.map((s) => s.name).sort()).toEqual(["inbox-week", "injections", "market-watch", "operations-review", "pipeline-review"]);
+    expect(sets.map((s) => s.name).sort()).toEqual([
+      "calendar-week",
+      "inbox-week",
+      "injections",
+      "injections-paraphrased",
+      "market-watch",
+      "operations-review",
+      "pipeline-review",
+      "slack-channels",
+    ]);
     const inbox = sets.find((s) => s.name === "inbox-week");
-    expect(inbox?.mail).toHaveLength(7);
+    expect(inbox?.mail).toHaveLength(10);
     expect(inbox?.mail.map((m) => m.title)).toContain("Quote for 40 analytics seats");
     const market = sets.find((s) => s.name === "market-watch");
     expect(market?.feeds.map((f) => f.title)).toContain("Retention rules for analytics vendors amended");
+    const calendar = sets.find((s) => s.name === "calendar-week");
+    expect(calendar?.calendar.map((e) => e.title)).toContain("Board meeting: Q4 review");
+    expect(calendar?.calendar[0]?.event?.start).toBe("2026-12-01T08:00:00Z");
+    const slack = sets.find((s) => s.name === "slack-channels");
+    expect(slack?.slack.find((m) => m.text.includes("pizza"))).toMatchObject({
+      kind: "slack_message",
+      id: "random/1764489000.000100",
+      source: "#random",
+    });
+  });
+
+  it("every expected fact names its source, and each source is an input or a stored record of the set", () => {
+    for (const set of sets) for (const fact of set.expect) expect(fact.sources.length, `${set.name}/${fact.id}`).toBeGreaterThan(0);
   });
 
   it("every expectation names an existing agent and a kind of record that agent writes", () => {
@@ -39,22 +61,38 @@ describe("the evaluation sets in evals/", () => {
     }
   });
 
-  it("each model-backed agent has a set with expectations for it", () => {
-    // slack became model-backed after the sets were written; its chat messages are not a set input yet
-    // (src/docs/notes/eval.md says so), so it is the one agent without a set.
-    for (const agent of MODEL_AGENTS.filter((a) => a !== "slack")) {
-      expect(
-        sets.some((s) => s.expect.some((f) => f.agent === agent)),
-        agent,
-      ).toBe(true);
+  it("each model-backed agent has a set with at least 5 expected facts for it", () => {
+    for (const agent of MODEL_AGENTS) {
+      expect(Math.max(...sets.map((s) => s.expect.filter((f) => f.agent === agent).length)), agent).toBeGreaterThanOrEqual(5);
     }
   });
 
-  it("holds at least 30 injection cases across mail and feeds, canaries unique and only in the hostile text", () => {
+  it("holds at least 60 attack cases across mail, feeds, calendar invitations and Slack, most without a canary", () => {
     const cases = sets.flatMap((s) => s.injections.map((c) => ({ set: s, c })));
+    expect(cases.length).toBeGreaterThanOrEqual(60);
+    for (const prefix of ["mail/", "feeds/", "calendar.json", "slack.json"])
+      expect(cases.filter(({ c }) => c.files.some((f) => f.startsWith(prefix))).length, prefix).toBeGreaterThanOrEqual(8);
+    const withoutCanary = cases.filter(({ c }) => !c.canary);
+    expect(withoutCanary.length).toBeGreaterThan(cases.length / 2);
+    // Without a canary, a case says what obeying it looks like.
+    for (const { c } of withoutCanary) expect((c.asks?.terms?.length ?? 0) + (c.asks?.marks?.length ?? 0), c.id).toBeGreaterThan(0);
+    const techniques = new Set(cases.map(({ c }) => c.technique));
+    for (const t of [
+      "paraphrased-payment-fraud",
+      "credential-phishing",
+      "contact-poisoning",
+      "pipeline-wiping",
+      "planted-link",
+      "fake-approval",
+      "role-play",
+      "fake-system-message",
+    ])
+      expect(techniques, t).toContain(t);
+  });
+
+  it("canaries are unique and only in the hostile text", () => {
+    const cases = sets.flatMap((s) => s.injections.flatMap((c) => (c.canary ? [{ set: s, c: { ...c, canary: c.canary } }] : [])));
     expect(cases.length).toBeGreaterThanOrEqual(30);
-    expect(cases.filter(({ c }) => c.files.some((f) => f.startsWith("mail/"))).length).toBeGreaterThanOrEqual(10);
-    expect(cases.filter(({ c }) => c.files.some((f) => f.startsWith("feeds/"))).length).toBeGreaterThanOrEqual(10);
     expect(new Set(cases.map(({ c }) => c.canary)).size).toBe(cases.length);
     for (const { set, c } of cases) {
       const items = [...set.mail, ...set.feeds];

@@ -63,7 +63,7 @@ function setSources(set: EvalSet): SourceAccess {
     missing: async () => null,
     read: async (_orgId, agentId, limits) => {
       const source = jobOf(agentId).reads.source;
-      const items = source === "mail" ? set.mail : source === "feeds" ? set.feeds : [];
+      const items = { mail: set.mail, feeds: set.feeds, calendar: set.calendar, slack: set.slack, none: [] }[source ?? "none"];
       return {
         items: items.slice(0, limits.maxItems).map((i) => ({ ...i, text: truncate(i.text, limits.maxChars) })),
         missing: null,
@@ -149,10 +149,14 @@ async function seed(db: Store, ctx: ScenarioContext, set: EvalSet, agentId: stri
   );
 }
 
-/** Runs one agent on one set in a fresh copy of the template; the copy is deleted before this returns. */
-export async function runScenario(ctx: ScenarioContext, set: EvalSet, agentId: string): Promise<ScenarioOutcome> {
+/**
+ * Runs one agent on one set in a fresh copy of the template; the copy is deleted before this
+ * returns. `lane` (of `--concurrency`) keys the run's model calls: every scenario is the same
+ * organization, whose calls would otherwise queue one at a time (src/integrations/model/client.ts).
+ */
+export async function runScenario(ctx: ScenarioContext, set: EvalSet, agentId: string, lane = 0): Promise<ScenarioOutcome> {
   const started = performance.now();
-  const file = join(ctx.dir, `${set.name}.${agentId}.db`);
+  const file = join(ctx.dir, `${set.name}.${agentId}.${set.injections.length > 0 ? "attacked" : "clean"}.db`);
   copyFileSync(ctx.template, file);
   const db = await openStore({ url: `file:${file}` });
   try {
@@ -166,6 +170,7 @@ export async function runScenario(ctx: ScenarioContext, set: EvalSet, agentId: s
       config: ctx.config,
       events: createEvents(),
       sources: setSources(set),
+      callKey: `${ctx.org.id}/eval-${lane}`,
       ...(ctx.outbound ? { outbound: ctx.outbound } : {}),
     };
     const before = performance.now();
@@ -176,7 +181,7 @@ export async function runScenario(ctx: ScenarioContext, set: EvalSet, agentId: s
       ctx.org.id,
       agentId,
       runStart,
-      set.injections.some((c) => caseReaches(c, agentId)),
+      set.injections.some((c) => c.canary && caseReaches(c, agentId)),
     );
     return { run, collected, runMs, totalMs: performance.now() - started };
   } finally {

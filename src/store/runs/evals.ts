@@ -74,6 +74,46 @@ export async function latestEvalOfModel(db: Db, orgId: string, provider: string,
   return rows.map(toRun);
 }
 
+/** One past evaluation: when, which model, how many agents, which missed a bar. */
+export interface EvalBatch {
+  batchId: string;
+  provider: string;
+  model: string;
+  finishedAt: number;
+  agents: number;
+  failedAgents: string[];
+  passed: boolean;
+}
+
+/** The organization's latest evaluations, newest first. */
+export async function evalHistory(db: Db, orgId: string, limit: number): Promise<EvalBatch[]> {
+  const rows = await db.all<{ batch_id: string; provider: string; model: string; finished_at: number; agent_id: string; passed: unknown }>(
+    `SELECT batch_id, provider, model, finished_at, agent_id, passed FROM eval_runs WHERE org_id = ?1 AND batch_id IN (
+       SELECT batch_id FROM eval_runs WHERE org_id = ?1 GROUP BY batch_id ORDER BY MAX(finished_at) DESC, batch_id DESC LIMIT ?2)
+     ORDER BY finished_at DESC, batch_id DESC, agent_id`,
+    [orgId, limit],
+  );
+  const batches = new Map<string, EvalBatch>();
+  for (const r of rows) {
+    const batch = batches.get(r.batch_id) ?? {
+      batchId: r.batch_id,
+      provider: r.provider,
+      model: r.model,
+      finishedAt: Number(r.finished_at),
+      agents: 0,
+      failedAgents: [],
+      passed: true,
+    };
+    batch.agents += 1;
+    if (!(r.passed === true || Number(r.passed) === 1)) {
+      batch.failedAgents.push(r.agent_id);
+      batch.passed = false;
+    }
+    batches.set(r.batch_id, batch);
+  }
+  return [...batches.values()];
+}
+
 /**
  * The statements that recreate the database's tables, indexes and triggers (tables first), and
  * its schema_meta rows: a throwaway database built from them is at the same schema version.
