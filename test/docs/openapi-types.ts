@@ -89,7 +89,7 @@ export interface paths {
         };
         /**
          * Agent suggestions
-         * @description Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.
+         * @description Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (product, growth, revenue, content, corpdev, sales, bdr, compliance, pulse, inbox, calendar, slack, research, finance), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.
          *
          *     Access: API key with scope `read` or `admin`, or OAuth token with `crew:read` (or `crew:write`, `crew:admin`). Plan: pro, team_growth or a plan above.
          *
@@ -242,8 +242,6 @@ export interface paths {
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: pro, team_growth or a plan above.
          *
          *     Counts against the hourly request quota.
-         *
-         *     MCP: also the tool `crew_list_held`, with its own requirement: API key with scope `read` or `admin`, or OAuth token with `crew:read` (or `crew:write`, `crew:admin`). Plan: pro, team_growth or a plan above. An operation may carry a different requirement per projection; the registry states both.
          */
         get: operations["listHeld"];
         put?: never;
@@ -272,8 +270,6 @@ export interface paths {
          *     Counts against the hourly request quota.
          *
          *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
-         *
-         *     MCP: also the tool `crew_review_held`.
          */
         post: operations["reviewHeld"];
         delete?: never;
@@ -539,7 +535,7 @@ export interface paths {
         put?: never;
         /**
          * Save the model connection
-         * @description Saves the organization's model settings (replacing earlier ones). The API key is stored encrypted (AES-GCM under CREW_SECRET) and never returned. Nothing is called: use POST /api/integrations/model/test. When CREW_MODEL_* is set in the environment, it keeps winning; the saved settings apply once it is removed.
+         * @description Saves the organization's model settings (replacing earlier ones). A base URL on a loopback, private or link-local address is refused (400) unless ALLOW_PRIVATE_TARGETS is on; a model on this machine can also be set with CREW_MODEL_* in the environment. The API key is stored encrypted (AES-GCM under CREW_SECRET) and never returned. Nothing is called: use POST /api/integrations/model/test. When CREW_MODEL_* is set in the environment, it keeps winning; the saved settings apply once it is removed.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -935,7 +931,7 @@ export interface paths {
         put?: never;
         /**
          * Connect Slack
-         * @description Connects the organization's Slack workspace (owners): the bot token (sealed, never shown again), the channel the morning and evening standups are posted to, and the channels the Slack agent reads. Replaces an earlier connection.
+         * @description Connects the organization's Slack workspace (owners): the bot token (checked with Slack's auth.test first: a token Slack refuses is a 400 naming Slack's reason, nothing stored; sealed, never shown again), the channel the morning and evening standups are posted to, and the channels the Slack agent reads. Replaces an earlier connection.
          *
          *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
          *
@@ -955,6 +951,32 @@ export interface paths {
          *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         delete: operations["disconnectSlack"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/slack/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a Slack test message
+         * @description Posts a short test message to the saved standup channel now and says whether Slack took it (else Slack's error code).
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
+         */
+        post: operations["testSlack"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1001,6 +1023,32 @@ export interface paths {
          *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
          */
         delete: operations["disconnectTeams"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/teams/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a Teams test message
+         * @description Posts a short test card to the saved Teams webhook now, through the outbound policy, and says whether Teams took it.
+         *
+         *     Access: API key with scope `admin`, or OAuth token with `crew:write` (or `crew:admin`). Plan: operator or team_enterprise.
+         *
+         *     Counts against the hourly request quota.
+         *
+         *     Role: owners of the organization only. A member gets 403 `forbidden`, whatever the key's scopes or the plan (the same on every door: REST, MCP, the web app).
+         */
+        post: operations["testTeams"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1158,45 +1206,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A task was added to the action queue (API, MCP or an agent).
+         * A task was added to the action queue, through any door: REST, MCP, the web app, the CLI, a one-click link, an accepted suggestion or an agent's run. Carries what a receiver needs to show it without a second request.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        event: "action.created";
-                        /** @description The action's id. */
-                        actionId: string;
-                        /** @description Set when the action is about a contact. */
-                        contactId?: string;
-                        /** @description Set when it is about a deal. */
-                        dealId?: string;
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (UTC).
-                         */
-                        timestamp: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["actionCreatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1216,41 +1229,7 @@ export interface webhooks {
          * A person's daily briefing is ready.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        event: "briefing.completed";
-                        /** @description Whose briefing. */
-                        userId: string;
-                        /** @description The briefing's id. */
-                        briefingId: string;
-                        summary?: string;
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (UTC).
-                         */
-                        timestamp: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["briefingCompletedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1270,38 +1249,7 @@ export interface webhooks {
          * The morning standup is ready.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        event: "standup.ready";
-                        /** @description The standup's id. */
-                        standupId: string;
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (UTC).
-                         */
-                        timestamp: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["standupReadyWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1321,44 +1269,7 @@ export interface webhooks {
          * 80 % of a model token budget is used today (UTC): the organization's, or one agent's cap when `agent` is set. Sent once per budget per day.
          * @description Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature); any 2xx acknowledges.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        event: "budget.warning";
-                        /** @description The organization whose budget it is. */
-                        organizationId: string;
-                        /** @description The agent whose daily cap it is; absent for the organization's budget. */
-                        agent?: string;
-                        /** @description Tokens used today. */
-                        used: number;
-                        /** @description The budget in tokens. */
-                        limit: number;
-                        /**
-                         * Format: date-time
-                         * @description When the event happened (UTC).
-                         */
-                        timestamp: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the delivery. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["budgetWarningWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1412,10 +1323,6 @@ export interface components {
             /** @enum {string} */
             error?: "not_found";
         };
-        Error405: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
-            error?: "method_not_allowed";
-        };
         Error409: components["schemas"]["ErrorEnvelope"] & {
             /** @enum {string} */
             error?: "calendar_not_connected" | "run_already_completed";
@@ -1437,40 +1344,14 @@ export interface components {
             error?: "internal_error";
         };
     };
-    responses: {
-        /** @description The path exists but not with this method (any documented path). */
-        MethodNotAllowed: {
-            headers: {
-                Allow: components["headers"]["Allow"];
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error405"];
-            };
-        };
-        /** @description No such endpoint. */
-        NotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error404"];
-            };
-        };
-    };
+    responses: never;
     parameters: never;
     requestBodies: never;
     headers: {
         /** @description The request's id (yours when you sent a valid one, else generated); quote it when reporting a problem. */
         XRequestId: string;
-        /** @description The request's id (yours when you sent a valid one, else generated); quote it when reporting a problem. */
-        XRequestIdOptional: string;
         /** @description The version of the /api/mcp interface. */
         APIVersion: "1.0.0";
-        /** @description The version of the /api/mcp interface. */
-        APIVersionOptional: "1.0.0";
         /** @description Requests allowed per hour for this user (all keys and tokens together). */
         XRateLimitLimit: number;
         /** @description Requests allowed per hour for this user (all keys and tokens together). */
@@ -1491,14 +1372,8 @@ export interface components {
         WWWAuthenticate: string;
         /** @description RFC 6750 challenge: `Bearer realm="crew", resource_metadata="…"`, with `error`, `error_description` (invalid_token) or `scope` (insufficient_scope). */
         WWWAuthenticateOptional: string;
-        /** @description The methods the path accepts. */
-        Allow: string;
-        /** @description The methods the path accepts. */
-        AllowOptional: string;
         /** @description The `crew_session` cookie (HttpOnly, SameSite=Lax, Path=/). */
         SetCookie: string;
-        /** @description The `crew_session` cookie (HttpOnly, SameSite=Lax, Path=/). */
-        SetCookieOptional: string;
     };
     pathItems: never;
 }
@@ -1915,7 +1790,7 @@ export interface operations {
     getSuggestions: {
         parameters: {
             query?: {
-                agent?: "product" | "growth" | "revenue" | "content" | "corpdev" | "sales" | "bdr" | "compliance" | "pulse";
+                agent?: "product" | "growth" | "revenue" | "content" | "corpdev" | "sales" | "bdr" | "compliance" | "pulse" | "inbox" | "calendar" | "slack" | "research" | "finance";
                 /** @description Default open. */
                 status?: "open" | "dismissed" | "accepted";
             };
@@ -3184,7 +3059,7 @@ export interface operations {
                             /** @description What it rests on (empty for records a person wrote). */
                             evidence: {
                                 /** @enum {string} */
-                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                                 /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                                 ref: string;
                                 /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -3225,7 +3100,7 @@ export interface operations {
                             /** @description What it rests on (empty for records a person wrote). */
                             evidence: {
                                 /** @enum {string} */
-                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                                 /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                                 ref: string;
                                 /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -3272,7 +3147,7 @@ export interface operations {
                             /** @description What it rests on (empty for records a person wrote). */
                             evidence: {
                                 /** @enum {string} */
-                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                                 /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                                 ref: string;
                                 /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -3312,7 +3187,7 @@ export interface operations {
                             /** @description What it rests on (empty for records a person wrote). */
                             evidence: {
                                 /** @enum {string} */
-                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
                                 /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
                                 ref: string;
                                 /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
@@ -6439,6 +6314,24 @@ export interface operations {
                                 type: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description What it rests on (empty for records a person wrote). */
+                                evidence: {
+                                    /** @enum {string} */
+                                    kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                    /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                                    ref: string;
+                                    /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                                    title: string;
+                                    /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                                    url?: string;
+                                    /** @description At most 300 characters of the input's text. */
+                                    excerpt?: string;
+                                    /**
+                                     * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                                     * @enum {string}
+                                     */
+                                    trust?: "internal" | "external";
+                                }[];
                                 /**
                                  * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
                                  * @enum {string}
@@ -6455,6 +6348,24 @@ export interface operations {
                                 impact: "low" | "medium" | "high";
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description What it rests on (empty for records a person wrote). */
+                                evidence: {
+                                    /** @enum {string} */
+                                    kind: "mail" | "feed_item" | "calendar_event" | "slack_message" | "event" | "contact" | "action" | "insight" | "handoff" | "deal" | "metric" | "suggestion";
+                                    /** @description The input: a Crew record id, a mail's Message-ID, a feed item's GUID or link, … */
+                                    ref: string;
+                                    /** @description What a person recognizes: the mail's subject and sender, the item's title, the contact's name. */
+                                    title: string;
+                                    /** @description Where a person can open it: the feed item's link, or Crew's own page. */
+                                    url?: string;
+                                    /** @description At most 300 characters of the input's text. */
+                                    excerpt?: string;
+                                    /**
+                                     * @description internal: the organization's own people or data; external: from outside (other senders, feeds, invitations, chat, triggers, or a record written from those).
+                                     * @enum {string}
+                                     */
+                                    trust?: "internal" | "external";
+                                }[];
                                 /**
                                  * @description internal: every evidence item is the organization's own; external: it rests on outside input (From outside: …).
                                  * @enum {string}
@@ -8516,6 +8427,116 @@ export interface operations {
             };
         };
     };
+    testSlack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } | {
+                        /** @constant */
+                        ok: false;
+                        /** @description Why it did not arrive (Slack's error code, Teams' status). */
+                        error: string;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     getTeams: {
         parameters: {
             query?: never;
@@ -8783,6 +8804,116 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request or calendar_credentials_rejected or calendar_unreachable or calendar_not_found. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description No credential, or an invalid one: unauthorized or invalid_token. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Plan or scope does not allow it: insufficient_scope or plan_upgrade_required or forbidden. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description Not found: not_found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Rate limited: rate_limited. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error: internal_error. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimitOptional"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemainingOptional"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitResetOptional"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    testTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } | {
+                        /** @constant */
+                        ok: false;
+                        /** @description Why it did not arrive (Slack's error code, Teams' status). */
+                        error: string;
                     };
                 };
             };
@@ -9320,6 +9451,160 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error500"];
                 };
+            };
+        };
+    };
+    actionCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "action.created";
+                    /** @description The action's id. */
+                    actionId: string;
+                    /** @description The action's title. */
+                    title: string;
+                    /** @enum {string} */
+                    priority: "critical" | "high" | "medium" | "low";
+                    /** @description Its status when it was added (pending for a new action). */
+                    status: string;
+                    /** @description Who added it: api, mcp, web, cli, or the agent's id. */
+                    source: string;
+                    /**
+                     * Format: uri
+                     * @description The action on Crew's web app (sign-in required).
+                     */
+                    url: string;
+                    /** @description Set when the action is about a contact. */
+                    contactId?: string;
+                    /** @description Set when it is about a deal. */
+                    dealId?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    briefingCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "briefing.completed";
+                    /** @description Whose briefing. */
+                    userId: string;
+                    /** @description The briefing's id. */
+                    briefingId: string;
+                    summary?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    standupReadyWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "standup.ready";
+                    /** @description The standup's id. */
+                    standupId: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    budgetWarningWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "budget.warning";
+                    /** @description The organization whose budget it is. */
+                    organizationId: string;
+                    /** @description The agent whose daily cap it is; absent for the organization's budget. */
+                    agent?: string;
+                    /** @description Tokens used today. */
+                    used: number;
+                    /** @description The budget in tokens. */
+                    limit: number;
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
