@@ -26,6 +26,7 @@ import { confirmationFor } from "./confirmations.ts";
 import { icons } from "./icons.ts";
 import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { getPrompt, listPrompts, PROMPTS } from "./prompts.ts";
+import { INVALID_PARAMS, protocolError } from "./protocol-error.ts";
 import { buildResourceCatalog, listResources, listResourceTemplates, readResource } from "./resources.ts";
 import { SERVER_INFO } from "./server.ts";
 import { missingCapability, TASK_TOOLS, TASKS_EXTENSION, TaskStore, tasksDeclared } from "./tasks.ts";
@@ -118,9 +119,7 @@ export function modernHandlers(
       if (!tool) throw unknownTool(request.params.name);
       const args = request.params.arguments ?? {};
       const asked = await confirmationFor(tool, args, {
-        db,
-        baseUrl: config.baseUrl,
-        principal,
+        ctx,
         elicitation: server.getClientCapabilities()?.elicitation,
         inputResponses: sctx.mcpReq.inputResponses,
         missingFor: (agentId) => whatIsMissing(ctx, principal.orgId, agentId),
@@ -160,7 +159,7 @@ export function modernHandlers(
       getPrompt(PROMPTS, request.params.name, request.params.arguments ?? {}, ctx),
     );
     server.setRequestHandler("completion/complete", async (request) =>
-      complete(PROMPTS, resources, request.params.ref, request.params.argument),
+      complete(PROMPTS, resources, request.params.ref, request.params.argument, principal),
     );
     return server;
   };
@@ -169,6 +168,4 @@ export function modernHandlers(
 }
 
 /** The same answer the 2025 server gives an unknown tool (Invalid params). */
-function unknownTool(name: string) {
-  return Object.assign(new Error(`Unknown tool: ${name}. Call tools/list for the tools available.`), { code: -32602 });
-}
+const unknownTool = (name: string) => protocolError(INVALID_PARAMS, `Unknown tool: ${name}. Call tools/list for the tools available.`);

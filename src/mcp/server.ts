@@ -119,7 +119,7 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
   const apps = mcpApps(catalog);
   registerResources(server, resourceCatalog, sessionOf, context, (session) => (appsOffered(session.clientCapabilities?.()) ? apps : null));
   registerPrompts(server, PROMPTS, sessionOf, context);
-  registerCompletions(server, PROMPTS, resourceCatalog);
+  registerCompletions(server, PROMPTS, resourceCatalog, sessionOf);
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const session = sessionOf(extra);
