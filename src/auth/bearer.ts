@@ -3,7 +3,7 @@
  * kept apart from rendering the challenge (http/errors.ts builds WWW-Authenticate).
  */
 import type { Config } from "../config.ts";
-import type { Principal } from "../domain.ts";
+import type { Credential, Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../lib/random.ts";
 import { findActiveKeyOwner, touchApiKey } from "../store/auth/api-keys.ts";
@@ -60,4 +60,15 @@ export async function authenticateBearer(db: Db, config: Config, header: string 
     clientId: owner.clientId,
     scopes: owner.scopes,
   });
+}
+
+/**
+ * Whether a credential still admits its principal (a key not revoked; an access token not revoked
+ * nor expired, its grant not revoked): what a long-lived request, such as an MCP subscription
+ * stream, asks again while it stays open. Sessions and the CLI are not bearer credentials.
+ */
+export async function bearerStillActive(db: Db, credential: Credential, now: number): Promise<boolean> {
+  if (credential.type === "api_key") return (await findActiveKeyOwner(db, credential.id)) !== null;
+  if (credential.type === "oauth") return (await findActiveAccessToken(db, credential.id, now)) !== null;
+  return true;
 }

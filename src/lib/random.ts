@@ -89,7 +89,8 @@ export type IdPrefix =
   | "src"
   | "aud"
   | "msg"
-  | "evl";
+  | "evl"
+  | "mst";
 
 /** `act_01JD…`: a type prefix and a ULID (time-ordered, so ids sort newest last). */
 export function newId(prefix: IdPrefix, nowMs: number): string {
