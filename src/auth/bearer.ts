@@ -5,6 +5,7 @@
 import type { Config } from "../config.ts";
 import type { Credential, Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
+import { isMcpViewPath } from "../lib/mcp-paths.ts";
 import { sha256Hex } from "../lib/random.ts";
 import { findActiveKeyOwner, touchApiKey } from "../store/auth/api-keys.ts";
 import type { Db } from "../store/db.ts";
@@ -35,7 +36,9 @@ export function extractBearer(header: string | undefined | null): string {
  */
 export function isCrewResource(config: Config, resource: string): boolean {
   const base = config.baseUrl;
-  return resource === base || resource === `${base}/` || resource === `${base}/mcp` || resource === `${base}/mcp/`;
+  if (resource === base || resource === `${base}/` || resource === `${base}/mcp` || resource === `${base}/mcp/`) return true;
+  // The read-only and toolset endpoints (lib/mcp-paths.ts) are the same audience.
+  return resource.startsWith(`${base}/mcp/`) && isMcpViewPath(resource.slice(base.length));
 }
 
 export async function authenticateBearer(db: Db, config: Config, header: string | undefined | null, now: number): Promise<Principal> {

@@ -30,7 +30,8 @@ import { INVALID_PARAMS, protocolError } from "./protocol-error.ts";
 import { buildResourceCatalog, listResources, listResourceTemplates, readResource } from "./resources.ts";
 import { SERVER_INFO } from "./server.ts";
 import { missingCapability, TASK_TOOLS, TASKS_EXTENSION, TaskStore, tasksDeclared } from "./tasks.ts";
-import { callTool, type McpTool, resultFeatures, visibleTools } from "./tools.ts";
+import { callTool, type McpTool, resultFeatures, viewRefusal, visibleTools } from "./tools.ts";
+import type { ToolView } from "./toolsets.ts";
 
 const TASK_PARAMS = v.looseObject({ taskId: v.string() });
 
@@ -65,6 +66,8 @@ const CACHE_HINTS = {
 export interface ModernCaller {
   principal: Principal;
   requestId: string;
+  /** The tools the endpoint offers (src/mcp/toolsets.ts). */
+  view: ToolView;
 }
 
 const callerOf = (authInfo: AuthInfo | undefined): ModernCaller => {
@@ -98,7 +101,7 @@ export function modernHandlers(
   const tasks = new TaskStore(clock);
 
   const factory: McpServerFactory = ({ authInfo }) => {
-    const { principal, requestId } = callerOf(authInfo);
+    const { principal, requestId, view } = callerOf(authInfo);
     const ctx = { db, clock, config, log, events, outbound, principal, requestId };
     const server = new Server(serverInfo, {
       capabilities: CAPABILITIES,
@@ -109,7 +112,7 @@ export function modernHandlers(
     // go only to clients that declare the extension.
     const withApps = () => appsOffered(server.getClientCapabilities() ?? {});
     server.setRequestHandler("tools/list", async () => {
-      const visible = visibleTools(catalog, principal);
+      const visible = visibleTools(catalog, principal, view);
       const tools = withApps() ? withAppMeta(visible) : visible;
       // v1 and v2 type the same JSON differently; the values are the 2025 server's.
       return (tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } }) as never;
@@ -117,6 +120,9 @@ export function modernHandlers(
     server.setRequestHandler("tools/call", async (request, sctx) => {
       const tool = catalog.get(request.params.name);
       if (!tool) throw unknownTool(request.params.name);
+      // Outside the endpoint's view: refused before anything else of the call (confirmations, tasks).
+      const outside = viewRefusal(tool, view, requestId);
+      if (outside) return outside as never;
       const args = request.params.arguments ?? {};
       const asked = await confirmationFor(tool, args, {
         ctx,

@@ -34,9 +34,13 @@ import { SharedServerTransport } from "./shared-transport.ts";
 import { MAX_STREAMS_PER_USER, takeStreamSlot } from "./stream-slots.ts";
 import { OrgSubscriptions } from "./subscriptions.ts";
 import { buildToolCatalog } from "./tools.ts";
+import { viewOf } from "./toolsets.ts";
 
-/** Both spellings answer the same: a redirect between them breaks clients (src/docs/notes/mcp-clients.md#how-mcp-behaves-decisions). */
-const PATHS = ["/mcp", "/mcp/"];
+/**
+ * Both spellings answer the same: a redirect between them breaks clients (src/docs/notes/mcp-clients.md#how-mcp-behaves-decisions).
+ * The read-only and toolset endpoints are the same server with a narrower view (toolsets.ts).
+ */
+const PATHS = ["/mcp", "/mcp/", "/mcp/readonly", "/mcp/x/:toolset", "/mcp/x/:toolset/readonly"];
 
 /** The transport's own limit, matching the REST body limit (src/docs/notes/rest-api.md). */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -138,10 +142,11 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       if (body && !body.ok) return body.response;
       const parsedBody = body?.parsed;
       const principal = c.get("principal");
+      const view = viewOf(c.req.path, { readonly: c.req.header("x-mcp-readonly"), toolsets: c.req.header("x-mcp-toolsets") });
       const batchHeaders = await chargeBatch(deps, principal, parsedBody);
       const era = body ? eraOf(c.req.header("mcp-protocol-version"), parsedBody) : "legacy";
       if (era === "modern" || (era === "ask" && !(await isLegacyRequest(c.req.raw, parsedBody)))) {
-        const caller = { principal, requestId: c.get("requestId") };
+        const caller = { principal, requestId: c.get("requestId"), view };
         const listen = isListen(parsedBody);
         if (listen && deps.stopping?.aborted) {
           return jsonRpcError(503, "The server is shutting down; open the subscription again in a moment.");
@@ -216,7 +221,7 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       const protocolVersion = c.req.header("mcp-protocol-version") ?? "2025-03-26";
       shared.attach(
         transport,
-        { principal: async () => principal, requestId: () => requestId, protocolVersion: () => protocolVersion },
+        { principal: async () => principal, requestId: () => requestId, protocolVersion: () => protocolVersion, view: () => view },
         `${principal.credential.type}:${principal.credential.id}`,
       );
       // No close(): once the responses are written nothing stays open (a JSON body, or an SSE stream

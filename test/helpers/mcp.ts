@@ -89,19 +89,22 @@ export async function seedStandup(db: Db, orgId: string, now: number): Promise<v
 }
 
 /** An OAuth access token for `userId` with `scopes` and audience `{base}/mcp`, as the token endpoint would issue. */
-export async function oauthAccessToken(db: Db, baseUrl: string, userId: string, scopes: OAuthScope[], now: number) {
+export async function oauthAccessToken(
+  db: Db,
+  baseUrl: string,
+  userId: string,
+  scopes: OAuthScope[],
+  now: number,
+  resource = `${baseUrl}/mcp`,
+) {
   const grantId = newId("grt", now);
-  await insertGrant(
-    db,
-    { id: grantId, clientId: "test-client", userId, scopes, resource: `${baseUrl}/mcp`, redirectUri: "http://127.0.0.1/cb" },
-    now,
-  );
+  await insertGrant(db, { id: grantId, clientId: "test-client", userId, scopes, resource, redirectUri: "http://127.0.0.1/cb" }, now);
   const token = randomSecret(32);
   await insertTokenPair(
     db,
     {
       grantId,
-      resource: `${baseUrl}/mcp`,
+      resource,
       access: { hash: sha256Hex(token), scopes, expiresAt: now + HOUR },
       refresh: { hash: sha256Hex(randomSecret(32)), scopes, expiresAt: now + 30 * 24 * HOUR },
     },
