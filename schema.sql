@@ -1,4 +1,4 @@
--- Crew schema, version 15 (src/store/migrations.ts holds the upgrade steps from older versions).
+-- Crew schema, version 19 (src/store/migrations.ts holds the upgrade steps from older versions).
 -- Conventions: STRICT tables; every *_at column is Unix time in milliseconds (INTEGER);
 -- identifiers are a type prefix plus a ULID; secrets are stored only as lowercase hex SHA-256;
 -- every row belongs to one organization. Every statement is idempotent (IF NOT EXISTS), so two
@@ -312,6 +312,22 @@ CREATE TABLE IF NOT EXISTS insights (
   evidence   TEXT                              -- JSON, as on suggestions
 ) STRICT;
 CREATE INDEX IF NOT EXISTS insights_feed ON insights (org_id, created_at, id);
+
+-- MCP tasks (io.modelcontextprotocol/tasks) of crew_run_agent, so that any process answers
+-- tasks/get and tasks/cancel for the credential that created one (src/mcp/tasks.ts); kept an hour.
+CREATE TABLE IF NOT EXISTS mcp_tasks (
+  id               TEXT PRIMARY KEY,
+  org_id           TEXT NOT NULL,
+  owner            TEXT NOT NULL,          -- the credential that created it: api_key:<hash> or oauth:<grant id>
+  status           TEXT NOT NULL CHECK (status IN ('working', 'completed', 'failed', 'cancelled')),
+  result           TEXT,                   -- JSON: the tool result, once completed
+  error            TEXT,                   -- JSON {code, message}, once failed
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  created_at       INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  expires_at       INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS mcp_tasks_expiry ON mcp_tasks (expires_at);
 
 -- Scheduler leadership across processes sharing the database.
 CREATE TABLE IF NOT EXISTS leases (

@@ -29,7 +29,7 @@ import { getPrompt, listPrompts, PROMPTS } from "./prompts.ts";
 import { INVALID_PARAMS, protocolError } from "./protocol-error.ts";
 import { buildResourceCatalog, listResources, listResourceTemplates, readResource } from "./resources.ts";
 import { SERVER_INFO } from "./server.ts";
-import { missingCapability, TASK_TOOLS, TASKS_EXTENSION, TaskStore, tasksDeclared } from "./tasks.ts";
+import { missingCapability, TASK_TOOLS, TASKS_EXTENSION, TaskStore, taskOwner, tasksDeclared } from "./tasks.ts";
 import { callTool, type McpTool, resultFeatures, viewRefusal, visibleTools } from "./tools.ts";
 import type { ToolView } from "./toolsets.ts";
 
@@ -98,7 +98,7 @@ export function modernHandlers(
   const resources = buildResourceCatalog(operations);
   const apps = mcpApps(catalog);
   const { db, clock, config, log, events, outbound } = deps;
-  const tasks = new TaskStore(clock);
+  const tasks = new TaskStore({ db, clock, log });
 
   const factory: McpServerFactory = ({ authInfo }) => {
     const { principal, requestId, view } = callerOf(authInfo);
@@ -131,23 +131,22 @@ export function modernHandlers(
         missingFor: (agentId) => whatIsMissing(ctx, principal.orgId, agentId),
       });
       if (asked) return asked as never;
-      const owner = `${principal.credential.type}:${principal.credential.id}`;
       if (TASK_TOOLS.has(tool.mcp.name) && tasksDeclared(server.getClientCapabilities())) {
-        return tasks.start(owner, async (signal) => {
+        return (await tasks.start(taskOwner(principal.credential), principal.orgId, async (signal) => {
           const result = await callTool(tool, args, { ...ctx, signal }, resultFeatures(MODERN_PROTOCOL_VERSION));
           const run = result.structuredContent as { status?: string; summary?: string } | undefined;
           // A run that ended in error fails the task with the run's own words.
           if (run?.status === "error") throw new Error(run.summary);
           return result;
-        }) as never;
+        })) as never;
       }
       return (await callTool(tool, request.params.arguments, ctx, resultFeatures(MODERN_PROTOCOL_VERSION))) as never;
     });
     for (const method of ["tasks/get", "tasks/cancel"] as const) {
       server.setRequestHandler(method, { params: TASK_PARAMS }, async (params) => {
         if (!tasksDeclared(server.getClientCapabilities())) throw missingCapability();
-        const owner = `${principal.credential.type}:${principal.credential.id}`;
-        return (method === "tasks/get" ? tasks.get(owner, params.taskId) : tasks.cancel(owner, params.taskId)) as never;
+        const owner = taskOwner(principal.credential);
+        return (await (method === "tasks/get" ? tasks.get(owner, params.taskId) : tasks.cancel(owner, params.taskId))) as never;
       });
     }
     server.setRequestHandler("resources/list", async () => ({

@@ -311,6 +311,26 @@ export const EVAL_RUNS: string[] = [
   "CREATE INDEX IF NOT EXISTS eval_runs_batches ON eval_runs (org_id, finished_at, batch_id)",
 ];
 
+/**
+ * Issue 35: MCP tasks in the database (src/mcp/tasks.ts), so that every process sharing it answers
+ * `tasks/get` and `tasks/cancel`, and a cancel reaches the process running the task.
+ */
+export const MCP_TASKS: string[] = [
+  `CREATE TABLE IF NOT EXISTS mcp_tasks (
+  id               TEXT PRIMARY KEY,
+  org_id           TEXT NOT NULL,
+  owner            TEXT NOT NULL,          -- the credential that created it: api_key:<hash> or oauth:<grant id>
+  status           TEXT NOT NULL CHECK (status IN ('working', 'completed', 'failed', 'cancelled')),
+  result           TEXT,                   -- JSON: the tool result, once completed
+  error            TEXT,                   -- JSON {code, message}, once failed
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  created_at       INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  expires_at       INTEGER NOT NULL
+) STRICT`,
+  "CREATE INDEX IF NOT EXISTS mcp_tasks_expiry ON mcp_tasks (expires_at)",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, name: "roles and sign-in links", statements: ROLES_AND_SIGN_IN_LINKS },
@@ -325,9 +345,10 @@ export const migrations: Migration[] = [
   { version: 12, name: "message outbox and channels", statements: MESSAGE_OUTBOX_AND_CHANNELS },
   { version: 13, name: "agent pause, budgets and identities", statements: AGENT_PAUSE_BUDGETS_AND_IDENTITIES },
   { version: 15, name: "eval runs", statements: EVAL_RUNS },
+  { version: 19, name: "mcp tasks", statements: MCP_TASKS },
 ];
 
-export const SCHEMA_VERSION = 15;
+export const SCHEMA_VERSION = 19;
 
 /** Splits schema.sql into statements (`;` at a line end ends one; a trigger is written on one line). */
 export function splitSql(sql: string): string[] {

@@ -174,3 +174,32 @@ export async function startAuthProxy(): Promise<{
       }),
   };
 }
+
+/**
+ * A raw MCP 2026-07-28 request over HTTP: the `_meta` envelope (with `capabilities`), and the
+ * `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers that era requires.
+ */
+export function modernPost(
+  base: string,
+  bearer: string,
+  method: string,
+  params: Record<string, unknown>,
+  options: { name?: string; capabilities?: Record<string, unknown>; path?: string } = {},
+) {
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": options.capabilities ?? {},
+      },
+    },
+  };
+  const headers: Record<string, string> = { Authorization: `Bearer ${bearer}`, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method };
+  if (options.name !== undefined) headers["Mcp-Name"] = options.name;
+  return mcpPost(base, body, headers, options.path);
+}

@@ -8,7 +8,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/lib/clock.ts";
-import { mcpPost } from "../helpers/mcp.ts";
+import { modernPost } from "../helpers/mcp.ts";
 import { type Radicale, startRadicale } from "../helpers/radicale.ts";
 import { api, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -58,29 +58,17 @@ const statusOf = async (id: string) => (await api(s.url, ownerKey)(`/api/mcp/act
 const textOf = (r: any): string => r.content.map((c: any) => c.text ?? "").join("\n");
 
 /** A raw 2026-07-28 tools/call declaring form elicitation, with `inputResponses` as a retry carries them. */
-async function rawCall(key: string, name: string, args: Record<string, unknown>, inputResponses?: Record<string, unknown>) {
-  const body = {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "tools/call",
-    params: {
+const rawCall = (key: string, name: string, args: Record<string, unknown>, inputResponses?: Record<string, unknown>) =>
+  modernPost(
+    s.url,
+    key,
+    "tools/call",
+    { name, arguments: args, ...(inputResponses && { inputResponses }) },
+    {
       name,
-      arguments: args,
-      ...(inputResponses && { inputResponses }),
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-        "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
-      },
+      capabilities: { elicitation: { form: {} } },
     },
-  };
-  return mcpPost(s.url, body, {
-    Authorization: `Bearer ${key}`,
-    "MCP-Protocol-Version": "2026-07-28",
-    "Mcp-Method": "tools/call",
-    "Mcp-Name": name,
-  });
-}
+  );
 
 describe("checks before data", () => {
   for (const [who, plan, code] of [

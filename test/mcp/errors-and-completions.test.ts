@@ -4,7 +4,7 @@
  * prompts and templates the caller can see — in both eras.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectHttp, mcpPost } from "../helpers/mcp.ts";
+import { connectHttp, modernPost } from "../helpers/mcp.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let s: TestServer;
@@ -17,22 +17,8 @@ beforeAll(async () => {
 });
 afterAll(async () => s.close());
 
-const meta = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 const modern = (key: string, method: string, params: Record<string, unknown>, name?: string) =>
-  mcpPost(
-    s.url,
-    { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } },
-    {
-      Authorization: `Bearer ${key}`,
-      "MCP-Protocol-Version": "2026-07-28",
-      "Mcp-Method": method,
-      ...(name && { "Mcp-Name": name }),
-    },
-  );
+  modernPost(s.url, key, method, params, { name });
 
 describe("the unknown resource of the 2026-07-28 era", () => {
   it("is -32602 with a message that names no other code, and the URI in data", async () => {
