@@ -94,13 +94,23 @@ export function modernHandlers(
   deps: AppDeps,
   catalog: Map<string, McpTool>,
 ): { requests: McpHttpHandler; stream: (bus: ServerEventBus) => McpHttpHandler } {
+  const factory = modernServerFactory(deps, catalog);
+  const options = { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024 } as const;
+  return { requests: createMcpHandler(factory, options), stream: (bus) => createMcpHandler(factory, { ...options, bus }) };
+}
+
+/**
+ * The server of one 2026-07-28 request, built by the SDK entry per request (its cost per request is
+ * measured in src/docs/notes/benchmark.md#building-the-server-per-request).
+ */
+export function modernServerFactory(deps: AppDeps, catalog: Map<string, McpTool>): McpServerFactory {
   const serverInfo = { ...SERVER_INFO, icons: icons(deps.config.baseUrl, "crew") };
   const resources = buildResourceCatalog(operations);
   const apps = mcpApps(catalog);
   const { db, clock, config, log, events, outbound } = deps;
   const tasks = new TaskStore({ db, clock, log });
 
-  const factory: McpServerFactory = ({ authInfo }) => {
+  return ({ authInfo }) => {
     const { principal, requestId, view } = callerOf(authInfo);
     const ctx = { db, clock, config, log, events, outbound, principal, requestId };
     const server = new Server(serverInfo, {
@@ -168,8 +178,6 @@ export function modernHandlers(
     );
     return server;
   };
-  const options = { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024 } as const;
-  return { requests: createMcpHandler(factory, options), stream: (bus) => createMcpHandler(factory, { ...options, bus }) };
 }
 
 /** The same answer the 2025 server gives an unknown tool (Invalid params). */
