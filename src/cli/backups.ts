@@ -11,10 +11,10 @@ import { dirname, join, resolve } from "node:path";
 import { LEASE_NAME } from "../agents/scheduler.ts";
 import { privateDir, privateEmptyFile, readSchema, readSecretFile } from "../boot.ts";
 import { type Config, isPostgresUrl, loadConfig, secretsFromFiles } from "../config.ts";
+import { requireExistingDatabase } from "../environment.ts";
 import { systemClock } from "../lib/clock.ts";
 import { activeLeader, BackupError, backupFileName, checkBackup, localPath, SECRET_NOTE, writeBackup } from "../store/backup.ts";
 import { type Db, openStore } from "../store/db.ts";
-import { requireExistingDatabase } from "./environment.ts";
 import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
 
 /** BACKUP_DIR, else a `backups` folder beside the database file. */

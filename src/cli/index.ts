@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config.ts";
 import { KEY_SCOPES, PLANS } from "../domain.ts";
-import { withDotEnv } from "./environment.ts";
+import { withDotEnv } from "../environment.ts";
 import { OPERATE_COMMANDS } from "./operate-commands.ts";
 import { type CliIo, type Command, CommandError, type Env, type Flags, jsonOption, orgOption, UsageError, usageOf } from "./support.ts";
 
