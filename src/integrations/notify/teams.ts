@@ -6,8 +6,8 @@
  * another 4xx means the workflow is gone or changed, so trying again will not help.
  */
 import { latestStandup } from "../../store/reports/reports.ts";
-import { UNREACHABLE_TARGET } from "../../webhooks/targets.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
+import { UNREACHABLE_TARGET } from "../outbound-targets.ts";
 import { teamsWebhookUrl } from "../slack/connection.ts";
 import type { Sender } from "./outbox.ts";
 
