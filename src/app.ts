@@ -8,7 +8,9 @@ import type { AppDeps, AppEnv } from "./deps.ts";
 import { docsRoutes } from "./docs/routes.ts";
 import { ApiError } from "./errors.ts";
 import { accessLog } from "./http/access-log.ts";
+import { htmlErrorPage, wantsHtmlPage } from "./http/error-page.ts";
 import { apiVersion, renderError, requestId } from "./http/middleware.ts";
+import { onePublicAddress } from "./http/public-address.ts";
 import { pageSecurityHeaders } from "./http/security-headers.ts";
 import { traceRequests } from "./http/tracing.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
@@ -17,8 +19,6 @@ import { operations } from "./operations/index.ts";
 import { agentTriggerRoute } from "./rest/agent-trigger.ts";
 import { metricsRoutes } from "./rest/metrics.ts";
 import { restRouter, sessionPaths } from "./rest/router.ts";
-import { htmlErrorPage, wantsHtmlPage } from "./web/error-page.ts";
-import { onePublicAddress } from "./web/public-address.ts";
 import { webRoutes } from "./web/routes.ts";
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {

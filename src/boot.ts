@@ -8,9 +8,9 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, st
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BackupFiles } from "./background/backups.ts";
-import { databaseFile, requireExistingDatabase, withDotEnv } from "./cli/environment.ts";
 import { type Config, ConfigError, loadConfig, type ReadText, withoutPassword } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
+import { databaseFile, requireExistingDatabase, withDotEnv } from "./environment.ts";
 import type { Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/log.ts";
 import { randomSecret } from "./lib/random.ts";

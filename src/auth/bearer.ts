@@ -3,8 +3,9 @@
  * kept apart from rendering the challenge (http/errors.ts builds WWW-Authenticate).
  */
 import type { Config } from "../config.ts";
-import type { Principal } from "../domain.ts";
+import type { Credential, Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
+import { isMcpViewPath } from "../lib/mcp-paths.ts";
 import { sha256Hex } from "../lib/random.ts";
 import { findActiveKeyOwner, touchApiKey } from "../store/auth/api-keys.ts";
 import type { Db } from "../store/db.ts";
@@ -35,7 +36,9 @@ export function extractBearer(header: string | undefined | null): string {
  */
 export function isCrewResource(config: Config, resource: string): boolean {
   const base = config.baseUrl;
-  return resource === base || resource === `${base}/` || resource === `${base}/mcp` || resource === `${base}/mcp/`;
+  if (resource === base || resource === `${base}/` || resource === `${base}/mcp` || resource === `${base}/mcp/`) return true;
+  // The read-only and toolset endpoints (lib/mcp-paths.ts) are the same audience.
+  return resource.startsWith(`${base}/mcp/`) && isMcpViewPath(resource.slice(base.length));
 }
 
 export async function authenticateBearer(db: Db, config: Config, header: string | undefined | null, now: number): Promise<Principal> {
@@ -60,4 +63,15 @@ export async function authenticateBearer(db: Db, config: Config, header: string 
     clientId: owner.clientId,
     scopes: owner.scopes,
   });
+}
+
+/**
+ * Whether a credential still admits its principal (a key not revoked; an access token not revoked
+ * nor expired, its grant not revoked): what a long-lived request, such as an MCP subscription
+ * stream, asks again while it stays open. Sessions and the CLI are not bearer credentials.
+ */
+export async function bearerStillActive(db: Db, credential: Credential, now: number): Promise<boolean> {
+  if (credential.type === "api_key") return (await findActiveKeyOwner(db, credential.id)) !== null;
+  if (credential.type === "oauth") return (await findActiveAccessToken(db, credential.id, now)) !== null;
+  return true;
 }

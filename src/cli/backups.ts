@@ -15,6 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { LEASE_NAME } from "../agents/scheduler.ts";
 import { privateDir, privateEmptyFile, readSchema, readSecretFile } from "../boot.ts";
 import { type Config, isPostgresUrl, loadConfig, secretsFromFiles } from "../config.ts";
+import { requireExistingDatabase } from "../environment.ts";
 import type { Bucket } from "../integrations/backups/bucket.ts";
 import { systemClock } from "../lib/clock.ts";
 import { asPrefix, parseS3Url, type S3Address, s3Url } from "../lib/s3-address.ts";
@@ -29,7 +30,6 @@ import {
   writeBackup,
 } from "../store/backup.ts";
 import { type Db, openStore } from "../store/db.ts";
-import { requireExistingDatabase } from "./environment.ts";
 import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
 
 /** BACKUP_DIR, else a `backups` folder beside the database file. */

@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config.ts";
 import { KEY_SCOPES, PLANS } from "../domain.ts";
-import { withDotEnv } from "./environment.ts";
+import { withDotEnv } from "../environment.ts";
 import { OPERATE_COMMANDS } from "./operate-commands.ts";
 import { type CliIo, type Command, CommandError, type Env, type Flags, jsonOption, orgOption, UsageError, usageOf } from "./support.ts";
 
@@ -230,6 +230,18 @@ const COMMANDS: Command[] = [
       return 0;
     },
   },
+  {
+    name: "mcp server-json",
+    summary: "Print this server's server.json (MCP Registry schema 2025-12-11), for a private registry.",
+    options: {},
+    examples: ["npx crew mcp server-json > server.json"],
+    notes: "Names the server by BASE_URL's host (io.crew/<host>), with /mcp and /mcp/readonly as its remotes. See /docs/notes/discovery.",
+    async run(_flags, env, io) {
+      const [{ loadConfig }, { registryServerJson }] = await Promise.all([import("../config.ts"), import("../docs/server-card.ts")]);
+      io.out(`${JSON.stringify(registryServerJson(loadConfig(env).baseUrl), null, 2)}\n`);
+      return 0;
+    },
+  },
 ];
 
 COMMANDS.push(...OPERATE_COMMANDS);
@@ -302,6 +314,9 @@ function findCommand(words: string[]): { command: Command; rest: number } {
     if (!command) throw new UsageError(`unknown command "${first} ${sub}"`);
     return { command, rest: 2 };
   }
+  // A command with subcommands of its own (`mcp`, `mcp server-json`).
+  const nested = words[1] === undefined ? undefined : COMMANDS.find((c) => c.name === `${first} ${words[1]}`);
+  if (nested) return { command: nested, rest: 2 };
   const command = COMMANDS.find((c) => c.name === first);
   if (!command) throw new UsageError(`unknown command "${first}"`);
   return { command, rest: 1 };

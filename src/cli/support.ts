@@ -5,11 +5,11 @@
  */
 import * as v from "valibot";
 import { type Config, loadConfig } from "../config.ts";
+import { requireExistingDatabase } from "../environment.ts";
 import { systemClock } from "../lib/clock.ts";
 import { Email, Title } from "../operations/schemas.ts";
 import type { Db } from "../store/db.ts";
 import type { Organization } from "../store/orgs/orgs.ts";
-import { requireExistingDatabase } from "./environment.ts";
 
 export type Env = Record<string, string | undefined>;
 export type Flags = Record<string, string | boolean | undefined>;

@@ -10,6 +10,7 @@ import { ERROR_CODES } from "./error-codes.ts";
 import { jsonSchemaOf } from "./json-schema.ts";
 import type { DocsSettings } from "./openapi.ts";
 import { overview } from "./overview.ts";
+import { SERVER_CARD_PATH } from "./server-card.ts";
 
 /** The protocol versions the MCP endpoint speaks (src/docs/notes/mcp-clients.md). */
 export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
@@ -42,6 +43,9 @@ export function serverCard(settings: DocsSettings, ops: Operation[]) {
       },
     },
     documentation: { reference: `${baseUrl}/docs`, openapi: `${baseUrl}/openapi.json`, llms: `${baseUrl}/llms.txt` },
+    /** The registry-shaped card (src/docs/server-card.ts) and the narrower views of the endpoint. */
+    serverCard: `${baseUrl}${SERVER_CARD_PATH}`,
+    endpoints: { readOnly: `${baseUrl}/mcp/readonly`, toolset: `${baseUrl}/mcp/x/{toolset}` },
     tools: tools(ops).map(({ op, mcp }) => ({
       name: mcp.name,
       title: mcp.title,

@@ -13,6 +13,7 @@ import { llmsText, serverCard } from "./discovery.ts";
 import { notePage, notesIndexPage, notesOf } from "./notes.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { errorsPage, referencePage } from "./pages.ts";
+import { mcpServerCard, SERVER_CARD_PATH } from "./server-card.ts";
 import { DOCS_CSS } from "./style.ts";
 
 function lazy<T>(make: () => T): () => T {
@@ -25,7 +26,14 @@ function lazy<T>(make: () => T): () => T {
 
 /** Machine-readable documents may be fetched from any origin (no cookie is involved). */
 const PUBLIC = { "Cache-Control": "public, max-age=300" };
-const PUBLIC_PATHS = ["/openapi.json", "/.well-known/mcp.json", "/llms.txt", "/llms-full.txt"];
+const PUBLIC_PATHS = [
+  "/openapi.json",
+  "/.well-known/mcp.json",
+  "/llms.txt",
+  "/llms-full.txt",
+  SERVER_CARD_PATH,
+  "/.well-known/mcp/server-card.json",
+];
 
 export function docsRoutes(deps: AppDeps, ops: Operation[] = operations): Hono<AppEnv> {
   const settings = { baseUrl: deps.config.baseUrl, rateLimitPerHour: deps.config.rateLimitPerHour };
@@ -54,6 +62,9 @@ export function docsRoutes(deps: AppDeps, ops: Operation[] = operations): Hono<A
     c.body(DOCS_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=3600" }),
   );
   router.get("/.well-known/mcp.json", (c) => c.json(card(), 200, PUBLIC));
+  // The Server Card; also at the well-known path discovery tools try first.
+  const registryCard = lazy(() => mcpServerCard(deps.config.baseUrl));
+  for (const path of [SERVER_CARD_PATH, "/.well-known/mcp/server-card.json"]) router.get(path, (c) => c.json(registryCard(), 200, PUBLIC));
   router.get("/llms.txt", (c) => c.body(llms(), 200, { ...PUBLIC, "Content-Type": text }));
   router.get("/llms-full.txt", (c) => c.body(llmsFull(), 200, { ...PUBLIC, "Content-Type": text }));
   return router;

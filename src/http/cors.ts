@@ -36,6 +36,8 @@ export const MCP_CORS: CorsRules = {
     "Mcp-Method",
     "Mcp-Name",
     "Mcp-Session-Id",
+    "X-MCP-Readonly",
+    "X-MCP-Toolsets",
     "Last-Event-ID",
   ],
   exposeHeaders: [

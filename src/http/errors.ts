@@ -3,6 +3,7 @@
  * the one place that turns it into a response, with the RFC 6750 challenge on 401/403.
  */
 import type { ApiError, FieldIssue } from "../errors.ts";
+import { isMcpViewPath } from "../lib/mcp-paths.ts";
 
 export interface ErrorEnvelope {
   error: string;
@@ -19,7 +20,7 @@ export interface ErrorEnvelope {
  * /mcp/ for `/mcp/` (clients such as VS Code require its `resource` to equal the URL they use).
  */
 export function resourceMetadataUrl(baseUrl: string, path: string): string {
-  const suffix = path === "/mcp/" ? "/mcp/" : isMcpPath(path) ? "/mcp" : "";
+  const suffix = path === "/mcp/" || isMcpViewPath(path) ? path : isMcpPath(path) ? "/mcp" : "";
   return `${baseUrl}/.well-known/oauth-protected-resource${suffix}`;
 }
 

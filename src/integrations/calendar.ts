@@ -17,7 +17,7 @@ import type { Db } from "../store/db.ts";
 import { openUserAlert, raiseUserAlert, resolveUserAlerts, resolveUserAlertsStatement } from "../store/integrations/alerts.ts";
 import { deleteIntegrationStatement, getIntegration, saveIntegrationStatement } from "../store/integrations/integrations.ts";
 import { type CalDavAccess, CalDavError, type CalDavFailure, discoverCalendar } from "./caldav.ts";
-import { open, SecretBoxError, seal } from "./secret-box.ts";
+import { open, SecretBoxError, seal, sealingKey } from "./secret-box.ts";
 
 export interface CalendarDeps {
   db: Db;
@@ -67,11 +67,7 @@ const alertKey = (p: CalendarOwner) => ({ orgId: p.orgId, userId: p.userId, serv
 /** Binds a sealed password to its row: copied into another user's row, it does not open. */
 const purpose = (userId: string) => `calendar:${userId}`;
 
-function secretOf(config: Config): string {
-  // boot() always sets it (CREW_SECRET or the generated one); an app built without it is a wiring bug.
-  if (!config.secret) throw new Error("CREW_SECRET is not configured: integration credentials cannot be sealed");
-  return config.secret;
-}
+const secretOf = (config: Config) => sealingKey(config, "integration credentials");
 
 /** Error codes of the calendar failures (src/docs/error-codes.ts). */
 const CODES: Record<CalDavFailure, string> = {

@@ -6,7 +6,18 @@
  * another user's row does not decrypt there.
  */
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
+import type { Config } from "../config.ts";
 import { randomBytes } from "../lib/random.ts";
+
+/**
+ * The key everything at rest is sealed under: CREW_SECRET. boot() always sets it (the variable, or
+ * the secret it generates beside a database file), so an app built without it is a wiring bug,
+ * said with what could not be sealed.
+ */
+export function sealingKey(config: Pick<Config, "secret">, what: string): string {
+  if (!config.secret) throw new Error(`CREW_SECRET is not configured: ${what} cannot be sealed`);
+  return config.secret;
+}
 
 const VERSION = "v1";
 const encoder = new TextEncoder();

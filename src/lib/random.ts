@@ -91,7 +91,8 @@ export type IdPrefix =
   | "msg"
   | "evl"
   | "cnn"
-  | "rsv";
+  | "rsv"
+  | "mst";
 
 /** `act_01JD…`: a type prefix and a ULID (time-ordered, so ids sort newest last). */
 export function newId(prefix: IdPrefix, nowMs: number): string {

@@ -2,13 +2,17 @@
  * completion/complete (src/docs/notes/mcp-resources-and-prompts.md): suggestions for the arguments with fixed values — a prompt's
  * declared values (hand_off's `to`) and a resource template's variables (the standup mode, agent
  * ids), from the projection or the operation's picklist. Anything else completes to nothing, which
- * is a valid answer, not an error.
+ * is a valid answer, not an error. Only for what the caller can see: a prompt or resource template
+ * its plan and scope leave out of the lists completes to nothing too.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CompleteRequestSchema, type CompleteResult } from "@modelcontextprotocol/sdk/types.js";
 import type * as v from "valibot";
+import { denial } from "../auth/access.ts";
+import type { Principal } from "../domain.ts";
 import type { CrewPrompt } from "./prompts.ts";
-import type { McpResource } from "./resources.ts";
+import { type McpResource, principalOf } from "./resources.ts";
+import type { SessionOf } from "./session.ts";
 
 /** The spec caps one answer at 100 values. */
 const MAX_VALUES = 100;
@@ -35,13 +39,19 @@ export function complete(
   resources: readonly McpResource[],
   ref: { type: string; name?: string; uri?: string },
   argument: { name: string; value: string },
+  principal: Principal,
 ): CompleteResult {
   let values: readonly string[] = [];
   if (ref.type === "ref/prompt") {
-    values = prompts.find((p) => p.name === ref.name)?.arguments?.find((a) => a.name === argument.name)?.values ?? [];
+    const prompt = prompts.find((p) => p.name === ref.name);
+    if (prompt && denial(principal, prompt.access) === null) {
+      values = prompt.arguments?.find((a) => a.name === argument.name)?.values ?? [];
+    }
   } else if (ref.type === "ref/resource") {
     const resource = resources.find((r) => r.resource.uri === ref.uri);
-    if (resource?.variables.includes(argument.name)) values = resourceVariableValues(resource, argument.name);
+    if (resource && denial(principal, resource.resource.access) === null && resource.variables.includes(argument.name)) {
+      values = resourceVariableValues(resource, argument.name);
+    }
   }
   const typed = argument.value.toLowerCase();
   const matching = values.filter((value) => value.toLowerCase().startsWith(typed));
@@ -49,6 +59,13 @@ export function complete(
 }
 
 /** Registers completion/complete on a server declaring `completions`. */
-export function registerCompletions(server: Server, prompts: readonly CrewPrompt[], resources: readonly McpResource[]): void {
-  server.setRequestHandler(CompleteRequestSchema, (request) => complete(prompts, resources, request.params.ref, request.params.argument));
+export function registerCompletions(
+  server: Server,
+  prompts: readonly CrewPrompt[],
+  resources: readonly McpResource[],
+  sessionOf: SessionOf,
+): void {
+  server.setRequestHandler(CompleteRequestSchema, async (request, extra) =>
+    complete(prompts, resources, request.params.ref, request.params.argument, await principalOf(sessionOf(extra))),
+  );
 }

@@ -26,10 +26,12 @@ import { confirmationFor } from "./confirmations.ts";
 import { icons } from "./icons.ts";
 import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { getPrompt, listPrompts, PROMPTS } from "./prompts.ts";
+import { INVALID_PARAMS, protocolError } from "./protocol-error.ts";
 import { buildResourceCatalog, listResources, listResourceTemplates, readResource } from "./resources.ts";
 import { SERVER_INFO } from "./server.ts";
-import { missingCapability, TASK_TOOLS, TASKS_EXTENSION, TaskStore, tasksDeclared } from "./tasks.ts";
-import { callTool, type McpTool, resultFeatures, visibleTools } from "./tools.ts";
+import { missingCapability, TASK_TOOLS, TASKS_EXTENSION, TaskStore, taskOwner, tasksDeclared } from "./tasks.ts";
+import { callTool, type McpTool, resultFeatures, viewRefusal, visibleTools } from "./tools.ts";
+import type { ToolView } from "./toolsets.ts";
 
 const TASK_PARAMS = v.looseObject({ taskId: v.string() });
 
@@ -64,6 +66,8 @@ const CACHE_HINTS = {
 export interface ModernCaller {
   principal: Principal;
   requestId: string;
+  /** The tools the endpoint offers (src/mcp/toolsets.ts). */
+  view: ToolView;
 }
 
 const callerOf = (authInfo: AuthInfo | undefined): ModernCaller => {
@@ -90,14 +94,24 @@ export function modernHandlers(
   deps: AppDeps,
   catalog: Map<string, McpTool>,
 ): { requests: McpHttpHandler; stream: (bus: ServerEventBus) => McpHttpHandler } {
+  const factory = modernServerFactory(deps, catalog);
+  const options = { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024 } as const;
+  return { requests: createMcpHandler(factory, options), stream: (bus) => createMcpHandler(factory, { ...options, bus }) };
+}
+
+/**
+ * The server of one 2026-07-28 request, built by the SDK entry per request (its cost per request is
+ * measured in src/docs/notes/benchmark.md#building-the-server-per-request).
+ */
+export function modernServerFactory(deps: AppDeps, catalog: Map<string, McpTool>): McpServerFactory {
   const serverInfo = { ...SERVER_INFO, icons: icons(deps.config.baseUrl, "crew") };
   const resources = buildResourceCatalog(operations);
   const apps = mcpApps(catalog);
   const { db, clock, config, log, events, outbound } = deps;
-  const tasks = new TaskStore(clock);
+  const tasks = new TaskStore({ db, clock, log });
 
-  const factory: McpServerFactory = ({ authInfo }) => {
-    const { principal, requestId } = callerOf(authInfo);
+  return ({ authInfo }) => {
+    const { principal, requestId, view } = callerOf(authInfo);
     const ctx = { db, clock, config, log, events, outbound, principal, requestId };
     const server = new Server(serverInfo, {
       capabilities: CAPABILITIES,
@@ -108,7 +122,7 @@ export function modernHandlers(
     // go only to clients that declare the extension.
     const withApps = () => appsOffered(server.getClientCapabilities() ?? {});
     server.setRequestHandler("tools/list", async () => {
-      const visible = visibleTools(catalog, principal);
+      const visible = visibleTools(catalog, principal, view);
       const tools = withApps() ? withAppMeta(visible) : visible;
       // v1 and v2 type the same JSON differently; the values are the 2025 server's.
       return (tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } }) as never;
@@ -116,33 +130,33 @@ export function modernHandlers(
     server.setRequestHandler("tools/call", async (request, sctx) => {
       const tool = catalog.get(request.params.name);
       if (!tool) throw unknownTool(request.params.name);
+      // Outside the endpoint's view: refused before anything else of the call (confirmations, tasks).
+      const outside = viewRefusal(tool, view, requestId);
+      if (outside) return outside as never;
       const args = request.params.arguments ?? {};
       const asked = await confirmationFor(tool, args, {
-        db,
-        baseUrl: config.baseUrl,
-        principal,
+        ctx,
         elicitation: server.getClientCapabilities()?.elicitation,
         inputResponses: sctx.mcpReq.inputResponses,
         missingFor: (agentId) => whatIsMissing(ctx, principal.orgId, agentId),
       });
       if (asked) return asked as never;
-      const owner = `${principal.credential.type}:${principal.credential.id}`;
       if (TASK_TOOLS.has(tool.mcp.name) && tasksDeclared(server.getClientCapabilities())) {
-        return tasks.start(owner, async (signal) => {
+        return (await tasks.start(taskOwner(principal.credential), principal.orgId, async (signal) => {
           const result = await callTool(tool, args, { ...ctx, signal }, resultFeatures(MODERN_PROTOCOL_VERSION));
           const run = result.structuredContent as { status?: string; summary?: string } | undefined;
           // A run that ended in error fails the task with the run's own words.
           if (run?.status === "error") throw new Error(run.summary);
           return result;
-        }) as never;
+        })) as never;
       }
       return (await callTool(tool, request.params.arguments, ctx, resultFeatures(MODERN_PROTOCOL_VERSION), request.params._meta)) as never;
     });
     for (const method of ["tasks/get", "tasks/cancel"] as const) {
       server.setRequestHandler(method, { params: TASK_PARAMS }, async (params) => {
         if (!tasksDeclared(server.getClientCapabilities())) throw missingCapability();
-        const owner = `${principal.credential.type}:${principal.credential.id}`;
-        return (method === "tasks/get" ? tasks.get(owner, params.taskId) : tasks.cancel(owner, params.taskId)) as never;
+        const owner = taskOwner(principal.credential);
+        return (await (method === "tasks/get" ? tasks.get(owner, params.taskId) : tasks.cancel(owner, params.taskId))) as never;
       });
     }
     server.setRequestHandler("resources/list", async () => ({
@@ -160,15 +174,11 @@ export function modernHandlers(
       getPrompt(PROMPTS, request.params.name, request.params.arguments ?? {}, ctx),
     );
     server.setRequestHandler("completion/complete", async (request) =>
-      complete(PROMPTS, resources, request.params.ref, request.params.argument),
+      complete(PROMPTS, resources, request.params.ref, request.params.argument, principal),
     );
     return server;
   };
-  const options = { legacy: "reject", responseMode: "auto", maxRequestBodySize: 256 * 1024 } as const;
-  return { requests: createMcpHandler(factory, options), stream: (bus) => createMcpHandler(factory, { ...options, bus }) };
 }
 
 /** The same answer the 2025 server gives an unknown tool (Invalid params). */
-function unknownTool(name: string) {
-  return Object.assign(new Error(`Unknown tool: ${name}. Call tools/list for the tools available.`), { code: -32602 });
-}
+const unknownTool = (name: string) => protocolError(INVALID_PARAMS, `Unknown tool: ${name}. Call tools/list for the tools available.`);

@@ -21,9 +21,13 @@ import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { Operation, OperationContext, ResourceProjection } from "../operations/registry.ts";
+import { protocolError } from "./protocol-error.ts";
 import type { McpSession, SessionOf } from "./session.ts";
 
-/** MCP's code for an unknown resource (spec, server/resources "Error Handling"). */
+/**
+ * MCP's code for an unknown resource in the 2025 revisions (server/resources "Error Handling"); the
+ * 2026-07-28 leg sends it as -32602, Invalid params (the SDK v2 maps it), with the same message.
+ */
 export const RESOURCE_NOT_FOUND = -32002;
 export const JSON_MIME = "application/json";
 
@@ -106,7 +110,7 @@ function match(catalog: McpResource[], uri: string): { entry: McpResource; input
 export async function readResource(catalog: McpResource[], uri: string, ctx: Omit<OperationContext, "via">) {
   const found = match(catalog, uri);
   if (!found)
-    throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. Call resources/list and resources/templates/list.`, { uri });
+    throw protocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}. Call resources/list and resources/templates/list.`, { uri });
   const { entry, input } = found;
   try {
     const result = await invoke(
@@ -120,7 +124,7 @@ export async function readResource(catalog: McpResource[], uri: string, ctx: Omi
       const list = error.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
       throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI ${uri} — ${list}`, { uri, issues: error.issues });
     }
-    if (error instanceof ApiError && error.status === 404) throw new McpError(RESOURCE_NOT_FOUND, error.message, { uri });
+    if (error instanceof ApiError && error.status === 404) throw protocolError(RESOURCE_NOT_FOUND, error.message, { uri });
     if (error instanceof ApiError)
       throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`, { uri, error: error.code });
     ctx.log.error("resource read failed", {

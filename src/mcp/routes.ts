@@ -31,11 +31,16 @@ import { MODERN_PROTOCOL_VERSION, modernAuthInfo, modernHandlers } from "./moder
 import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
 import { buildMcpServer, isSupportedProtocolVersion, PROTOCOL_VERSIONS } from "./server.ts";
 import { SharedServerTransport } from "./shared-transport.ts";
-import { MAX_STREAMS_PER_USER, OrgSubscriptions } from "./subscriptions.ts";
+import { MAX_STREAMS_PER_USER, takeStreamSlot } from "./stream-slots.ts";
+import { OrgSubscriptions } from "./subscriptions.ts";
 import { buildToolCatalog } from "./tools.ts";
+import { viewOf } from "./toolsets.ts";
 
-/** Both spellings answer the same: a redirect between them breaks clients (src/docs/notes/mcp-clients.md#how-mcp-behaves-decisions). */
-const PATHS = ["/mcp", "/mcp/"];
+/**
+ * Both spellings answer the same: a redirect between them breaks clients (src/docs/notes/mcp-clients.md#how-mcp-behaves-decisions).
+ * The read-only and toolset endpoints are the same server with a narrower view (toolsets.ts).
+ */
+const PATHS = ["/mcp", "/mcp/", "/mcp/readonly", "/mcp/x/:toolset", "/mcp/x/:toolset/readonly"];
 
 /** The transport's own limit, matching the REST body limit (src/docs/notes/rest-api.md). */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -110,7 +115,9 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const shared = new SharedServerTransport();
   const server = buildMcpServer(deps, catalog, (extra) => shared.sessionOf(extra.requestId));
   const connected = server.connect(shared);
-  const subscriptions = new OrgSubscriptions(deps.db, (error) => deps.log.error("subscription poll failed", { error: String(error) }));
+  const subscriptions = new OrgSubscriptions(deps.db, deps.clock, (error) =>
+    deps.log.error("subscription poll failed", { error: String(error) }),
+  );
   const modern = modernHandlers(deps, catalog);
   /** The entry of each open subscription stream (one per stream, with its caller's bus). */
   const streams = new Set<McpHttpHandler>();
@@ -135,15 +142,18 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       if (body && !body.ok) return body.response;
       const parsedBody = body?.parsed;
       const principal = c.get("principal");
+      const view = viewOf(c.req.path, { readonly: c.req.header("x-mcp-readonly"), toolsets: c.req.header("x-mcp-toolsets") });
       const batchHeaders = await chargeBatch(deps, principal, parsedBody);
       const era = body ? eraOf(c.req.header("mcp-protocol-version"), parsedBody) : "legacy";
       if (era === "modern" || (era === "ask" && !(await isLegacyRequest(c.req.raw, parsedBody)))) {
-        const caller = { principal, requestId: c.get("requestId") };
+        const caller = { principal, requestId: c.get("requestId"), view };
         const listen = isListen(parsedBody);
         if (listen && deps.stopping?.aborted) {
           return jsonRpcError(503, "The server is shutting down; open the subscription again in a moment.");
         }
-        if (listen && subscriptions.streamsOf(principal.userId) >= MAX_STREAMS_PER_USER) {
+        // The slot is taken before anything else of the stream, atomically (stream-slots.ts).
+        const slot = listen ? await takeStreamSlot(deps, principal.userId) : null;
+        if (listen && !slot) {
           return jsonRpcError(429, `At most ${MAX_STREAMS_PER_USER} subscription streams per user are open at once; close one first.`);
         }
         // The body is handed over parsed, so the request itself serves as is unless its Accept needs
@@ -157,8 +167,12 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
         const token = (c.req.header("authorization") ?? "").replace(/^Bearer\s+/i, "");
         const authInfo = modernAuthInfo(caller, token);
         let response: Response;
-        if (listen) {
-          const bus = subscriptions.busFor(principal, () => streams.delete(stream));
+        if (slot) {
+          const done = () => {
+            streams.delete(stream);
+            void slot.release().catch((error) => deps.log.error("stream slot release failed", { error: String(error) }));
+          };
+          const bus = subscriptions.busFor(principal, { ended: done, end: () => void stream.close() });
           let subscribed = false;
           const stream = modern.stream({
             publish: bus.publish,
@@ -168,9 +182,12 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
             },
           });
           streams.add(stream);
-          response = await stream.fetch(request, { parsedBody, authInfo });
-          // Refused, or with nothing to listen for: that stream has ended already.
-          if (!subscribed) streams.delete(stream);
+          try {
+            response = await stream.fetch(request, { parsedBody, authInfo });
+          } finally {
+            // Refused, or with nothing to listen for: that stream has ended already.
+            if (!subscribed) done();
+          }
         } else {
           response = await modern.requests.fetch(request, { parsedBody, authInfo });
         }
@@ -204,7 +221,7 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       const protocolVersion = c.req.header("mcp-protocol-version") ?? "2025-03-26";
       shared.attach(
         transport,
-        { principal: async () => principal, requestId: () => requestId, protocolVersion: () => protocolVersion },
+        { principal: async () => principal, requestId: () => requestId, protocolVersion: () => protocolVersion, view: () => view },
         `${principal.credential.type}:${principal.credential.id}`,
       );
       // No close(): once the responses are written nothing stays open (a JSON body, or an SSE stream

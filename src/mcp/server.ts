@@ -26,7 +26,8 @@ import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { PROMPTS, registerPrompts } from "./prompts.ts";
 import { buildResourceCatalog, principalOf, registerResources } from "./resources.ts";
 import type { SessionOf } from "./session.ts";
-import { callTool, type McpTool, resultFeatures, toolError, visibleTools } from "./tools.ts";
+import { callTool, type McpTool, resultFeatures, toolError, viewRefusal, visibleTools } from "./tools.ts";
+import { FULL_VIEW } from "./toolsets.ts";
 
 /** src/docs/notes/mcp-clients.md. The SDK also speaks 2024 versions; Crew does not, so they are refused or negotiated up. */
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
@@ -107,7 +108,7 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     const session = sessionOf(extra);
     const principal = await principalOf(session);
-    const visible = visibleTools(catalog, principal);
+    const visible = visibleTools(catalog, principal, session.view?.());
     const tools = appsOffered(session.clientCapabilities?.()) ? withAppMeta(visible) : visible;
     // An empty list cannot say why by itself; `_meta` carries the reason for clients and people who look.
     return tools.length > 0 ? { tools } : { tools, _meta: { "crew/explanation": emptyToolsExplanation(principal) } };
@@ -119,7 +120,7 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
   const apps = mcpApps(catalog);
   registerResources(server, resourceCatalog, sessionOf, context, (session) => (appsOffered(session.clientCapabilities?.()) ? apps : null));
   registerPrompts(server, PROMPTS, sessionOf, context);
-  registerCompletions(server, PROMPTS, resourceCatalog);
+  registerCompletions(server, PROMPTS, resourceCatalog, sessionOf);
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const session = sessionOf(extra);
@@ -127,6 +128,8 @@ export function buildMcpServer(deps: AppDeps, catalog: Map<string, McpTool>, ses
     if (!tool)
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. Call tools/list for the tools available.`);
     const requestId = session.requestId();
+    const outside = viewRefusal(tool, session.view?.() ?? FULL_VIEW, requestId);
+    if (outside) return outside;
     let principal: Principal;
     try {
       principal = await session.principal();

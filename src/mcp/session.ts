@@ -1,6 +1,7 @@
 /** Who an MCP request acts for: each transport (HTTP per request, stdio per process) decides how. */
 import type { ClientCapabilities, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../domain.ts";
+import type { ToolView } from "./toolsets.ts";
 
 export interface McpSession {
   /** The caller, checked (and, on stdio, counted against the quota) for each tools request. */
@@ -22,6 +23,8 @@ export interface McpSession {
   protocolVersion(): string;
   /** Called by initialize with the version it negotiated (stdio remembers it; HTTP has it per request). */
   negotiated?(version: string): void;
+  /** The tools this endpoint offers (read-only, toolsets: src/mcp/toolsets.ts); all when absent. */
+  view?(): ToolView;
 }
 
 /** The caller of one request, found from what the SDK hands every handler (its JSON-RPC id). */

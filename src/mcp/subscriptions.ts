@@ -5,9 +5,11 @@
  *
  * - Each stream gets a bus of its own caller (`busFor`, handed to the SDK entry that serves that
  *   one stream, see routes.ts), so an event reaches only the streams of the organization it is
- *   about, and open streams are counted per user (MAX_STREAMS_PER_USER; routes.ts refuses one
- *   more). No AsyncLocalStorage: once used, Node tracks every promise of the process, a cost every
- *   request would pay.
+ *   about. Open streams are capped per user in the database (stream-slots.ts). No
+ *   AsyncLocalStorage: once used, Node tracks every promise of the process, a cost every request
+ *   would pay.
+ * - A stream lasts only as long as its credential: each poll asks whether the key or token of
+ *   every open stream still admits it, and ends the streams of one revoked or expired since.
  * - Regenerations are noticed through the store's `agents_version` counter, which every write to
  *   agents or agent_runs bumps in its own transaction, whichever process made it (schema.sql): while
  *   any stream is open, it is read every POLL_MS, and when it moved each watched organization's
@@ -15,11 +17,13 @@
  *   announced within a few seconds. Nothing is polled while no stream is open.
  */
 import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
-import type { Principal } from "../domain.ts";
+import { bearerStillActive } from "../auth/bearer.ts";
+import type { Credential, Principal } from "../domain.ts";
+import type { Clock } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";
 import { agentsVersion } from "../store/runs/agents.ts";
 
-export const MAX_STREAMS_PER_USER = 5;
+export { MAX_STREAMS_PER_USER } from "./stream-slots.ts";
 export const POLL_MS = 1_000;
 
 /** The resources a regeneration changes. */
@@ -35,6 +39,15 @@ interface Listener {
   deliver: (event: ServerEvent) => void;
   orgId: string;
   userId: string;
+  credential: Credential;
+  /** Ends the stream (its credential no longer admits it). */
+  end: () => void;
+}
+
+/** What the owner of one stream is told: `ended` once it stops listening; `end` ends it. */
+export interface StreamHooks {
+  ended?: () => void;
+  end?: () => void;
 }
 
 export class OrgSubscriptions {
@@ -47,6 +60,7 @@ export class OrgSubscriptions {
 
   constructor(
     private readonly db: Db,
+    private readonly clock: Clock,
     private readonly onerror: (error: unknown) => void,
   ) {}
 
@@ -58,11 +72,11 @@ export class OrgSubscriptions {
    * The bus of one stream opened by `principal`; `ended` runs once when that stream stops listening.
    * Nothing in Crew publishes through it: events come from the polls below.
    */
-  busFor(principal: Principal, ended: () => void = () => {}): ServerEventBus {
+  busFor(principal: Principal, { ended = () => {}, end = () => {} }: StreamHooks = {}): ServerEventBus {
     return {
       publish: () => {},
       subscribe: (deliver) => {
-        const listener = { deliver, orgId: principal.orgId, userId: principal.userId };
+        const listener = { deliver, orgId: principal.orgId, userId: principal.userId, credential: principal.credential, end };
         this.listeners.add(listener);
         if (!this.plans.has(principal.userId)) this.plans.set(principal.userId, principal.plan);
         void this.watch(principal.orgId).catch(this.onerror);
@@ -73,12 +87,6 @@ export class OrgSubscriptions {
         };
       },
     };
-  }
-
-  streamsOf(userId: string): number {
-    let n = 0;
-    for (const l of this.listeners) if (l.userId === userId) n++;
-    return n;
   }
 
   close(): void {
@@ -102,6 +110,7 @@ export class OrgSubscriptions {
   }
 
   private async poll(): Promise<void> {
+    await this.pollCredentials();
     await this.pollPlans();
     const version = await this.readVersion();
     if (version === this.version) return;
@@ -112,6 +121,21 @@ export class OrgSubscriptions {
       if (this.fingerprints.get(orgId) === now) continue;
       this.fingerprints.set(orgId, now);
       for (const uri of WATCHED_URIS) this.publishTo(orgId, { kind: "resource_updated", uri });
+    }
+  }
+
+  /** Streams whose key or token was revoked, or expired, since they opened end now. */
+  private async pollCredentials(): Promise<void> {
+    const byCredential = new Map<string, Listener[]>();
+    for (const l of this.listeners) {
+      const key = `${l.credential.type}:${l.credential.id}`;
+      byCredential.set(key, [...(byCredential.get(key) ?? []), l]);
+    }
+    const now = this.clock.now();
+    for (const listeners of byCredential.values()) {
+      const first = listeners[0];
+      if (!first || (await bearerStillActive(this.db, first.credential, now))) continue;
+      for (const l of listeners) l.end();
     }
   }
 

@@ -16,6 +16,7 @@ import { inSpan, tracingEnabled } from "../lib/tracing.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { AnySchema, McpProjection, Operation, OperationContext } from "../operations/registry.ts";
 import { icons } from "./icons.ts";
+import { FULL_VIEW, inView, outsideView, type ToolView, toolsetOf } from "./toolsets.ts";
 
 export interface McpTool {
   op: Operation;
@@ -41,6 +42,7 @@ export function buildToolCatalog(operations: readonly Operation[], baseUrl?: str
   for (const op of operations) {
     const mcp = op.mcp;
     if (!mcp) continue;
+    toolsetOf(mcp.name); // every tool belongs to a toolset (toolsets.ts), checked when the catalog is built
     tools.set(mcp.name, {
       op,
       mcp,
@@ -58,11 +60,17 @@ export function buildToolCatalog(operations: readonly Operation[], baseUrl?: str
   return tools;
 }
 
-/** The tools this principal may call: the rest are left out of tools/list (src/docs/notes/mcp-clients.md). */
-export function visibleTools(catalog: Map<string, McpTool>, principal: Principal): Tool[] {
+/** The tools this principal may call in this view: the rest are left out of tools/list (src/docs/notes/mcp-clients.md). */
+export function visibleTools(catalog: Map<string, McpTool>, principal: Principal, view: ToolView = FULL_VIEW): Tool[] {
   const out: Tool[] = [];
-  for (const tool of catalog.values()) if (denial(principal, tool.mcp.access) === null) out.push(tool.definition);
+  for (const tool of catalog.values()) if (inView(tool, view) && denial(principal, tool.mcp.access) === null) out.push(tool.definition);
   return out;
+}
+
+/** The tool error of a call to a tool that the endpoint's view leaves out (src/mcp/toolsets.ts), or null. */
+export function viewRefusal(tool: McpTool, view: ToolView, requestId: string): CallToolResult | null {
+  const why = view === FULL_VIEW ? null : outsideView(tool, view);
+  return why ? toolError("tool_not_offered", why, { request_id: requestId }) : null;
 }
 
 /** A tool error: the message for people and models, then the same as JSON for programs. */

@@ -5,8 +5,10 @@
  */
 import { type Context, Hono } from "hono";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { ApiError } from "../errors.ts";
 import { anyOriginCors, OAUTH_CORS } from "../http/cors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
+import { isMcpViewPath } from "../lib/mcp-paths.ts";
 import { authorizeGet, authorizePost } from "./authorize.ts";
 import { connectedAppsRoutes } from "./connected-apps.ts";
 import { OAuthError, renderOAuthError } from "./errors.ts";
@@ -57,6 +59,20 @@ export function oauthRoutes(deps: AppDeps): Hono<AppEnv> {
   // the URL it connects to exactly (RFC 9728 §3.3), so `/mcp/`'s challenge points here.
   endpoint(["/.well-known/oauth-protected-resource/mcp/"], "GET", async (c) =>
     c.json(protectedResourceMetadata(config, `${config.baseUrl}/mcp/`)),
+  );
+  // The same for the read-only and toolset endpoints (lib/mcp-paths.ts), each its own resource URL.
+  endpoint(
+    [
+      "/.well-known/oauth-protected-resource/mcp/readonly",
+      "/.well-known/oauth-protected-resource/mcp/x/:toolset",
+      "/.well-known/oauth-protected-resource/mcp/x/:toolset/readonly",
+    ],
+    "GET",
+    async (c) => {
+      const path = c.req.path.slice("/.well-known/oauth-protected-resource".length);
+      if (!isMcpViewPath(path)) throw new ApiError(404, "not_found", "No such protected resource.");
+      return c.json(protectedResourceMetadata(config, `${config.baseUrl}${path}`));
+    },
   );
   // The aliases serve clients that skip metadata and guess the paths (src/docs/notes/oauth.md).
   endpoint(["/oauth/register", "/register"], "POST", (c) => register(deps, c));

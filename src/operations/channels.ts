@@ -10,13 +10,13 @@ import { actorOf, writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
+import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../integrations/outbound-targets.ts";
 import { checkSlackToken } from "../integrations/slack/check.ts";
 import { type SlackConfig, sealChannelSecret } from "../integrations/slack/connection.ts";
 import { iso } from "../lib/clock.ts";
 import { recordAudit } from "../store/audit/audit.ts";
 import type { Db } from "../store/db.ts";
 import { type ChannelKind, deleteChannel, getChannel, saveChannelStatement } from "../store/delivery/channels.ts";
-import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../webhooks/targets.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime } from "./schemas.ts";
 

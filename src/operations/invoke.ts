@@ -9,9 +9,9 @@ import { type Access, denial, requiredScopeName } from "../auth/access.ts";
 import { ownerDenial } from "../auth/roles.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError, type FieldIssue } from "../errors.ts";
-import { parseOrThrow } from "../http/validate.ts";
 import { inSpan, tracingEnabled } from "../lib/tracing.ts";
 import { inputSchemaFor, type Operation, type OperationContext } from "./registry.ts";
+import { parseOrThrow } from "./validate.ts";
 
 /** The input did not match the operation's schema (thrown before the handler runs). */
 export class InvalidInput extends ApiError {

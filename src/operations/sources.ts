@@ -12,7 +12,7 @@ import type { Config } from "../config.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { refusedWithoutLookup } from "../integrations/outbound.ts";
-import { seal } from "../integrations/secret-box.ts";
+import { seal, sealingKey } from "../integrations/secret-box.ts";
 import {
   FEED_AGENTS,
   jsonOr,
@@ -148,10 +148,7 @@ interface SourceAdminDeps {
   clock: { now(): number };
 }
 
-function secretOf(config: Config): string {
-  if (!config.secret) throw new Error("CREW_SECRET is not configured: source credentials cannot be sealed");
-  return config.secret;
-}
+const secretOf = (config: Config) => sealingKey(config, "source credentials");
 
 const FEED_STATE = v.object({ problem: v.optional(v.string()) });
 

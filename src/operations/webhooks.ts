@@ -8,6 +8,7 @@ import { actorOf, createdByOf, writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import { type Principal, WEBHOOK_EVENTS } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
+import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../integrations/outbound-targets.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { recordAudit } from "../store/audit/audit.ts";
@@ -16,7 +17,6 @@ import { deleteWebhook, getWebhook, insertWebhook, listDeliveries, listWebhooks,
 import { eventAsSent } from "../webhooks/deliver.ts";
 import { sealWebhookSecret } from "../webhooks/secret-at-rest.ts";
 import { newWebhookSecret } from "../webhooks/sign.ts";
-import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../webhooks/targets.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime, LongText, PageLimit } from "./schemas.ts";
 

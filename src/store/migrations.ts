@@ -379,6 +379,26 @@ export const SSO_AND_TOKEN_RESERVATIONS: string[] = [
 ) STRICT`,
 ];
 
+/**
+ * Issue 35: MCP tasks in the database (src/mcp/tasks.ts), so that every process sharing it answers
+ * `tasks/get` and `tasks/cancel`, and a cancel reaches the process running the task.
+ */
+export const MCP_TASKS: string[] = [
+  `CREATE TABLE IF NOT EXISTS mcp_tasks (
+  id               TEXT PRIMARY KEY,
+  org_id           TEXT NOT NULL,
+  owner            TEXT NOT NULL,          -- the credential that created it: api_key:<hash> or oauth:<grant id>
+  status           TEXT NOT NULL CHECK (status IN ('working', 'completed', 'failed', 'cancelled')),
+  result           TEXT,                   -- JSON: the tool result, once completed
+  error            TEXT,                   -- JSON {code, message}, once failed
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  created_at       INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  expires_at       INTEGER NOT NULL
+) STRICT`,
+  "CREATE INDEX IF NOT EXISTS mcp_tasks_expiry ON mcp_tasks (expires_at)",
+];
+
 /** Steps from version 1 onwards, in order. */
 export const migrations: Migration[] = [
   { version: 2, name: "roles and sign-in links", statements: ROLES_AND_SIGN_IN_LINKS },
@@ -396,6 +416,7 @@ export const migrations: Migration[] = [
   { version: 16, name: "provenance and held for review", statements: PROVENANCE_AND_HELD },
   { version: 17, name: "sso identities and token reservations", statements: SSO_AND_TOKEN_RESERVATIONS },
   { version: 18, name: "connections and triggers", statements: CONNECTIONS_AND_TRIGGERS },
+  { version: 19, name: "mcp tasks", statements: MCP_TASKS },
   // PostgreSQL only: the agents_version trigger bumps a slot per connection instead of one row that
   // every run's transaction would hold until it commits (engine/postgres-schema.ts). SQLite's single
   // writer has nothing to gain.

@@ -17,7 +17,7 @@ import { readForm, refuseForgedForm, safeNextPath } from "../html/page-frame.ts"
 import { readJsonObject } from "../http/body.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { assertSameOrigin, crossSiteReason } from "../http/csrf.ts";
-import { parseOrThrow } from "../http/validate.ts";
+import { parseOrThrow } from "../operations/validate.ts";
 import { countUsers, type User } from "../store/auth/users.ts";
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, name: u.name, plan: u.plan });

@@ -7,6 +7,7 @@ import { html } from "hono/html";
 import type { OidcEnv } from "../config.ts";
 import { planTier } from "../domain.ts";
 import { csrfField, type Html, type PageAccount } from "../html/layout.ts";
+import { TOOLSETS } from "../mcp/toolsets.ts";
 
 function snippet(id: string, title: string, where: Html | string, code: string): Html {
   return html`<section class="setup" aria-labelledby="${id}-h">
@@ -45,6 +46,7 @@ export function gettingStarted(account: PageAccount, baseUrl: string, owner: boo
     ${snippet("setup-vscode", "VS Code", html`In <code>.vscode/mcp.json</code> of your workspace; VS Code asks you to sign in.`, vscode)}
     ${snippet("setup-curl", "curl", html`With an API key from <a href="/settings/keys">API keys</a> (plans pro and up).`, `curl -H "Authorization: Bearer crew_…" ${baseUrl}/api/mcp/agents`)}
   </div>
+  <p class="small">Only reading? Use <code>${mcp}/readonly</code>. Only some tools? <code>${mcp}/x/actions</code> (toolsets: ${TOOLSETS.join(", ")}), or the headers <code>X-MCP-Readonly: true</code> and <code>X-MCP-Toolsets: actions,calendar</code>; <a href="/docs/notes/mcp-clients#read-only-and-toolsets">more</a>.</p>
   <p>Agents do their work once a language model is connected: an owner sets it on <a href="/docs">the docs' model set-up</a> (or by <code>CREW_MODEL_*</code> environment variables). Until then they say what they lack.</p>
   ${
     owner

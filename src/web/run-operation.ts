@@ -9,9 +9,9 @@ import type * as v from "valibot";
 import { sessionPrincipalOf, type ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { parseOrThrow } from "../http/validate.ts";
 import { invoke } from "../operations/invoke.ts";
 import type { AnySchema, Operation } from "../operations/registry.ts";
+import { parseOrThrow } from "../operations/validate.ts";
 
 export async function runOperation<I extends AnySchema, O extends AnySchema>(
   deps: AppDeps,

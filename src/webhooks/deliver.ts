@@ -8,6 +8,7 @@
 
 import type { AppDeps } from "../deps.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../integrations/outbound.ts";
+import { UNREACHABLE_TARGET } from "../integrations/outbound-targets.ts";
 import { afterFailure, drainOutbox, type PassReport } from "../lib/outbox-pass.ts";
 import {
   type AttemptOutcome,
@@ -19,7 +20,6 @@ import {
 } from "../store/delivery/webhooks.ts";
 import { openWebhookSecret } from "./secret-at-rest.ts";
 import { signedHeaders } from "./sign.ts";
-import { UNREACHABLE_TARGET } from "./targets.ts";
 
 export { CLAIM_MS, MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../lib/outbox-pass.ts";
 export const REQUEST_TIMEOUT_MS = 10_000;

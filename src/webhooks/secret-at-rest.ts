@@ -4,15 +4,11 @@
  * does not open). Rows written before sealing hold the `whsec_…` value itself and still work.
  */
 import type { Config } from "../config.ts";
-import { open, seal } from "../integrations/secret-box.ts";
+import { open, seal, sealingKey } from "../integrations/secret-box.ts";
 
 const purpose = (webhookId: string) => `webhook:${webhookId}`;
 
-function secretOf(config: Config): string {
-  // boot() always sets it (CREW_SECRET or the generated one); an app built without it is a wiring bug.
-  if (!config.secret) throw new Error("CREW_SECRET is not configured: webhook secrets cannot be sealed");
-  return config.secret;
-}
+const secretOf = (config: Config) => sealingKey(config, "webhook secrets");
 
 export function sealWebhookSecret(config: Config, webhookId: string, secret: string): Promise<string> {
   return seal(secretOf(config), secret, purpose(webhookId));

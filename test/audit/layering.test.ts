@@ -1,7 +1,7 @@
 /**
  * The floors of src/docs/notes/architecture.md as a test: imports point down only, with no
  * allow-list. Top to bottom:
- *   7 entries: serve*.ts, boot.ts, boot-app.ts, resolve-deps.ts, cli/, mcp/stdio.ts, outbound-connector.ts
+ *   7 entries: serve*.ts, boot.ts, boot-app.ts, resolve-deps.ts, environment.ts, cli/, mcp/stdio.ts, outbound-connector.ts
  *   6 app.ts (only the server boot loads it)
  *   5 adapters: rest/, mcp/, web/, docs/, oauth/ (each other's, except web/ and oauth/)
  *   4 operations/ (the registry and invoke), background/
@@ -137,7 +137,7 @@ const FLOORS: [RegExp, number][] = [
   [/^mcp\/stdio\.ts$/, 7],
   [/^(rest|mcp|web|docs|oauth)\//, 5],
   [/^app\.ts$/, 6],
-  [/^(cli\/|(boot|boot-app|resolve-deps|background|outbound-connector)\.ts$|serve(\.deno|\.bun)?\.ts$)/, 7],
+  [/^(cli\/|(boot|boot-app|resolve-deps|background|outbound-connector|environment)\.ts$|serve(\.deno|\.bun)?\.ts$)/, 7],
 ];
 
 const floorOf = (file: string) => FLOORS.find(([re]) => re.test(file))?.[1];

@@ -89,19 +89,22 @@ export async function seedStandup(db: Db, orgId: string, now: number): Promise<v
 }
 
 /** An OAuth access token for `userId` with `scopes` and audience `{base}/mcp`, as the token endpoint would issue. */
-export async function oauthAccessToken(db: Db, baseUrl: string, userId: string, scopes: OAuthScope[], now: number) {
+export async function oauthAccessToken(
+  db: Db,
+  baseUrl: string,
+  userId: string,
+  scopes: OAuthScope[],
+  now: number,
+  resource = `${baseUrl}/mcp`,
+) {
   const grantId = newId("grt", now);
-  await insertGrant(
-    db,
-    { id: grantId, clientId: "test-client", userId, scopes, resource: `${baseUrl}/mcp`, redirectUri: "http://127.0.0.1/cb" },
-    now,
-  );
+  await insertGrant(db, { id: grantId, clientId: "test-client", userId, scopes, resource, redirectUri: "http://127.0.0.1/cb" }, now);
   const token = randomSecret(32);
   await insertTokenPair(
     db,
     {
       grantId,
-      resource: `${baseUrl}/mcp`,
+      resource,
       access: { hash: sha256Hex(token), scopes, expiresAt: now + HOUR },
       refresh: { hash: sha256Hex(randomSecret(32)), scopes, expiresAt: now + 30 * 24 * HOUR },
     },
@@ -171,4 +174,33 @@ export async function startAuthProxy(): Promise<{
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A raw MCP 2026-07-28 request over HTTP: the `_meta` envelope (with `capabilities`), and the
+ * `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers that era requires.
+ */
+export function modernPost(
+  base: string,
+  bearer: string,
+  method: string,
+  params: Record<string, unknown>,
+  options: { name?: string; capabilities?: Record<string, unknown>; path?: string } = {},
+) {
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": options.capabilities ?? {},
+      },
+    },
+  };
+  const headers: Record<string, string> = { Authorization: `Bearer ${bearer}`, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method };
+  if (options.name !== undefined) headers["Mcp-Name"] = options.name;
+  return mcpPost(base, body, headers, options.path);
 }

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSchema } from "../../src/boot.ts";
+import { htmlErrorPage } from "../../src/http/error-page.ts";
 import { getUserByEmail } from "../../src/store/auth/users.ts";
 import { migrate, migrations, SCHEMA_VERSION } from "../../src/store/migrations.ts";
-import { htmlErrorPage } from "../../src/web/error-page.ts";
 import { runCliInProcess } from "../helpers/cli.ts";
 import { openVersion1Store } from "../helpers/schema-v1.ts";
 import { api, startServer, type TestServer, tempDir } from "../helpers/server.ts";

@@ -6,11 +6,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { webhookEventOf } from "../../src/domain.ts";
+import { UNREACHABLE_TARGET } from "../../src/integrations/outbound-targets.ts";
 import { DAY, iso } from "../../src/lib/clock.ts";
 import type { OutboundPolicy } from "../../src/lib/outbound-policy.ts";
 import { outboxStatement } from "../../src/store/delivery/webhooks.ts";
 import { deliverDue, MAX_ATTEMPTS, RETRY_DELAYS_MS } from "../../src/webhooks/deliver.ts";
-import { UNREACHABLE_TARGET } from "../../src/webhooks/targets.ts";
 import { mcpPost } from "../helpers/mcp.ts";
 import { type Call, serverWithClient } from "../helpers/rest.ts";
 import type { TestServer } from "../helpers/server.ts";

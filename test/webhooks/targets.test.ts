@@ -1,6 +1,6 @@
 /** Where webhooks may point (src/docs/notes/webhooks.md): the URL shape, and the part of the outbound policy checked at creation. Address rules: test/integrations/outbound.test.ts. */
 import { describe, expect, it } from "vitest";
-import { privateTargetProblem, urlProblem } from "../../src/webhooks/targets.ts";
+import { privateTargetProblem, urlProblem } from "../../src/integrations/outbound-targets.ts";
 
 describe("privateTargetProblem and urlProblem", () => {
   it("refuses local names and private literals only while private targets are off", () => {

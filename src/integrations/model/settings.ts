@@ -13,7 +13,7 @@ import { type AuditActor, recordAudit } from "../../store/audit/audit.ts";
 import type { Db } from "../../store/db.ts";
 import { deleteModelSettings, getModelSettings, saveModelSettings, tokensSince } from "../../store/runs/model.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
-import { open, SecretBoxError, seal } from "../secret-box.ts";
+import { open, SecretBoxError, seal, sealingKey } from "../secret-box.ts";
 import { CALL_TIMEOUT_MS, callForObject, callForText, type ModelConnection, structuredMode } from "./client.ts";
 
 /** Tokens per organization per day when neither the environment nor the setting says. */
@@ -55,10 +55,7 @@ export interface ResolvedModel extends ModelConnection {
 
 const purpose = (orgId: string) => `model:${orgId}`;
 
-function secretOf(config: Config): string {
-  if (!config.secret) throw new Error("CREW_SECRET is not configured: the model API key cannot be sealed");
-  return config.secret;
-}
+const secretOf = (config: Config) => sealingKey(config, "the model API key");
 
 /** The model to use, or null when none is connected. A stored key that no longer opens counts as no model. */
 export async function resolveModel(deps: ModelDeps, orgId: string): Promise<ResolvedModel | null> {

@@ -10,8 +10,8 @@
  * `[Approve](https://evil…)` shows as those characters, never as a link.
  */
 import { latestStandup } from "../../store/reports/reports.ts";
-import { UNREACHABLE_TARGET } from "../../webhooks/targets.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
+import { UNREACHABLE_TARGET } from "../outbound-targets.ts";
 import { teamsWebhookUrl } from "../slack/connection.ts";
 import { oneLine } from "./briefing-mail.ts";
 import type { NotifyDeps, Sender } from "./outbox.ts";

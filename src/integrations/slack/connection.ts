@@ -6,7 +6,7 @@
 import type { Config } from "../../config.ts";
 import type { Db } from "../../store/db.ts";
 import { type ChannelKind, getChannel } from "../../store/delivery/channels.ts";
-import { open, seal } from "../secret-box.ts";
+import { open, seal, sealingKey } from "../secret-box.ts";
 
 export interface SlackConfig {
   botToken: string;
@@ -14,11 +14,7 @@ export interface SlackConfig {
   readChannels: string[];
 }
 
-const secretOf = (config: Config) => {
-  // boot() always sets it (CREW_SECRET or the generated one); an app built without it is a wiring bug.
-  if (!config.secret) throw new Error("CREW_SECRET is not configured: credentials cannot be sealed");
-  return config.secret;
-};
+const secretOf = (config: Config) => sealingKey(config, "credentials");
 const purpose = (kind: ChannelKind, orgId: string) => `${kind}:${orgId}`;
 
 export const sealChannelSecret = (config: Config, kind: ChannelKind, orgId: string, plain: string) =>

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as util from "node:util";
-import { type Config, ConfigError } from "../config.ts";
+import { type Config, ConfigError } from "./config.ts";
 
 type Env = Record<string, string | undefined>;
 

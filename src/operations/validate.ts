@@ -1,4 +1,8 @@
-/** Valibot validation → the `issues` of a 400 envelope, naming every offending field. */
+/**
+ * Valibot validation → the `issues` of a 400, naming every offending field. The door's
+ * (operations/invoke.ts), whichever projection renders the refusal: the REST envelope, a tool
+ * error, a form's field errors.
+ */
 import * as v from "valibot";
 import { ApiError, type FieldIssue } from "../errors.ts";
 

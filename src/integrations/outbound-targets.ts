@@ -1,11 +1,12 @@
 /**
- * Where a webhook may point (src/docs/notes/webhooks.md): http(s) only, and — unless ALLOW_PRIVATE_TARGETS is on —
+ * Where an outbound target — a webhook, a Teams channel — may point (src/docs/notes/webhooks.md),
+ * beside the outbound policy whose rules it applies: http(s) only, and — unless ALLOW_PRIVATE_TARGETS is on —
  * never at loopback, private, link-local or otherwise non-public addresses, so a subscription
  * cannot make Crew probe its own network. The address rules are the outbound policy's (src/docs/notes/outbound-requests.md,
  * src/integrations/outbound.ts): checked here when a subscription is created, and by
  * outboundFetch before every delivery (the flag may have been turned off, a name may resolve anew).
  */
-import { refusedWithoutLookup } from "../integrations/outbound.ts";
+import { refusedWithoutLookup } from "./outbound.ts";
 
 export const MAX_URL_LENGTH = 2000;
 

@@ -14,7 +14,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "../deps.ts";
 import { messagePage } from "../html/layout.ts";
-import { fromTrustedProxy } from "../http/client-address.ts";
+import { fromTrustedProxy } from "./client-address.ts";
 
 const FORWARDING = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "via"];
 
