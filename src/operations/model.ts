@@ -8,8 +8,8 @@ import { actorOf, writeAccess } from "../auth/access.ts";
 import { MODEL_PROVIDERS } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { forgetModel, type ModelStatus, modelStatus, resolveModel, saveModel, testModel } from "../integrations/model/settings.ts";
-import { isoOrNull } from "../lib/clock.ts";
 import { privateTargetProblem } from "../integrations/outbound-targets.ts";
+import { isoOrNull } from "../lib/clock.ts";
 import { defineOperation } from "./registry.ts";
 import { DailyTokens, DateTime, maxChars } from "./schemas.ts";
 
