@@ -33,6 +33,7 @@ const TOOLSET_OF: Record<string, Toolset> = {
   crew_calendar_create: "calendar",
   crew_agent_status: "agents",
   crew_run_agent: "agents",
+  crew_trigger_agent: "agents",
 };
 
 export function toolsetOf(toolName: string): Toolset {

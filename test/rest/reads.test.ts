@@ -234,7 +234,7 @@ describe("GET /api/mcp/suggestions", () => {
     expect((await call("/api/mcp/suggestions?agent=corpdev")).json).toEqual({ suggestions: [] });
   });
 
-  it("accepts the nine filter values and every other agent id, nothing else", async () => {
+  it("accepts the nine filter values and every agent that writes suggestions, nothing else", async () => {
     for (const agent of [
       "product",
       "growth",
@@ -247,11 +247,14 @@ describe("GET /api/mcp/suggestions", () => {
       "pulse",
       "inbox",
       "finance",
-      "dna",
+      "calendar",
+      "slack",
+      "research",
     ]) {
       expect((await call(`/api/mcp/suggestions?agent=${agent}`)).status).toBe(200);
     }
-    for (const agent of ["manual", "Sales", "nobody", ""]) {
+    // dna and briefing write no suggestions (src/domain.ts SUGGESTION_AGENTS).
+    for (const agent of ["manual", "Sales", "nobody", "", "dna", "briefing"]) {
       const body = expectError(await call(`/api/mcp/suggestions?agent=${agent}`), s.url, 400, "invalid_request");
       expect(body.issues[0].path).toBe("agent");
     }
