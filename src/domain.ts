@@ -36,9 +36,9 @@ export function planIncludes(plan: Plan, needed: Exclude<Tier, "none">): boolean
 
 /** Each tier in one sentence, with its plans: the Users page, the getting-started card and access.md say the same. */
 export const TIER_SENTENCES: Record<Tier, string> = {
-  none: "lite and team_starter: the web app only, no API keys and no MCP (Claude and other clients connect but see no tools).",
-  read: "pro and team_growth: also read over the API and MCP (keys with read, briefing, agents).",
-  write: "operator and team_enterprise: also the writes over the API and MCP (the action queue, contacts, handoffs, the feed, agent runs).",
+  none: "Lite and Team starter: the web app only, no API keys and no MCP (Claude and other clients connect but see no tools).",
+  read: "Pro and Team growth: also read over the API and MCP (keys with read, briefing, agents).",
+  write: "Operator and Team enterprise: also the writes over the API and MCP (the action queue, contacts, handoffs, the feed, agent runs).",
 };
 
 /** The cheapest plan that includes a tier: what a 403 plan_upgrade_required names. */
