@@ -342,6 +342,22 @@ CREATE TABLE IF NOT EXISTS contact_notes (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS contact_notes_by_contact ON contact_notes (org_id, contact_id, created_at);
 
+-- MCP tasks (io.modelcontextprotocol/tasks) of crew_run_agent, so that any process answers
+-- tasks/get and tasks/cancel for the credential that created one (src/mcp/tasks.ts); kept an hour.
+CREATE TABLE IF NOT EXISTS mcp_tasks (
+  id               TEXT PRIMARY KEY,
+  org_id           TEXT NOT NULL,
+  owner            TEXT NOT NULL,          -- the credential that created it: api_key:<hash> or oauth:<grant id>
+  status           TEXT NOT NULL CHECK (status IN ('working', 'completed', 'failed', 'cancelled')),
+  result           TEXT,                   -- JSON: the tool result, once completed
+  error            TEXT,                   -- JSON {code, message}, once failed
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  created_at       INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  expires_at       INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS mcp_tasks_expiry ON mcp_tasks (expires_at);
+
 -- Scheduler leadership across processes sharing the database.
 CREATE TABLE IF NOT EXISTS leases (
   name       TEXT PRIMARY KEY,

@@ -68,7 +68,7 @@ describe("new mail starts the inbox agent", () => {
     mail(1);
     const first = await pollConnectedMailboxes(s.deps);
     expect(first).toHaveLength(1);
-    expect((await runs()).find((r) => r.id === first[0])).toMatchObject({ status: "ok", trigger: "mail", summary: "1 new messages" });
+    expect((await runs()).find((r) => r.id === first[0])).toMatchObject({ status: "ok", trigger: "mail", summary: "Stored 1 contact." });
 
     s.clock.advance(MINUTE);
     mail(2);
@@ -79,7 +79,7 @@ describe("new mail starts the inbox agent", () => {
     s.clock.advance(4 * MINUTE);
     const second = await pollConnectedMailboxes(s.deps);
     expect(second).toHaveLength(1);
-    expect((await runs()).find((r) => r.id === second[0])).toMatchObject({ trigger: "mail", summary: "2 new messages" });
+    expect((await runs()).find((r) => r.id === second[0])).toMatchObject({ trigger: "mail", summary: "Stored 2 contacts." });
   });
 
   it("bulk mail starts nothing", async () => {

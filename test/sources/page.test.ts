@@ -66,7 +66,7 @@ describe("/settings/sources", () => {
     const page = await tab.request("/settings/sources?saved=1");
     expect(page.text).toContain("Mailbox me@example.com @ imap.example.com");
     expect(page.text).toContain("https://example.com/feed.xml");
-    expect(page.text).toContain("research, content");
+    expect(page.text).toContain("Market Research, Content");
     expect(page.text).toContain("Without a source, these agents do not run with a model: corpdev, compliance.");
     expect(page.text).not.toContain("pw-never-shown");
     const id = page.text.match(/name="id" value="(src_[^"]+)"/)?.[1];
