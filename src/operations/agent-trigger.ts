@@ -40,7 +40,7 @@ export const triggerAgentOp = defineOperation({
   role: "owner",
   summary: "Hand an agent an event",
   description:
-    "Starts a run of a model-backed agent now with `payload` (any JSON, at most 64 KiB) as an external input of kind `event`, which its records may cite; the run is marked `trigger: \"event\"` in its history. Answers as soon as the run has an id (`status: started`); the run goes on in the background (crew://agents/{id}/runs). Quota and the agent's token budget apply; 409 when the agent is not model-backed or cannot run yet (no model, a missing source). Organization owners only; other tools can also sign the POST with the agent's trigger secret.",
+    "Starts a run of a model-backed agent now with `payload` (any JSON, at most 64 KiB) as an external input of kind `event`, which its records may cite; the run is marked `trigger: \"event\"` in its history. Answers as soon as the run has an id (`status: started`); the run goes on in the background (crew://agents/{id}/runs). Quota and the agent's token budget apply; refused (a conflict) when the agent is not model-backed or cannot run yet (no model, a missing source). Organization owners only; other tools can also sign the POST with the agent's trigger secret.",
   input: v.strictObject({
     agent: v.pipe(v.string(), v.description("The agent's id, one of the 17 (e.g. sales, inbox).")),
     payload: Payload,

@@ -28,9 +28,11 @@ describe("the run context's evidence", () => {
     expect(done.status).toBe(200);
 
     const sales = await startRun(f.call, "sales");
-    expect(sales.context.handoffs).toEqual([expect.objectContaining({ title: "Offer a renewal call", evidence: cited })]);
+    // Crew decides the trust of its own records (src/docs/notes/prompt-injection.md#provenance): a person posted this insight.
+    const trusted = cited.map((e) => ({ ...e, trust: "internal" }));
+    expect(sales.context.handoffs).toEqual([expect.objectContaining({ title: "Offer a renewal call", evidence: trusted })]);
     const wobble = sales.context.insights.find((i: { title: string }) => i.title === "Renewals wobble");
-    expect(wobble.evidence).toEqual(cited);
+    expect(wobble.evidence).toEqual(trusted);
     const plain = sales.context.insights.find((i: { title: string }) => i.title === "Churn is up in the north");
     expect(plain.evidence).toEqual([]);
   });

@@ -58,6 +58,7 @@ describe("IMAP IDLE starts the inbox agent (real Dovecot)", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       run = ((await call("/api/agents/inbox/runs")).json.runs as any[]).find((r) => r.trigger === "mail" && r.status !== "running");
     }
-    expect(run).toMatchObject({ status: "ok", trigger: "mail", summary: "Read the new mail" });
+    // Crew's summary of what it stored: Ada's mail makes her a contact (src/docs/notes/prompt-injection.md#caps).
+    expect(run).toMatchObject({ status: "ok", trigger: "mail", summary: "Stored 1 contact." });
   }, 30_000);
 });
