@@ -17,7 +17,6 @@ import { dismissedSince, listSuggestions } from "../store/actions/suggestions.ts
 import type { Db } from "../store/db.ts";
 import { listRecentInsights } from "../store/feed/insights.ts";
 import { addRunUsageStatement, getInstructionOverride, tokensSince } from "../store/runs/model.ts";
-import { withoutForeignUrls } from "./handles.ts";
 import { jobOf } from "./jobs.ts";
 import { createFence } from "./policy/fence.ts";
 import { DISMISSAL_MEMORY_MS } from "./policy/said-once.ts";
@@ -141,18 +140,10 @@ export async function modelAsker(
         return null;
       }
     }
-    return { value: withoutLinks(result.value, deps.config.baseUrl), usage };
+    // checkWords refused any link outside Crew above: what is left is the model's text as it is.
+    return { value: result.value, usage };
   };
   return Object.assign(ask, { refusals, spent }) as AskModel;
-}
-
-/** Every string of the answer without links but Crew's own (src/docs/notes/prompt-injection.md#words). */
-function withoutLinks<T>(value: T, base: string): T {
-  if (typeof value === "string") return withoutForeignUrls(value, [], base) as T;
-  if (Array.isArray(value)) return value.map((item) => withoutLinks(item, base)) as T;
-  if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, item]) => [k, withoutLinks(item, base)])) as T;
-  return value;
 }
 
 /** A writer of standup or briefing text from an asker. */

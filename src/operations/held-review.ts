@@ -6,7 +6,7 @@
 import { ownerDenial } from "../auth/roles.ts";
 import type { DomainEvent } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
-import { type ActionRecord, findAction, releaseHeldActionStatement } from "../store/actions/actions.ts";
+import { type ActionRecord, actionCreated, findAction, releaseHeldActionStatement } from "../store/actions/actions.ts";
 import { findSuggestion, releaseSuggestion, setSuggestionStatus } from "../store/actions/suggestions.ts";
 import { commit } from "../store/commit.ts";
 import { dismissHeldHandoff, releaseHandoff } from "../store/feed/handoffs.ts";
@@ -26,23 +26,8 @@ export async function reviewHeldAction(ctx: OperationContext, action: ActionReco
   const orgId = ctx.principal.orgId;
   const now = ctx.clock.now();
   const { statement, released } = releaseHeldActionStatement(orgId, action.id, decision === "release" ? "pending" : "dismissed", now);
-  const events: DomainEvent[] =
-    decision === "release"
-      ? [
-          {
-            type: "action.created",
-            orgId,
-            actionId: action.id,
-            title: action.title,
-            priority: action.priority,
-            status: "pending",
-            source: action.source,
-            contactId: action.contactId,
-            dealId: action.dealId,
-            at: now,
-          },
-        ]
-      : [];
+  // action.created as if the action were written now (src/store/actions/actions.ts builds every one).
+  const events: DomainEvent[] = decision === "release" ? [actionCreated({ ...action, orgId, status: "pending", createdAt: now })] : [];
   await commit(ctx.db, [statement], events, ctx.events.emit, released);
   return (await findAction(ctx.db, orgId, action.id)) ?? action;
 }
