@@ -1175,7 +1175,7 @@ export interface paths {
         put?: never;
         /**
          * Hand an agent an event
-         * @description Starts a run of a model-backed agent now with `payload` (any JSON, at most 64 KiB) as an external input of kind `event`, which its records may cite; the run is marked `trigger: "event"` in its history. Answers as soon as the run has an id (`status: started`); the run goes on in the background (crew://agents/{id}/runs). Quota and the agent's token budget apply; 409 when the agent is not model-backed or cannot run yet (no model, a missing source). Organization owners only; other tools can also sign the POST with the agent's trigger secret.
+         * @description Starts a run of a model-backed agent now with `payload` (any JSON, at most 64 KiB) as an external input of kind `event`, which its records may cite; the run is marked `trigger: "event"` in its history. Answers as soon as the run has an id (`status: started`); the run goes on in the background (crew://agents/{id}/runs). Quota and the agent's token budget apply; refused (a conflict) when the agent is not model-backed or cannot run yet (no model, a missing source). Organization owners only; other tools can also sign the POST with the agent's trigger secret.
          *
          *     The request body is the payload itself (any JSON, at most 64 KiB: 413 beyond). Instead of an admin key or the session, a tool may sign the request the Standard Webhooks way with the agent's trigger secret (POST /api/agents/{id}/trigger-secret): `webhook-id`, `webhook-timestamp` (Unix seconds, within 5 minutes) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`); a signature that does not match is 401 `invalid_signature`.
          *
