@@ -51,6 +51,10 @@ export interface StandupInputs {
   extra?: { title: string; priority: Priority; agent: string; at: number }[];
 }
 
+/** Whether an agent's failed run failed for the reason an alert states (its error quotes the alert's message). */
+const sameCause = (agent: AgentRunSummary, message: string) =>
+  message.length > 0 && [agent.lastError, agent.lastSummary].some((text) => text?.includes(message));
+
 const money = (n: number) => `$${n.toLocaleString("en-US")}`;
 
 export function countHealth(agents: AgentRunSummary[], at: number): Record<Health, number> {
@@ -78,10 +82,11 @@ export function composeStandupBody(inputs: StandupInputs): StandupBody {
     ...inputs.openActions
       .filter((a) => a.priority === "critical" || a.priority === "high")
       .map((a) => ({ title: a.title, priority: a.priority, agent: a.source, at: a.createdAt })),
-    // One cause, one line: an agent whose critical alert says why it fails (a revoked access) is not
-    // listed again for its failed run.
+    // One cause, one line: an agent whose critical alert says why it fails is not listed again for
+    // its failed run — the alert is the agent's own, or (a person's revoked connection, which no
+    // agent raised) the run failed with the alert's words.
     ...failing
-      .filter((a) => !inputs.criticalAlerts.some((alert) => alert.agent === a.id))
+      .filter((a) => !inputs.criticalAlerts.some((alert) => alert.agent === a.id || sameCause(a, alert.message)))
       .map((a) => ({ title: `${a.name}: ${summaryOf(a)}`, priority: "high" as const, agent: a.id, at: a.lastFinishedAt ?? at })),
     ...inputs.criticalAlerts.map((a) => ({ title: a.message, priority: "critical" as const, agent: a.agent, at: a.flaggedAt })),
     ...(inputs.extra ?? []),

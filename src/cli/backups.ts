@@ -29,6 +29,7 @@ import {
   SECRET_NOTE,
   writeBackup,
 } from "../store/backup.ts";
+import type { SqlRow } from "../store/columns.ts";
 import { type Db, openStore } from "../store/db.ts";
 import { type CliIo, CommandError, type Env, type Flags, printJson, UsageError, withStore } from "./support.ts";
 
@@ -169,8 +170,32 @@ async function auditAsIs(
   detail: Record<string, unknown>,
 ) {
   const { recordAudit } = await import("../store/audit/audit.ts");
-  const audited = await db.one("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'audit_events'");
-  if (audited) await recordAudit(db, orgId, event, { kind: "cli" }, systemClock.now(), file, detail);
+  if (await auditTable(db)) await recordAudit(db, orgId, event, { kind: "cli" }, systemClock.now(), file, detail);
+}
+
+const HISTORY_COLUMNS = "id, org_id, at, event, actor_kind, actor_id, subject, detail";
+const auditTable = (db: Db) => db.one("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'audit_events'");
+
+/** The replaced database's record of backups written and restored (none before the audit log existed). */
+async function backupHistory(db: Db): Promise<SqlRow[]> {
+  if (!(await auditTable(db))) return [];
+  return db.all<SqlRow>(`SELECT ${HISTORY_COLUMNS} FROM audit_events WHERE event IN ('backup.written', 'backup.restored')`);
+}
+
+/**
+ * A restore brings the database back to the backup's moment, but not the list of backups: those
+ * written after it (the one being restored among them) and earlier restores still exist, so their
+ * audit entries are carried into the restored database (src/docs/notes/operating.md#backups).
+ */
+async function keepBackupHistory(db: Db, rows: SqlRow[]): Promise<void> {
+  if (rows.length === 0 || !(await auditTable(db))) return;
+  const columns = HISTORY_COLUMNS.split(", ");
+  await db.batch(
+    rows.map((row) => ({
+      sql: `INSERT OR IGNORE INTO audit_events (${HISTORY_COLUMNS}) VALUES (${columns.map(() => "?").join(", ")})`,
+      args: columns.map((c) => (row[c] ?? null) as string | number | null),
+    })),
+  );
 }
 
 export async function restoreFromCli(flags: Flags, env: Env, io: CliIo): Promise<number> {
@@ -211,6 +236,7 @@ async function restoreFile(file: string, shown: string, path: string, flags: Fla
 
   const now = systemClock.now();
   let kept: string | null = null;
+  let history: SqlRow[] = [];
   if (existsSync(path)) {
     const current = await openStore({ url: `file:${path}` });
     try {
@@ -218,6 +244,7 @@ async function restoreFile(file: string, shown: string, path: string, flags: Fla
       if (leader && !flags.force) {
         throw new CommandError(`refused: a server leads the scheduler on this database (${leader}); stop it first, or add --force`);
       }
+      history = await backupHistory(current);
       // The database being replaced is kept, written the same consistent way as a backup.
       const stamp = `${path}.before-restore-${backupFileName(now).slice("crew-".length, -".db".length)}`;
       // Two restores within one second keep both replaced databases.
@@ -243,6 +270,7 @@ async function restoreFile(file: string, shown: string, path: string, flags: Fla
   return withStore(
     env,
     async (db, org) => {
+      await keepBackupHistory(db, history);
       await auditAsIs(db, org.id, "backup.restored", shown, { schemaVersion: checked.schemaVersion, forced: Boolean(flags.force) });
       io.out(
         `Restored ${shown} (schema version ${checked.schemaVersion}, ${checked.users} users) into ${path}` +

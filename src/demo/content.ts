@@ -287,16 +287,17 @@ export const DEMO_ACTIONS: DemoAction[] = [
     ago: 5 * HOUR,
   },
   {
-    title: "Reconnect Google so the Inbox agent can read mail",
+    title: "Answer Umbrella Corp's outage escalation",
     description:
-      "Google refused Crew's refresh token (access revoked, or the password changed): the person who connected sam@acme.example reconnects on Settings → Connections (/settings/connections).",
+      "Their CTO wrote that CSV exports have failed since the last release and asked for a call today; found in the last mail the Inbox agent read.",
     priority: "critical",
     category: "ops",
     status: "pending",
     source: "inbox",
     type: "task",
     lane: "today",
-    ago: 2 * HOUR,
+    // From the inbox's last good run: the latest one could not read the mail (the revoked Google access).
+    ago: 26 * HOUR,
   },
   {
     title: "Send revised proposal to Globex",

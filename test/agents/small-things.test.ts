@@ -65,6 +65,39 @@ describe("words that fit the moment", () => {
     ]);
   });
 
+  it("a person's revoked connection, which no agent raised, is one line, not the alert and the failed run", () => {
+    const at = Date.UTC(2026, 11, 1, 8);
+    const message = "Google access was revoked: reconnect on /settings/connections (sam@acme.example).";
+    const inbox: AgentRunSummary = {
+      id: "inbox",
+      name: "Inbox",
+      category: "ops",
+      schedule: null,
+      lastStatus: "error",
+      lastFinishedAt: at - 60_000,
+      lastSummary: `Could not read its source: Sam's Gmail: ${message}`,
+      lastError: `Sam's Gmail: ${message}`,
+      okFinishedAt: null,
+      okSummary: null,
+      okHasData: false,
+      pausedReason: null,
+    };
+    const finance: AgentRunSummary = { ...inbox, id: "finance", name: "Finance", lastSummary: "The Stripe export failed.", lastError: "timeout" };
+    const body = composeStandupBody({
+      mode: "morning",
+      at,
+      agents: [inbox, finance],
+      metrics: null,
+      openActions: [],
+      // A connection's alert belongs to the person, so its agent is the service's name.
+      criticalAlerts: [{ message, agent: "google", flaggedAt: at - 60_000 }],
+    });
+    expect(body.interventions).toEqual([
+      { title: message, priority: "critical", agent: "google" },
+      { title: "Finance: The Stripe export failed.", priority: "high", agent: "finance" },
+    ]);
+  });
+
   it("crew user list has a role column", async () => {
     await s.createUser("operator", "boss@example.com", "owner");
     const env = { DATABASE_URL: s.config.databaseUrl, CREW_SECRET: "test-secret-test-secret-test-secret-00", LOG_LEVEL: "silent" };

@@ -73,6 +73,9 @@ describe("seed --demo content", () => {
     expect(priorities[0]).toBe("critical");
     expect([...priorities].sort((a: string, b: string) => rank(a) - rank(b))).toEqual(priorities);
     expect(morning.json.interventions.map((i: any) => i.agent)).toEqual(expect.arrayContaining(["inbox", "revenue"]));
+    // One cause, one line: the revoked Google access is the alert alone (no action, no failed-run line).
+    const google = morning.json.interventions.filter((i: any) => /Google|Gmail|reconnect/i.test(i.title));
+    expect(google.map((i: any) => i.title)).toEqual(["Google access was revoked: reconnect on /settings/connections (sam@acme.example)."]);
   });
 
   it("has a company profile with a pipeline across every stage", async () => {

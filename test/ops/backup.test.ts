@@ -186,6 +186,36 @@ describe("crew backup and crew restore", () => {
     }
   });
 
+  it("the list of backups survives a restore: the restored database still records the backups written after it", async () => {
+    const own = await databaseFileWithKey("history");
+    try {
+      const env = { DATABASE_URL: own.dbUrl, LOG_LEVEL: "silent" };
+      const first = join(own.dir, "first.db");
+      const second = join(own.dir, "second.db");
+      expect((await runCliInProcess(["backup", "--to", first], env)).code).toBe(0);
+      expect((await runCliInProcess(["backup", "--to", second], env)).code).toBe(0);
+      const restored = await runCliInProcess(["restore", first], env);
+      expect(restored.code, restored.stderr).toBe(0);
+      const db = sqlite(join(own.dir, "crew.db"));
+      try {
+        const rows = db
+          .prepare("SELECT event, subject FROM audit_events WHERE event LIKE 'backup.%' ORDER BY id")
+          .all() as { event: string; subject: string }[];
+        // `first` itself was recorded only after its copy was taken: without the carry-over, the
+        // restored list would hold neither backup, only the restore.
+        expect(rows).toEqual([
+          { event: "backup.written", subject: first },
+          { event: "backup.written", subject: second },
+          { event: "backup.restored", subject: first },
+        ]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      own.cleanup();
+    }
+  });
+
   it("a server refuses to start on a database written by a newer release, in one line naming both versions", async () => {
     const path = join(other.dir, "from-the-future.db");
     copyFileSync(backupFile(), path);

@@ -4,6 +4,7 @@
  * markSeen sees only new mail, a wrong password raises the `imap` alert and a later success clears
  * it, reads are bounded, and the password appears in no response and no log line.
  */
+import { type AddressInfo, createServer } from "node:net";
 import { ImapFlow } from "imapflow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSourcesFor, type SourceDeps, SourceError } from "../../src/integrations/sources.ts";
@@ -195,6 +196,45 @@ describe("IMAP source (real Dovecot on loopback)", () => {
     const folder = await readSourcesFor(deps, s.org.id, "inbox", LIMITS).catch((e) => e);
     expect(folder.message).toBe('Mailbox: The folder "Nope" was not found in the mailbox.');
     expect((await save(dovecot.port)).status).toBe(200);
+    await readSourcesFor(deps, s.org.id, "inbox", LIMITS);
+    expect(await openOrgAlert(s.db, s.org.id, "imap")).toBeNull();
+  });
+
+  it("a server that answers but ends the sign-in, or speaks no TLS, is never 'could not be reached'", async () => {
+    const save = (body: Record<string, unknown>) =>
+      call("/api/integrations/sources", {
+        body: { kind: "imap", host: dovecot.host, port: dovecot.port, tls: false, username: "crew", password: PASSWORD, ...body },
+      });
+    // TLS asked of Dovecot's plaintext port: the TCP connection works, the handshake does not.
+    expect((await save({ tls: true })).status).toBe(200);
+    const tls = await readSourcesFor(deps, s.org.id, "inbox", LIMITS).catch((e) => e);
+    expect(tls).toBeInstanceOf(SourceError);
+    expect(tls.message).toBe(
+      `Mailbox: The mail server ${dovecot.host} answered on port ${dovecot.port}, but not with TLS: turn TLS off (STARTTLS is used when offered) or use the IMAPS port, usually 993.`,
+    );
+    // A scripted IMAP peer (a stand-in for a provider that drops the connection at LOGIN, as one
+    // does for an account without IMAP): it greets, then closes the connection on the login.
+    const peer = createServer((socket) => {
+      socket.write("* OK [CAPABILITY IMAP4rev1] ready\r\n");
+      socket.on("data", (chunk) => {
+        const [tag, command] = String(chunk).split(" ");
+        if (/^CAPABILITY/i.test(command ?? "")) socket.write(`* CAPABILITY IMAP4rev1\r\n${tag} OK done\r\n`);
+        else if (/^(LOGIN|AUTHENTICATE)/i.test(command ?? "")) socket.end("* BYE sign-in is not allowed for this account\r\n");
+        else socket.write(`${tag} BAD unknown\r\n`);
+      });
+    });
+    await new Promise<void>((resolve) => peer.listen(0, "127.0.0.1", resolve));
+    try {
+      expect((await save({ port: (peer.address() as AddressInfo).port })).status).toBe(200);
+      const ended = await readSourcesFor(deps, s.org.id, "inbox", LIMITS).catch((e) => e);
+      expect(ended).toBeInstanceOf(SourceError);
+      expect(ended.message).not.toMatch(/could not be reached/);
+      expect(ended.message).toMatch(/^Mailbox: The mail server 127\.0\.0\.1 answered but ended the sign-in/);
+      expect(ended.message).toMatch(/app password/);
+    } finally {
+      peer.close();
+    }
+    expect((await save({})).status).toBe(200);
     await readSourcesFor(deps, s.org.id, "inbox", LIMITS);
     expect(await openOrgAlert(s.db, s.org.id, "imap")).toBeNull();
   });

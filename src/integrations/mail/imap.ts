@@ -83,7 +83,18 @@ export class MailError extends Error {
 const MAX_MESSAGE_BYTES = 256 * 1024;
 const TIMEOUT_MS = 15_000;
 
-function classify(error: unknown, settings: MailboxSettings): MailError {
+/** How far a connection got before it failed: a failure after the greeting is never "could not be reached". */
+interface Progress {
+  /** The server's IMAP greeting arrived: TCP (and implicit TLS) worked. */
+  answered: boolean;
+  /** The login succeeded. */
+  signedIn: boolean;
+}
+
+/** A TLS handshake that failed: the port speaks no TLS, or TLS of another kind (Node's ERR_SSL_* and EPROTO). */
+const TLS_FAILURE = /^(ERR_SSL_|ERR_TLS_|EPROTO$)/;
+
+function classify(error: unknown, settings: MailboxSettings, progress: Progress): MailError {
   if (error instanceof MailError) return error;
   const e = error as { authenticationFailed?: boolean; code?: string; message?: string; responseText?: string };
   const reason = `${e?.code ?? ""} ${e?.responseText ?? e?.message ?? String(error)}`.trim();
@@ -91,7 +102,27 @@ function classify(error: unknown, settings: MailboxSettings): MailError {
   if (error instanceof OutboundRefused)
     return new MailError("unreachable", `The mail server ${settings.host} could not be reached.`, error.reason);
   const code = e?.code ?? "";
-  if (/^(E[A-Z]+|ETIMEDOUT|NoConnection|ConnectionClosed|ClosedAfterConnect.*)$/.test(code) || /timeout|connect/i.test(reason)) {
+  if (TLS_FAILURE.test(code)) {
+    return new MailError(
+      "protocol",
+      settings.tls
+        ? `The mail server ${settings.host} answered on port ${settings.port}, but not with TLS: turn TLS off (STARTTLS is used when offered) or use the IMAPS port, usually 993.`
+        : `The mail server ${settings.host} answered on port ${settings.port}, but the TLS upgrade failed.`,
+      reason,
+    );
+  }
+  // The greeting came, so the host was reached: a connection that ends before the login succeeds
+  // is the server ending the sign-in (too many connections, IMAP turned off for the account, an
+  // app password required), not a network failure.
+  if (progress.answered && !progress.signedIn) {
+    const said = e?.responseText ? `: "${e.responseText}"` : "";
+    return new MailError(
+      "rejected",
+      `The mail server ${settings.host} answered but ended the sign-in${said}. Check the user name and password, and that IMAP is turned on for the account (some providers need an app password).`,
+      reason,
+    );
+  }
+  if (!progress.answered && (/^(E[A-Z]+|ETIMEDOUT|NoConnection|ConnectionClosed|ClosedAfterConnect.*|CONNECT_TIMEOUT|GREETING_TIMEOUT)$/.test(code) || /timeout|connect/i.test(reason))) {
     return new MailError("unreachable", `The mail server ${settings.host} could not be reached.`, reason);
   }
   return new MailError("protocol", "The mail server did not answer as expected.", reason);
@@ -168,7 +199,9 @@ export async function readMailbox(
     }
     return { messages, cursor: next };
   } catch (error) {
-    throw classify(error, settings);
+    // `greetingReceived` is imapflow's own flag, set when the greeting arrives (not in its types).
+    const answered = (client as { greetingReceived?: boolean } | null)?.greetingReceived === true;
+    throw classify(error, settings, { answered, signedIn: Boolean(client?.authenticated) });
   } finally {
     if (client) await client.logout().catch(() => client?.close());
   }
