@@ -3,11 +3,10 @@
  * (src/docs/notes/benchmark.md#building-the-server-per-request), the question before serving both
  * eras from one per-request SDK v2 factory. CPU time per construction, interleaved rounds, in one
  * process with no I/O (nothing is read at construction):
- *   - v2 factory: Crew's 2026-07-28 server of one request (`modernServerFactory`, what
- *     `createMcpHandler` calls for every request of that era today),
- *   - v1 server: the 2025 leg's `buildMcpServer` with the shared validator (built once per
- *     process today; per request it would cost this),
- *   - v1 server, own validator: the same with the SDK's default (a fresh Ajv per server).
+ *   - the one factory (`mcpServerFactory`, what both eras' entries call for every request), for
+ *     a 2026-07-28 request and for a 2025-era one,
+ *   - a bare SDK v1 `Server` with its own validator (the SDK's default: a fresh Ajv per server),
+ *     what the 2025 leg once shared one server to avoid.
  * Env: BENCH_ITERATIONS (per round, default 2000), BENCH_ROUNDS (default 5).
  */
 import { Server as V1Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -16,8 +15,8 @@ import type { AppDeps } from "../src/deps.ts";
 import type { Principal } from "../src/domain.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { silentLogger } from "../src/lib/log.ts";
-import { modernAuthInfo, modernServerFactory } from "../src/mcp/modern.ts";
-import { buildMcpServer } from "../src/mcp/server.ts";
+import { callerAuthInfo, httpCallerOf } from "../src/mcp/http-serving.ts";
+import { mcpServerFactory } from "../src/mcp/server.ts";
 import { buildToolCatalog } from "../src/mcp/tools.ts";
 import { FULL_VIEW } from "../src/mcp/toolsets.ts";
 import { operations } from "../src/operations/index.ts";
@@ -38,22 +37,29 @@ const principal: Principal = {
   role: "owner",
   credential: { type: "api_key", id: "hash", scopes: ["admin"] },
 };
-const factory = modernServerFactory(deps, catalog);
-const authInfo = modernAuthInfo({ principal, requestId: "req_bench", view: FULL_VIEW }, "crew_bench");
-const session = () => ({ principal: async () => principal, requestId: () => "req_bench", protocolVersion: () => "2025-11-25" });
+const factory = mcpServerFactory(deps, catalog, { callerOf: httpCallerOf });
+const caller = {
+  principal: async () => principal,
+  requestId: () => "req_bench",
+  view: FULL_VIEW,
+  protocolVersion: "2025-11-25",
+  cancelKey: "k",
+};
+const authInfo = callerAuthInfo(caller, "hash", "crew_bench");
 
 const scenarios: Record<string, () => unknown> = {
-  "v2 factory (2026-07-28, per request today)": () => factory({ authInfo } as never),
-  "v1 server, shared validator (2025, once per process today)": () => buildMcpServer(deps, catalog, session),
+  "one factory, 2026-07-28 request": () => factory({ era: "modern", authInfo }),
+  "one factory, 2025-era request": () => factory({ era: "legacy", authInfo }),
   "v1 bare Server, own Ajv": () => new V1Server({ name: "x", version: "1" }, { capabilities: { tools: {} } }),
 };
 
 const results = new Map<string, number[]>();
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, build] of Object.entries(scenarios)) {
-    for (let i = 0; i < 50; i++) build(); // warm
+    // Awaited one by one: the factory is async (it reads the caller), and its microtasks count too.
+    for (let i = 0; i < 50; i++) await build(); // warm
     const start = process.cpuUsage();
-    for (let i = 0; i < ITERATIONS; i++) build();
+    for (let i = 0; i < ITERATIONS; i++) await build();
     const used = process.cpuUsage(start);
     results.set(name, [...(results.get(name) ?? []), (used.user + used.system) / ITERATIONS]);
   }

@@ -5,14 +5,12 @@
  * is a valid answer, not an error. Only for what the caller can see: a prompt or resource template
  * its plan and scope leave out of the lists completes to nothing too.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CompleteRequestSchema, type CompleteResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CompleteResult } from "@modelcontextprotocol/server";
 import type * as v from "valibot";
 import { denial } from "../auth/access.ts";
 import type { Principal } from "../domain.ts";
 import type { CrewPrompt } from "./prompts.ts";
-import { type McpResource, principalOf } from "./resources.ts";
-import type { SessionOf } from "./session.ts";
+import type { McpResource } from "./resources.ts";
 
 /** The spec caps one answer at 100 values. */
 const MAX_VALUES = 100;
@@ -56,16 +54,4 @@ export function complete(
   const typed = argument.value.toLowerCase();
   const matching = values.filter((value) => value.toLowerCase().startsWith(typed));
   return { completion: { values: matching.slice(0, MAX_VALUES), total: matching.length, hasMore: matching.length > MAX_VALUES } };
-}
-
-/** Registers completion/complete on a server declaring `completions`. */
-export function registerCompletions(
-  server: Server,
-  prompts: readonly CrewPrompt[],
-  resources: readonly McpResource[],
-  sessionOf: SessionOf,
-): void {
-  server.setRequestHandler(CompleteRequestSchema, async (request, extra) =>
-    complete(prompts, resources, request.params.ref, request.params.argument, await principalOf(sessionOf(extra))),
-  );
 }

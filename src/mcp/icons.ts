@@ -3,7 +3,7 @@
  * without contacting any other host. Plain SVG, `currentColor`-free so they read on light and dark
  * backgrounds alike.
  */
-import type { Icon } from "@modelcontextprotocol/sdk/types.js";
+import type { Icon } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
 import type { AppEnv } from "../deps.ts";
 

@@ -1,18 +1,14 @@
 /**
- * What `/mcp` does with the headers real clients send before the SDK transport sees them.
+ * The Accept shim: what `/mcp` does with the Accept header real clients send before the SDK
+ * transport sees it.
  *
- * Accept: the transport insists on `application/json, text/event-stream`, but Claude Code sends
+ * The transport insists on `application/json, text/event-stream`, but Claude Code sends
  * `Accept: application/json` alone and Anthropic's connector proxy `text/event-stream` alone
  * (src/docs/notes/mcp-clients.md#how-mcp-behaves-decisions, and the 406 reports against them). A 406 there ends the connection after a
  * successful sign-in, so Crew answers whichever of the two the client accepts — JSON when it takes
  * JSON (or says nothing), one short SSE stream when it takes only SSE — and 406s only a client that
- * accepts neither.
- *
- * MCP-Protocol-Version: a version Crew does not speak is 400 (src/docs/notes/mcp-clients.md), except on `initialize`,
- * where the version is negotiated in the body (a newer client that also sets the header gets
- * Crew's latest version back instead of a refusal).
+ * accepts neither. MCP-Protocol-Version is the transports' to check (http-serving.ts).
  */
-import { isSupportedProtocolVersion } from "./server.ts";
 
 export type ResponseMode = "json" | "sse";
 
@@ -39,23 +35,3 @@ export const TRANSPORT_ACCEPT = "application/json, text/event-stream";
 
 export const hasTransportAccept = (accept: string | undefined): boolean =>
   !!accept?.includes("application/json") && accept.includes("text/event-stream");
-
-export type VersionCheck =
-  | { kind: "ok" }
-  | { kind: "unsupported"; version: string }
-  /** An initialize carrying a header Crew does not speak: negotiate in the body, drop the header. */
-  | { kind: "initialize"; parsedBody: unknown };
-
-const isInitialize = (message: unknown) =>
-  typeof message === "object" && message !== null && (message as { method?: unknown }).method === "initialize";
-
-/**
- * Checks MCP-Protocol-Version against the body already read and parsed by the route (`undefined`
- * when it could not be): a version Crew does not speak is allowed only on an initialize, which
- * negotiates in its body.
- */
-export function checkProtocolVersion(request: Request, parsedBody: unknown): VersionCheck {
-  const version = request.headers.get("mcp-protocol-version");
-  if (version === null || isSupportedProtocolVersion(version)) return { kind: "ok" };
-  return isInitialize(parsedBody) ? { kind: "initialize", parsedBody } : { kind: "unsupported", version };
-}

@@ -8,16 +8,7 @@
  * tools; a part it may not see is said in words. Access to the prompt
  * itself as the tools': read tier, `hand_off` write tier (it ends in a write tool call).
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  ErrorCode,
-  GetPromptRequestSchema,
-  type GetPromptResult,
-  ListPromptsRequestSchema,
-  McpError,
-  type Prompt,
-  type PromptMessage,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { GetPromptResult, Prompt, PromptMessage } from "@modelcontextprotocol/server";
 import type * as v from "valibot";
 import { type Access, denial, readAccess, writeAccess } from "../auth/access.ts";
 import { AGENT_IDS, AGENTS } from "../domain.ts";
@@ -30,8 +21,8 @@ import { invoke } from "../operations/invoke.ts";
 import type { AnySchema, Operation, OperationContext } from "../operations/registry.ts";
 import { getBriefing, getCompanyProfile } from "../operations/reports.ts";
 import { getWeeklyReviewOp } from "../operations/weekly-review.ts";
-import { JSON_MIME, principalOf } from "./resources.ts";
-import type { SessionOf } from "./session.ts";
+import { INVALID_PARAMS, INVALID_REQUEST, protocolError } from "./protocol-error.ts";
+import { JSON_MIME } from "./resources.ts";
 
 type PromptContext = Omit<OperationContext, "via">;
 
@@ -201,7 +192,7 @@ const handOff: CrewPrompt = {
     const bad: string[] = [];
     if (!AGENT_IDS.includes(to)) bad.push(`to: Must be one of the 17 agent ids (${AGENT_IDS.join(", ")}).`);
     if (title === "") bad.push("title: Required.");
-    if (bad.length > 0) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for hand_off — ${bad.join("; ")}`);
+    if (bad.length > 0) throw protocolError(INVALID_PARAMS, `Invalid arguments for hand_off — ${bad.join("; ")}`);
     const agent = AGENTS.find((a) => a.id === to);
     const status = (await asTool(getAgents, ctx, {})).agents.find((a) => a.id === to);
     const profile = await asTool(getCompanyProfile, ctx, {});
@@ -243,34 +234,13 @@ export async function getPrompt(
   ctx: PromptContext,
 ): Promise<GetPromptResult> {
   const prompt = prompts.find((p) => p.name === name);
-  if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}. Call prompts/list for the prompts available.`);
+  if (!prompt) throw protocolError(INVALID_PARAMS, `Unknown prompt: ${name}. Call prompts/list for the prompts available.`);
   const denied = denial(ctx.principal, prompt.access);
-  if (denied) throw new McpError(ErrorCode.InvalidRequest, `${denied.code}: ${denied.message}`);
+  if (denied) throw protocolError(INVALID_REQUEST, `${denied.code}: ${denied.message}`);
   try {
     return { description: prompt.description, messages: await prompt.build(ctx, args) };
   } catch (error) {
-    if (error instanceof ApiError) throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
+    if (error instanceof ApiError) throw protocolError(INVALID_REQUEST, `${error.code}: ${error.message}`);
     throw error;
   }
-}
-
-/** Registers prompts/list and prompts/get on a server declaring `prompts`. */
-export function registerPrompts(
-  server: Server,
-  prompts: readonly CrewPrompt[],
-  sessionOf: SessionOf,
-  context: () => Omit<OperationContext, "via" | "principal" | "requestId">,
-): void {
-  server.setRequestHandler(ListPromptsRequestSchema, async (_r, extra) => ({
-    prompts: listPrompts(prompts, await principalOf(sessionOf(extra))),
-  }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    const session = sessionOf(extra);
-    const principal = await principalOf(session);
-    return getPrompt(prompts, request.params.name, request.params.arguments ?? {}, {
-      ...context(),
-      principal,
-      requestId: session.requestId(),
-    });
-  });
 }

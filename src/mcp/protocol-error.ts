@@ -7,5 +7,7 @@ export function protocolError(code: number, message: string, data?: unknown): Er
   return Object.assign(new Error(message), { code, ...(data !== undefined && { data }) });
 }
 
-/** JSON-RPC's Invalid params. */
+/** JSON-RPC's Invalid request, Invalid params and Internal error. */
+export const INVALID_REQUEST = -32600;
 export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;

@@ -5,24 +5,13 @@
  * as input, so the JSON equals the REST answer. Access is the projection's (read tier), checked the
  * way tools are: a resource the caller may not read is neither listed nor readable.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from "@modelcontextprotocol/server";
 import { denial } from "../auth/access.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { InvalidInput, invoke } from "../operations/invoke.ts";
 import type { Operation, OperationContext, ResourceProjection } from "../operations/registry.ts";
-import { protocolError } from "./protocol-error.ts";
-import type { McpSession, SessionOf } from "./session.ts";
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, protocolError } from "./protocol-error.ts";
 
 /**
  * MCP's code for an unknown resource in the 2025 revisions (server/resources "Error Handling"); the
@@ -122,27 +111,16 @@ export async function readResource(catalog: McpResource[], uri: string, ctx: Omi
   } catch (error) {
     if (error instanceof InvalidInput) {
       const list = error.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
-      throw new McpError(ErrorCode.InvalidParams, `Invalid resource URI ${uri} — ${list}`, { uri, issues: error.issues });
+      throw protocolError(INVALID_PARAMS, `Invalid resource URI ${uri} — ${list}`, { uri, issues: error.issues });
     }
     if (error instanceof ApiError && error.status === 404) throw protocolError(RESOURCE_NOT_FOUND, error.message, { uri });
-    if (error instanceof ApiError)
-      throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`, { uri, error: error.code });
+    if (error instanceof ApiError) throw protocolError(INVALID_REQUEST, `${error.code}: ${error.message}`, { uri, error: error.code });
     ctx.log.error("resource read failed", {
       request_id: ctx.requestId,
       uri,
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
     });
-    throw new McpError(ErrorCode.InternalError, `Something went wrong on our side; quote request id ${ctx.requestId} if you report it.`);
-  }
-}
-
-/** Principal errors (on stdio: revoked key, spent quota) as the JSON-RPC error every list/read answers. */
-export async function principalOf(session: McpSession): Promise<Principal> {
-  try {
-    return await session.principal();
-  } catch (error) {
-    if (error instanceof ApiError) throw new McpError(ErrorCode.InvalidRequest, `${error.code}: ${error.message}`);
-    throw error;
+    throw protocolError(INTERNAL_ERROR, `Something went wrong on our side; quote request id ${ctx.requestId} if you report it.`);
   }
 }
 
@@ -151,29 +129,4 @@ export interface ExtraResources {
   list(principal: Principal): Resource[];
   /** The resource, or null when the URI is not one of these. */
   read(uri: string, principal: Principal): ReadResourceResult | null;
-}
-
-/** Registers resources/list, resources/templates/list and resources/read on a server declaring `resources`. */
-export function registerResources(
-  server: Server,
-  catalog: McpResource[],
-  sessionOf: SessionOf,
-  context: () => Omit<OperationContext, "via" | "principal" | "requestId">,
-  extraFor: (session: McpSession) => ExtraResources | null = () => null,
-): void {
-  server.setRequestHandler(ListResourcesRequestSchema, async (_r, extra) => {
-    const session = sessionOf(extra);
-    const principal = await principalOf(session);
-    return { resources: [...listResources(catalog, principal), ...(extraFor(session)?.list(principal) ?? [])] };
-  });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_r, extra) => ({
-    resourceTemplates: listResourceTemplates(catalog, await principalOf(sessionOf(extra))),
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const session = sessionOf(extra);
-    const principal = await principalOf(session);
-    const found = extraFor(session)?.read(request.params.uri, principal);
-    if (found) return found;
-    return readResource(catalog, request.params.uri, { ...context(), principal, requestId: session.requestId() });
-  });
 }

@@ -1,12 +1,12 @@
 /**
- * `{base}/mcp`: Streamable HTTP on the SDK's web-standard transport, stateless (a transport per
- * request feeding one shared server, see shared-transport.ts; JSON responses unless the client
- * accepts only SSE, no session id). Guards in the order they apply:
+ * `{base}/mcp`: Streamable HTTP, stateless (a server per request from the one factory, server.ts,
+ * on the SDK's entries, http-serving.ts; JSON responses unless the client accepts only SSE, no
+ * session id). Guards in the order they apply, each with one owner:
  *
  *   CORS (every response; preflight answered here) → Origin (403, DNS rebinding) → method (405)
- *   → credential (401) → quota (429; a batch's further requests, see batch-quota.ts) → Accept (406)
- *   → MCP-Protocol-Version (400, see negotiate.ts)
- *   → transport (415/413/…) → tools.
+ *   → credential (401) → quota (429; a batch's further requests, see batch-quota.ts) → Accept (406,
+ *   the shim for real clients, negotiate.ts) → body (413, invalid JSON) → era (the SDK's
+ *   classification) → the era's entry: MCP-Protocol-Version, Content-Type (415), the envelope → tools.
  *
  * CORS and the Origin check combine as follows: a preflight is answered for any origin (it grants
  * nothing by itself), and every response carries CORS headers so a browser client can read errors,
@@ -15,8 +15,7 @@
  * listed in ALLOWED_ORIGINS; server-side clients send no Origin and are not affected.
  */
 
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isLegacyRequest, type McpHttpHandler, PROTOCOL_VERSION_META_KEY } from "@modelcontextprotocol/server";
+import { isLegacyRequest, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { protect } from "../auth/protect.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
@@ -26,11 +25,12 @@ import { anyOriginCors, MCP_CORS } from "../http/cors.ts";
 import { methodNotAllowed } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
 import { chargeBatch } from "./batch-quota.ts";
+import { Cancellations } from "./cancellations.ts";
+import { callerAuthInfo, httpCallerOf, httpEntries, MAX_BODY_BYTES } from "./http-serving.ts";
 import { iconRoutes } from "./icons.ts";
-import { MODERN_PROTOCOL_VERSION, modernAuthInfo, modernHandlers } from "./modern.ts";
-import { checkProtocolVersion, hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
-import { buildMcpServer, isSupportedProtocolVersion, PROTOCOL_VERSIONS } from "./server.ts";
-import { SharedServerTransport } from "./shared-transport.ts";
+import { hasTransportAccept, responseMode, TRANSPORT_ACCEPT } from "./negotiate.ts";
+import { MODERN_PROTOCOL_VERSION, mcpServerFactory } from "./server.ts";
+import type { McpCaller } from "./session.ts";
 import { MAX_STREAMS_PER_USER, takeStreamSlot } from "./stream-slots.ts";
 import { OrgSubscriptions } from "./subscriptions.ts";
 import { buildToolCatalog } from "./tools.ts";
@@ -41,9 +41,6 @@ import { viewOf } from "./toolsets.ts";
  * The read-only and toolset endpoints are the same server with a narrower view (toolsets.ts).
  */
 const PATHS = ["/mcp", "/mcp/", "/mcp/readonly", "/mcp/x/:toolset", "/mcp/x/:toolset/readonly"];
-
-/** The transport's own limit, matching the REST body limit (src/docs/notes/rest-api.md). */
-const MAX_BODY_BYTES = 256 * 1024;
 
 function originGuard(deps: AppDeps): MiddlewareHandler<AppEnv> {
   const allowed = new Set([new URL(deps.config.baseUrl).origin, ...deps.config.allowedOrigins]);
@@ -67,21 +64,6 @@ const jsonRpcError = (status: number, message: string, code = -32000) =>
     status,
     headers: { "Content-Type": "application/json" },
   });
-
-/**
- * Which era the SDK's classification would give this request, where that is certain without it
- * (its cost is per request): only a body with the per-request `_meta` envelope, a batch, or a
- * 2026-era header can be modern; a single request or notification under the 2026-07-28 header is
- * served as modern or refused, which the modern entry does too. The rest get its exact verdict.
- */
-function eraOf(header: string | undefined, body: unknown): "legacy" | "modern" | "ask" {
-  if (Array.isArray(body)) return "ask";
-  const message = body as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
-  if (header === MODERN_PROTOCOL_VERSION && typeof message?.method === "string") return "modern";
-  if (header !== undefined && !isSupportedProtocolVersion(header)) return "ask";
-  const meta = message?.params?._meta;
-  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta ? "ask" : "legacy";
-}
 
 const isListen = (body: unknown) =>
   typeof body === "object" && body !== null && (body as { method?: unknown }).method === "subscriptions/listen";
@@ -112,13 +94,10 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   const catalog = buildToolCatalog(operations, deps.config.baseUrl);
   const gate = protect(deps);
-  const shared = new SharedServerTransport();
-  const server = buildMcpServer(deps, catalog, (extra) => shared.sessionOf(extra.requestId));
-  const connected = server.connect(shared);
+  const entries = httpEntries(mcpServerFactory(deps, catalog, { callerOf: httpCallerOf, cancellations: new Cancellations() }));
   const subscriptions = new OrgSubscriptions(deps.db, deps.clock, (error) =>
     deps.log.error("subscription poll failed", { error: String(error) }),
   );
-  const modern = modernHandlers(deps, catalog);
   /** The entry of each open subscription stream (one per stream, with its caller's bus). */
   const streams = new Set<McpHttpHandler>();
   // Shutdown: open streams end now (each client gets the empty listen result), so they do not hold
@@ -144,90 +123,63 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
       const principal = c.get("principal");
       const view = viewOf(c.req.path, { readonly: c.req.header("x-mcp-readonly"), toolsets: c.req.header("x-mcp-toolsets") });
       const batchHeaders = await chargeBatch(deps, principal, parsedBody);
-      const era = body ? eraOf(c.req.header("mcp-protocol-version"), parsedBody) : "legacy";
-      if (era === "modern" || (era === "ask" && !(await isLegacyRequest(c.req.raw, parsedBody)))) {
-        const caller = { principal, requestId: c.get("requestId"), view };
-        const listen = isListen(parsedBody);
-        if (listen && deps.stopping?.aborted) {
-          return jsonRpcError(503, "The server is shutting down; open the subscription again in a moment.");
-        }
-        // The slot is taken before anything else of the stream, atomically (stream-slots.ts).
-        const slot = listen ? await takeStreamSlot(deps, principal.userId) : null;
-        if (listen && !slot) {
-          return jsonRpcError(429, `At most ${MAX_STREAMS_PER_USER} subscription streams per user are open at once; close one first.`);
-        }
-        // The body is handed over parsed, so the request itself serves as is unless its Accept needs
-        // rewriting; a rewritten one keeps the client's signal, so a stream ends when the client goes away.
-        let request = c.req.raw;
-        if (!hasTransportAccept(accept)) {
-          const headers = new Headers(c.req.raw.headers);
-          headers.set("accept", TRANSPORT_ACCEPT);
-          request = new Request(c.req.raw.url, { method: "POST", headers, signal: c.req.raw.signal });
-        }
-        const token = (c.req.header("authorization") ?? "").replace(/^Bearer\s+/i, "");
-        const authInfo = modernAuthInfo(caller, token);
-        let response: Response;
-        if (slot) {
-          const done = () => {
-            streams.delete(stream);
-            void slot.release().catch((error) => deps.log.error("stream slot release failed", { error: String(error) }));
-          };
-          const bus = subscriptions.busFor(principal, { ended: done, end: () => void stream.close() });
-          let subscribed = false;
-          const stream = modern.stream({
-            publish: bus.publish,
-            subscribe: (deliver) => {
-              subscribed = true;
-              return bus.subscribe(deliver);
-            },
-          });
-          streams.add(stream);
-          try {
-            response = await stream.fetch(request, { parsedBody, authInfo });
-          } finally {
-            // Refused, or with nothing to listen for: that stream has ended already.
-            if (!subscribed) done();
-          }
-        } else {
-          response = await modern.requests.fetch(request, { parsedBody, authInfo });
-        }
-        if (batchHeaders) for (const [name, value] of Object.entries(batchHeaders)) response.headers.set(name, value);
-        return response;
-      }
-      const version = checkProtocolVersion(c.req.raw, parsedBody);
-      if (version.kind === "unsupported") {
-        return jsonRpcError(
-          400,
-          `Bad Request: unsupported MCP-Protocol-Version ${version.version} (supported: ${PROTOCOL_VERSIONS.join(", ")}).`,
-        );
-      }
-      // The common case (the SDK client) passes through untouched; otherwise the headers the
-      // transport checks are rewritten to what negotiation above already decided.
+      // The era, decided once by the SDK's own classification; a body that is not JSON by media
+      // type is the 2025 transport's to refuse (415).
+      const legacy = !body || (await isLegacyRequest(c.req.raw, parsedBody));
+      const header = c.req.header("mcp-protocol-version");
+      const requestId = c.get("requestId");
+      const caller: McpCaller = {
+        principal: async () => principal,
+        requestId: () => requestId,
+        view,
+        // Without the header a client speaks 2025-03-26 (MCP 2025-06-18, "Protocol Version Header").
+        protocolVersion: legacy ? (header ?? "2025-03-26") : MODERN_PROTOCOL_VERSION,
+        cancelKey: `${principal.credential.type}:${principal.credential.id}`,
+      };
+      const token = (c.req.header("authorization") ?? "").replace(/^Bearer\s+/i, "");
+      const authInfo = callerAuthInfo(caller, principal.credential.id, token);
+      // The body is handed over parsed, so the request itself serves as is unless its Accept needs
+      // rewriting for the transport (the shim for real clients, negotiate.ts); a rewritten one keeps
+      // the client's signal, so a stream ends when the client goes away.
       let request = c.req.raw;
-      if (!hasTransportAccept(accept) || version.kind === "initialize") {
+      if (!hasTransportAccept(accept)) {
         const headers = new Headers(request.headers);
         headers.set("accept", TRANSPORT_ACCEPT);
-        if (version.kind === "initialize") headers.delete("mcp-protocol-version");
-        // The body was read above (or is not JSON and is refused by the transport before it is read).
-        request = body ? new Request(request.url, { method: "POST", headers }) : new Request(request, { headers });
+        request = body ? new Request(request.url, { method: "POST", headers, signal: request.signal }) : new Request(request, { headers });
       }
-      const requestId = c.get("requestId");
-      await connected;
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        enableJsonResponse: mode === "json",
-        maxRequestBodySize: MAX_BODY_BYTES,
-      });
-      // Without the header a client speaks 2025-03-26 (MCP 2025-06-18, "Protocol Version Header").
-      const protocolVersion = c.req.header("mcp-protocol-version") ?? "2025-03-26";
-      shared.attach(
-        transport,
-        { principal: async () => principal, requestId: () => requestId, protocolVersion: () => protocolVersion, view: () => view },
-        `${principal.credential.type}:${principal.credential.id}`,
-      );
-      // No close(): once the responses are written nothing stays open (a JSON body, or an SSE stream
-      // the transport ends after the last response, no keep-alive timer); the shared transport
-      // forgets each request as its response is sent, and this transport is garbage after that.
-      const response = await transport.handleRequest(request, body ? { parsedBody } : undefined);
+      let response: Response;
+      if (legacy) {
+        response = await entries.legacy(request, { parsedBody, authInfo, json: mode === "json" });
+      } else if (isListen(parsedBody)) {
+        if (deps.stopping?.aborted) return jsonRpcError(503, "The server is shutting down; open the subscription again in a moment.");
+        // The slot is taken before anything else of the stream, atomically (stream-slots.ts).
+        const slot = await takeStreamSlot(deps, principal.userId);
+        if (!slot) {
+          return jsonRpcError(429, `At most ${MAX_STREAMS_PER_USER} subscription streams per user are open at once; close one first.`);
+        }
+        const done = () => {
+          streams.delete(stream);
+          void slot.release().catch((error) => deps.log.error("stream slot release failed", { error: String(error) }));
+        };
+        const bus = subscriptions.busFor(principal, { ended: done, end: () => void stream.close() });
+        let subscribed = false;
+        const stream = entries.stream({
+          publish: bus.publish,
+          subscribe: (deliver) => {
+            subscribed = true;
+            return bus.subscribe(deliver);
+          },
+        });
+        streams.add(stream);
+        try {
+          response = await stream.fetch(request, { parsedBody, authInfo });
+        } finally {
+          // Refused, or with nothing to listen for: that stream has ended already.
+          if (!subscribed) done();
+        }
+      } else {
+        response = await entries.modern.fetch(request, { parsedBody, authInfo });
+      }
       if (batchHeaders) for (const [name, value] of Object.entries(batchHeaders)) response.headers.set(name, value);
       return response;
     });

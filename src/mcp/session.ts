@@ -1,31 +1,24 @@
 /** Who an MCP request acts for: each transport (HTTP per request, stdio per process) decides how. */
-import type { ClientCapabilities, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Principal } from "../domain.ts";
 import type { ToolView } from "./toolsets.ts";
 
-export interface McpSession {
-  /** The caller, checked (and, on stdio, counted against the quota) for each tools request. */
+export interface McpCaller {
+  /** The caller, checked (and, on stdio, counted against the quota) for each request that reads or acts. */
   principal(): Promise<Principal>;
   /** The caller without counting a request, for `initialize`'s instructions; defaults to principal(). */
   peek?(): Promise<Principal>;
   requestId(): string;
+  /** The tools this endpoint offers (read-only, toolsets: src/mcp/toolsets.ts). */
+  view: ToolView;
   /**
-   * What the client declared at `initialize`, where the transport keeps it (stdio: one client per
-   * process). Absent on stateless HTTP, where a request after `initialize` carries none.
+   * The 2025 revision this request speaks, which decides what its results may contain (2025-03-26
+   * has no `resource_link`): on HTTP the request's header; absent where the connection negotiated
+   * one at `initialize` (stdio).
    */
-  clientCapabilities?(): ClientCapabilities | undefined;
-  /** Told what the client declared at `initialize`, for transports that keep it. */
-  initialized?(capabilities: ClientCapabilities): void;
+  protocolVersion?: string;
   /**
-   * The protocol version this request speaks, which decides what its results may contain
-   * (2025-03-26 has no `resource_link`). HTTP reads it per request; stdio keeps what initialize negotiated.
+   * Names the caller for 2025-era cancellations across requests (src/mcp/cancellations.ts): on
+   * stateless HTTP only, where a cancellation arrives on another request; stdio has one connection.
    */
-  protocolVersion(): string;
-  /** Called by initialize with the version it negotiated (stdio remembers it; HTTP has it per request). */
-  negotiated?(version: string): void;
-  /** The tools this endpoint offers (read-only, toolsets: src/mcp/toolsets.ts); all when absent. */
-  view?(): ToolView;
+  cancelKey?: string;
 }
-
-/** The caller of one request, found from what the SDK hands every handler (its JSON-RPC id). */
-export type SessionOf = (extra: { requestId: RequestId }) => McpSession;

@@ -4,8 +4,7 @@
  * takes one unit of that user's quota, as an HTTP request to /mcp would. stdout carries JSON-RPC
  * only; logs go to stderr.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import { admit } from "../auth/admit.ts";
 import { authenticateBearer } from "../auth/bearer.ts";
 import { bootDeps } from "../boot.ts";
@@ -13,8 +12,10 @@ import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/random.ts";
 import { operations } from "../operations/index.ts";
-import { buildMcpServer, type McpSession } from "./server.ts";
+import { mcpServerFactory } from "./server.ts";
+import type { McpCaller } from "./session.ts";
 import { buildToolCatalog } from "./tools.ts";
+import { FULL_VIEW } from "./toolsets.ts";
 
 type Readable = NonNullable<ConstructorParameters<typeof StdioServerTransport>[0]>;
 type Writable = NonNullable<ConstructorParameters<typeof StdioServerTransport>[1]>;
@@ -47,36 +48,30 @@ export async function runStdioServer(
     log.warn("this user's plan includes no MCP tools; tools/list will be empty", { plan: principal.plan });
   }
 
-  let declared: ClientCapabilities | undefined;
-  // Until initialize says otherwise, what the oldest version Crew speaks allows.
-  let protocolVersion = "2025-03-26";
-  const session: McpSession = {
+  const caller: McpCaller = {
     async principal() {
       return (await admit(booted.deps, header)).principal;
     },
     peek: () => authenticateBearer(db, config, header, clock.now()),
     requestId: () => newId("req", clock.now()),
-    // One client per process: what it declared at initialize holds for the whole session.
-    initialized: (capabilities) => {
-      declared = capabilities;
-    },
-    clientCapabilities: () => declared,
-    protocolVersion: () => protocolVersion,
-    negotiated(version) {
-      protocolVersion = version;
-    },
+    view: FULL_VIEW,
+    // One client per process: the protocol version and capabilities are what its opening negotiated,
+    // which the connection's one server keeps.
   };
 
-  const server = buildMcpServer(booted.deps, buildToolCatalog(operations, config.baseUrl), () => session);
-  // The stdio transport is Node's by nature (the SDK's, over process.stdin/stdout by default).
-  const stdin = io.stdin ?? process.stdin;
-  const transport = new StdioServerTransport(stdin, io.stdout ?? process.stdout);
+  const factory = mcpServerFactory(booted.deps, buildToolCatalog(operations, config.baseUrl), { callerOf: () => caller });
+  // The stdio transport is Node's by nature (the SDK's, over process.stdin/stdout by default); it
+  // closes when the client closes stdin, which ends the session. The SDK's entry pins the era the
+  // client opens with (initialize: 2025; server/discover: 2026-07-28) to one server of the factory.
+  const transport = new StdioServerTransport(io.stdin ?? process.stdin, io.stdout ?? process.stdout);
   const closed = new Promise<void>((resolve) => {
-    server.onclose = resolve;
+    const handle = serveStdio(factory, { transport, onerror: (error) => log.warn("MCP stdio error", { error: String(error) }) });
+    const entryClose = transport.onclose;
+    transport.onclose = () => {
+      entryClose?.();
+      void handle.close().finally(resolve);
+    };
   });
-  // The transport does not watch for end of input: the client closing stdin ends the session.
-  stdin.once("end", () => void server.close());
-  await server.connect(transport);
   log.info("crew MCP server on stdio", { user: principal.email, plan: principal.plan });
   await closed;
   await booted.close();

@@ -6,7 +6,7 @@
  * comes back as a tool error (`isError`), which a model can read and act on.
  */
 
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { denial } from "../auth/access.ts";

@@ -2,14 +2,17 @@
  * Issue 23 item 6 over real HTTP: per-request state is never shared between callers. A
  * cancellation that reaches `/mcp` before its request stops that request of the same credential
  * (nothing stored), not another credential's request with the same id; `logging/setLevel` is
- * acknowledged without becoming anyone's shared level (2025 era: one server answers every caller,
- * so a level it kept would be every caller's), and is no method at 2026-07-28, where the level
- * travels in each request's `_meta`.
+ * acknowledged without becoming anyone's shared level (2025 era: each request has its own server
+ * from the one factory, so a level is kept on that request's server only), and is no method at
+ * 2026-07-28, where the level travels in each request's `_meta`.
  */
+
+import { InMemoryTransport, type Server } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildMcpServer } from "../../src/mcp/server.ts";
-import { SharedServerTransport } from "../../src/mcp/shared-transport.ts";
+import { ApiError } from "../../src/errors.ts";
+import { mcpServerFactory } from "../../src/mcp/server.ts";
 import { buildToolCatalog } from "../../src/mcp/tools.ts";
+import { FULL_VIEW } from "../../src/mcp/toolsets.ts";
 import { operations } from "../../src/operations/index.ts";
 import { listActions } from "../../src/store/actions/actions.ts";
 import { mcpPost } from "../helpers/mcp.ts";
@@ -59,25 +62,29 @@ describe("issue 23 item 6: per-request state", () => {
     expect(bad.json.error).toBeTruthy();
   });
 
-  it("a caller's logging/setLevel does not become the level of the other callers of the one shared server", async () => {
-    const shared = new SharedServerTransport();
-    const server = buildMcpServer(s.deps, buildToolCatalog(operations, s.config.baseUrl), (extra) => shared.sessionOf(extra.requestId));
-    await server.connect(shared);
-    const sent: unknown[] = [];
-    const transport = { onmessage: undefined as ((message: any) => void) | undefined, send: async (m: unknown) => void sent.push(m) };
+  it("a caller's logging/setLevel stays on its own request's server, never another caller's", async () => {
     const caller = {
-      principal: async () => Promise.reject(new Error("unused")),
+      principal: async () => Promise.reject(new ApiError(401, "invalid_token", "unused")),
       requestId: () => "req_a",
-      protocolVersion: () => "2025-11-25",
+      view: FULL_VIEW,
+      protocolVersion: "2025-11-25",
     };
-    shared.attach(transport, caller, "key:a");
-    transport.onmessage?.({ jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "emergency" } });
-    await new Promise((r) => setImmediate(r));
+    const factory = mcpServerFactory(s.deps, buildToolCatalog(operations, s.config.baseUrl), { callerOf: () => caller });
+    const own = (await factory({ era: "legacy" })) as Server;
+    const another = (await factory({ era: "legacy" })) as Server;
+    const [client, server] = InMemoryTransport.createLinkedPair();
+    await own.connect(server);
+    const sent: unknown[] = [];
+    client.onmessage = (m) => void sent.push(m);
+    await client.start();
+    await client.send({ jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "emergency" } });
+    await new Promise((r) => setTimeout(r, 20));
     expect(sent).toEqual([{ jsonrpc: "2.0", id: 1, result: {} }]);
-    // Stateless callers have no session id: a level kept under it would silence everyone's info messages.
-    const levels = server as unknown as { isMessageIgnored(level: string, sessionId?: string): boolean };
-    expect(levels.isMessageIgnored("info", undefined)).toBe(false);
-    await server.close();
+    // Stateless callers have no session id: a level kept under it on a shared server would silence everyone's info messages.
+    const levels = (server: Server) => server as unknown as { isMessageIgnored(level: string, sessionId?: string): boolean };
+    expect(levels(own).isMessageIgnored("info", undefined)).toBe(true);
+    expect(levels(another).isMessageIgnored("info", undefined)).toBe(false);
+    await own.close();
   });
 
   it("logging/setLevel is no method at 2026-07-28 (the level is per request, in _meta)", async () => {

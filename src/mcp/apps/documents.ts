@@ -10,7 +10,7 @@
  * per process), only a client that declares the extension sees them.
  */
 import { getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
-import type { ClientCapabilities, ReadResourceResult, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, ReadResourceResult, Resource, Tool } from "@modelcontextprotocol/server";
 import type { Principal } from "../../domain.ts";
 import { type McpTool, visibleTools } from "../tools.ts";
 import { APP_TEMPLATES } from "./documents.generated.ts";
