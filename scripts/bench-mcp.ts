@@ -14,9 +14,11 @@
  * Env: BENCH_SECONDS (per scenario, default 5), BENCH_CONNECTIONS (default 10), BENCH_ROUNDS,
  * BENCH_CPU_PROF=<dir> (the server writes a .cpuprofile there), BENCH_ONLY=<text> (only the
  * scenarios whose name contains it: for profiling one path; `listen`: only the idle-subscription
- * memory figure, scripts/bench-listen.ts).
+ * memory figure, scripts/bench-listen.ts), BENCH_CALLS (default 100000; 0 skips): after the
+ * table, that many `tools/call` of each era in a row, with the server's RSS and heap (after GC)
+ * before and after each, so growth per call shows.
  */
-import type autocannon from "autocannon";
+import autocannon from "autocannon";
 import { boot } from "../src/boot-app.ts";
 import { silentLogger } from "../src/lib/log.ts";
 import * as bench from "./bench-lib.ts";
@@ -122,6 +124,22 @@ async function runBench(server: bench.BenchServer): Promise<void> {
     `\nCrew MCP vs tmcp: ${ratio(mcp, tmcp)}\nCrew MCP 2026-07-28 vs tmcp: ${ratio(modern, tmcp)}\nCrew MCP vs SDK documented: ${ratio(mcp, sdk)}\nCrew MCP vs Crew REST: ${ratio(mcp, rest)}`,
   );
   bench.reportFailures(rows);
+
+  const calls = Number(process.env.BENCH_CALLS ?? 100_000);
+  if (calls > 0 && !only) {
+    const memory = async () => (await (await fetch(`${url}/bench-memory`)).json()) as { rss: number; heapUsed: number };
+    const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+    for (const i of [2, 3]) {
+      const scenario = scenarios[i];
+      if (!scenario) continue;
+      const before = await memory();
+      const r = await autocannon({ ...scenario.options, connections: 10, amount: calls });
+      const after = await memory();
+      console.log(
+        `${scenario.name}, ${calls} calls in a row (${r.non2xx + r.errors} failed): RSS ${mib(before.rss)} → ${mib(after.rss)}, heap ${mib(before.heapUsed)} → ${mib(after.heapUsed)}`,
+      );
+    }
+  }
 
   if (!only || only === "listen") {
     const idle = await measureIdleSubscriptions(server);

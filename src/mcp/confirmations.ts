@@ -12,8 +12,9 @@
  *
  * Checks before data (src/docs/notes/mcp-clients.md#confirmations): nothing is read or asked
  * before the caller's role, plan and scope allow the tool (the same checks `invoke` makes, so a
- * refused caller gets the tool's own refusal and no elicitation quoting a record), and the records
- * a question names are read through `invoke` like any other read. Only an elicitation `accept`
+ * refused caller gets the tool's own refusal and no elicitation quoting a record), and everything a
+ * question reads (the action, the calendar, what an agent lacks) is read through `invoke` like any
+ * other read. Only an elicitation `accept`
  * carrying the requested field confirms; any other answer (decline, cancel, a roots or sampling
  * result in its place, a wrong field) is a refusal, answered as a tool error so the result stays
  * valid for a tool that declares an output schema.
@@ -24,6 +25,7 @@ import { NEEDS_MODEL } from "../agents/model-run.ts";
 import { isAgentId } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { getActionOp } from "../operations/actions.ts";
+import { getAgentReadinessOp } from "../operations/agent-run-now.ts";
 import { getCalendarIntegration } from "../operations/integrations.ts";
 import { authorizeOperation, authorizeRole, invoke } from "../operations/invoke.ts";
 import type { AnySchema, Operation } from "../operations/registry.ts";
@@ -44,8 +46,6 @@ export interface ConfirmationContext {
   /** What the request's envelope declares (`elicitation`: form and/or url). */
   elicitation: Elicitation | undefined;
   inputResponses: Record<string, unknown> | undefined;
-  /** What an agent lacks to run (src/agents/model-run.ts whatIsMissing), for `crew_run_agent`. */
-  missingFor?: (agentId: string) => Promise<string | null>;
 }
 
 const confirmSchema = (title: string) => ({
@@ -118,10 +118,10 @@ const nothingDone = (why: string) => refused(`${why} Nothing was created or chan
  * An agent without its model or source: a URL-capable client is sent to the settings page that
  * connects it (the model's, or the sources'); after it, the call runs and says what is still missing.
  */
-async function sendToSettings(args: Record<string, unknown>, ctx: ConfirmationContext) {
-  if (ctx.elicitation?.url === undefined || typeof args.agent !== "string" || !isAgentId(args.agent) || !ctx.missingFor) return null;
+async function sendToSettings(tool: McpTool, args: Record<string, unknown>, ctx: ConfirmationContext) {
+  if (ctx.elicitation?.url === undefined || typeof args.agent !== "string" || !isAgentId(args.agent)) return null;
   if (inputResponse(ctx.inputResponses, "connect").kind !== "missing") return null;
-  const missing = await ctx.missingFor(args.agent);
+  const missing = (await readAs(tool, getAgentReadinessOp, { agent: args.agent }, ctx.ctx))?.missing;
   if (!missing) return null;
   const path = missing === NEEDS_MODEL ? MODEL_SETTINGS_PATH : SOURCES_SETTINGS_PATH;
   return inputRequired({
@@ -143,7 +143,7 @@ export async function confirmationFor(tool: McpTool, args: Record<string, unknow
   // A caller who may not run the tool gets its refusal from the call itself, and nothing read first.
   if (!allowed(tool, ctx.ctx)) return null;
   if (tool.mcp.name === "crew_update_action") return confirmDismissal(tool, args, ctx);
-  if (tool.mcp.name === "crew_run_agent") return sendToSettings(args, ctx);
+  if (tool.mcp.name === "crew_run_agent") return sendToSettings(tool, args, ctx);
   const formCapable = ctx.elicitation.form !== undefined || ctx.elicitation.url === undefined; // `{}` means form
   const urlCapable = ctx.elicitation.url !== undefined;
 

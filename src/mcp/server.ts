@@ -17,7 +17,6 @@
  */
 import { type CallToolResult, type McpRequestContext, type McpServerFactory, type RequestId, Server } from "@modelcontextprotocol/server";
 import * as v from "valibot";
-import { whatIsMissing } from "../agents/model-run.ts";
 import type { AppDeps } from "../deps.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
@@ -229,7 +228,6 @@ export function mcpServerFactory(deps: AppDeps, catalog: Map<string, McpTool>, o
             ctx,
             elicitation: server.getClientCapabilities()?.elicitation,
             inputResponses: (sctx as { mcpReq: { inputResponses?: Record<string, unknown> } }).mcpReq.inputResponses,
-            missingFor: (agentId) => whatIsMissing(ctx, principal.orgId, agentId),
           });
           if (asked) return asked as CallToolResult;
           if (TASK_TOOLS.has(tool.mcp.name) && tasksDeclared(server.getClientCapabilities())) {

@@ -4,6 +4,7 @@
  * task (src/mcp/tasks.ts); the others get the finished run's id and status.
  */
 import * as v from "valibot";
+import { whatIsMissing } from "../agents/model-run.ts";
 import { runAgent } from "../agents/run-agent.ts";
 import { assertAgent } from "../agents/run-api.ts";
 import { writeAccess } from "../auth/access.ts";
@@ -42,5 +43,23 @@ export const runAgentNowOp = defineOperation({
     }
     if (run.runId === null) throw new ApiError(409, "cannot_run_yet", `${input.agent} cannot run yet: ${run.summary}`);
     return { runId: run.runId, agentId: run.agentId, status: run.status, summary: run.summary };
+  },
+});
+
+/**
+ * What an agent lacks to run now (a model, a source), or null: read through the door by
+ * `crew_run_agent`'s question before it runs (src/mcp/confirmations.ts), with that tool's access
+ * and role. No projection of its own; the dashboard says the same in each agent's summary.
+ */
+export const getAgentReadinessOp = defineOperation({
+  id: "getAgentReadiness",
+  role: "owner",
+  summary: "What an agent lacks to run",
+  description: "What one agent lacks to run now (a model, a source), or null when it can run.",
+  input: v.strictObject({ agent: v.string() }),
+  output: v.object({ missing: v.nullable(v.string()) }),
+  handler: async (ctx, input) => {
+    assertAgent(input.agent);
+    return { missing: await whatIsMissing(ctx, ctx.principal.orgId, input.agent) };
   },
 });
