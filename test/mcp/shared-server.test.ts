@@ -1,6 +1,6 @@
 /**
- * Issue 10 item 4: /mcp answers every request from ONE SDK Server (src/mcp/shared-transport.ts).
- * What that relies on: nothing about a caller outlives its request — the next caller's tools,
+ * Issue 10 item 4 (first with one shared SDK Server, now a server per request from one factory,
+ * src/mcp/server.ts): what /mcp relies on: nothing about a caller outlives its request — the next caller's tools,
  * resources and prompts are its own, whatever came just before, over JSON or SSE, alone or in a
  * batch — and the ids the server uses internally never leak into or clash with a client's.
  */
