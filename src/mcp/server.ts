@@ -155,7 +155,7 @@ export function mcpServerFactory(deps: AppDeps, catalog: Map<string, McpTool>, o
   const tasks = new TaskStore({ db, clock, log });
 
   return async (context) => {
-    const caller = callerOf(context);
+    const caller = options.callerOf(context);
     const modern = context.era === "modern";
     const instructions = await instructionsOf(caller);
     const server = new Server(serverInfo, { ...(modern ? MODERN : LEGACY), instructions });
@@ -293,8 +293,4 @@ export function mcpServerFactory(deps: AppDeps, catalog: Map<string, McpTool>, o
     );
     return server;
   };
-
-  function callerOf(context: McpRequestContext): McpCaller {
-    return options.callerOf(context);
-  }
 }
