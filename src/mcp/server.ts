@@ -118,24 +118,27 @@ const unknownTool = (name: string) => protocolError(INVALID_PARAMS, `Unknown too
 /**
  * MCP 2025-11-25 and before answer an unknown resource with -32002 (server/resources, "Error
  * Handling"); the SDK v2 encodes that code as -32602 in both eras, which is 2026-07-28's rule. A
- * 2025-era server therefore sends the responses of the requests noted here with -32002 again, by
- * wrapping the send of the transport it is connected to (one request's, or one stdio connection's).
+ * 2025-era server therefore sends the response to request `id` with -32002 again, through the
+ * transport it is connected to (one request's, or one stdio connection's), whose send is wrapped
+ * the first time it is needed.
  */
-function keepResourceNotFound(server: Server): Set<RequestId> {
-  const ids = new Set<RequestId>();
-  const connect = server.connect.bind(server);
-  server.connect = (transport) => {
+const notFoundIds = new WeakMap<object, Set<RequestId>>();
+function answerAsResourceNotFound(server: Server, id: RequestId): void {
+  const transport = server.transport;
+  if (!transport) return;
+  let ids = notFoundIds.get(transport);
+  if (!ids) {
+    const pending = new Set<RequestId>();
+    ids = pending;
+    notFoundIds.set(transport, pending);
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {
-      const error = (message as { id?: RequestId; error?: { code: number } }).error;
-      const id = (message as { id?: RequestId }).id;
-      if (error && id !== undefined && ids.delete(id))
-        return send({ ...message, error: { ...error, code: RESOURCE_NOT_FOUND } } as typeof message, options);
-      return send(message, options);
+      const { id: answered, error } = message as { id?: RequestId; error?: { code: number } };
+      if (!error || answered === undefined || !pending.delete(answered)) return send(message, options);
+      return send({ ...message, error: { ...error, code: RESOURCE_NOT_FOUND } } as typeof message, options);
     };
-    return connect(transport);
-  };
-  return ids;
+  }
+  ids.add(id);
 }
 
 export interface ServerFactoryOptions {
@@ -265,7 +268,6 @@ export function mcpServerFactory(deps: AppDeps, catalog: Map<string, McpTool>, o
       "resources/templates/list",
       cancellable(async () => ({ resourceTemplates: listResourceTemplates(resources, await principalOf(caller)) })),
     );
-    const notFound = modern ? null : keepResourceNotFound(server);
     server.setRequestHandler(
       "resources/read",
       cancellable(async (request, sctx) => {
@@ -274,7 +276,7 @@ export function mcpServerFactory(deps: AppDeps, catalog: Map<string, McpTool>, o
         try {
           return app ?? (await readResource(resources, request.params.uri, ctx));
         } catch (error) {
-          if ((error as { code?: unknown }).code === RESOURCE_NOT_FOUND) notFound?.add(sctx.mcpReq.id);
+          if (!modern && (error as { code?: unknown }).code === RESOURCE_NOT_FOUND) answerAsResourceNotFound(server, sctx.mcpReq.id);
           throw error;
         }
       }),
