@@ -24,7 +24,7 @@ import {
   type ServerEventBus,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import type { McpCaller } from "./session.ts";
+import type { McpCaller } from "./caller.ts";
 
 /** The transports' own limit, matching the REST body limit (src/docs/notes/rest-api.md). */
 export const MAX_BODY_BYTES = 256 * 1024;

@@ -23,6 +23,7 @@ import { ApiError } from "../errors.ts";
 import { API_VERSION } from "../http/middleware.ts";
 import { operations } from "../operations/index.ts";
 import { appsOffered, mcpApps, withAppMeta } from "./apps/documents.ts";
+import type { McpCaller } from "./caller.ts";
 import type { Cancellations } from "./cancellations.ts";
 import { complete } from "./completions.ts";
 import { confirmationFor } from "./confirmations.ts";
@@ -31,7 +32,6 @@ import { emptyToolsExplanation, instructionsFor } from "./instructions.ts";
 import { getPrompt, listPrompts, PROMPTS } from "./prompts.ts";
 import { INVALID_PARAMS, INVALID_REQUEST, protocolError } from "./protocol-error.ts";
 import { buildResourceCatalog, listResources, listResourceTemplates, RESOURCE_NOT_FOUND, readResource } from "./resources.ts";
-import type { McpCaller } from "./session.ts";
 import { missingCapability, TASK_TOOLS, TASKS_EXTENSION, TaskStore, taskOwner, tasksDeclared } from "./tasks.ts";
 import { callTool, type McpTool, resultFeatures, toolError, viewRefusal, visibleTools } from "./tools.ts";
 

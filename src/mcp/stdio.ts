@@ -12,8 +12,8 @@ import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../lib/random.ts";
 import { operations } from "../operations/index.ts";
+import type { McpCaller } from "./caller.ts";
 import { mcpServerFactory } from "./server.ts";
-import type { McpCaller } from "./session.ts";
 import { buildToolCatalog } from "./tools.ts";
 import { FULL_VIEW } from "./toolsets.ts";
 
