@@ -71,7 +71,9 @@ describe("crew eval (scripted models on loopback)", () => {
     );
   });
   afterAll(async () => {
-    process.env.TMPDIR = previousTmp;
+    // Test files share a worker (vitest.config.ts): TMPDIR is put back as it was, unset included.
+    if (previousTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previousTmp;
     db?.close();
     await model?.close();
     temp.cleanup();
