@@ -1,6 +1,6 @@
 /**
  * The one MCP server of both eras: an SDK v2 factory (`McpServerFactory`) that builds a low-level
- * `Server` for one serving unit — one HTTP request of either era (routes.ts, modern.ts), or one
+ * `Server` for one serving unit — one HTTP request of either era (routes.ts, http-serving.ts), or one
  * stdio connection (stdio.ts) — with every tool, resource, prompt and completion handler
  * registered here, once. The era comes from the SDK's own classification, in the factory's
  * context (`era`); what differs by era is data, not handlers:
