@@ -13,7 +13,6 @@
 import { createHash } from "node:crypto";
 import type { ModelMessage } from "ai";
 import type { Config } from "../config.ts";
-import { ApiError } from "../errors.ts";
 import { callForObject, type Usage } from "../integrations/model/client.ts";
 import { type ResolvedModel, resolveModel } from "../integrations/model/settings.ts";
 import { readSourcesFor, SourceError, type SourceRead, sourceMissing } from "../integrations/sources.ts";
@@ -292,21 +291,18 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
             }
           : answered;
       const at = deps.clock.now();
-      let stored: { summary: string };
-      try {
-        stored = await completeAgentRun(
-          deps,
-          org.id,
-          agentId,
-          runId,
-          completion,
-          [usageStatement(), resolveModelAlertStatement(org.id, at), inputHashStatement(runId, inputHash)],
-          { reading, modelBacked: true },
-        );
-      } catch (error) {
+      const stored = await completeAgentRun(
+        deps,
+        org.id,
+        agentId,
+        runId,
+        completion,
+        [usageStatement(), resolveModelAlertStatement(org.id, at), inputHashStatement(runId, inputHash)],
+        { reading, modelBacked: true },
+      );
+      if (!stored.ok) {
         // References the data does not hold (a made-up contact id): the model gets them back like schema issues.
-        if (!(error instanceof ApiError) || error.status !== 400) throw error;
-        issues = (error.extra.issues ?? []).map((i) => `${i.path}: ${i.message}`);
+        issues = stored.unknownReferences.map((i) => `${i.path}: ${i.message}`);
         messages.push({ role: "assistant", content: JSON.stringify(result.value) }, { role: "user", content: retryPrompt(issues) });
         continue;
       }

@@ -10,7 +10,7 @@ import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.
 import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
 import { readAccess, writeAccess } from "../auth/access.ts";
 import { ACTION_TYPES, AGENT_IDS, PIPELINE_STAGES } from "../domain.ts";
-import { notFound } from "../errors.ts";
+import { ApiError, notFound } from "../errors.ts";
 import { type Clock, iso, isoOrNull } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";
 import { getOrg } from "../store/orgs/orgs.ts";
@@ -174,7 +174,11 @@ export const completeAgentRunOp = defineOperation({
   rest: { method: "POST", path: "/api/agents/{id}/runs/{runId}/complete", access: writeAccess(), from: "body", tags, errors: [409] },
   handler: async (ctx, input) => {
     const { id, runId, ...completion } = input;
-    await completeAgentRun(ctx, ctx.principal.orgId, id, runId, completion);
+    const outcome = await completeAgentRun(ctx, ctx.principal.orgId, id, runId, completion);
+    if (!outcome.ok) {
+      const issues = outcome.unknownReferences;
+      throw new ApiError(400, "invalid_request", `Unknown references: ${issues.map((i) => i.path).join(", ")}.`, { issues });
+    }
     return { ok: true as const };
   },
 });
