@@ -10,7 +10,7 @@ import { actorOf, writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
-import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../integrations/outbound-targets.ts";
+import { privateTargetProblem } from "../integrations/outbound-targets.ts";
 import { checkSlackToken } from "../integrations/slack/check.ts";
 import { type SlackConfig, sealChannelSecret } from "../integrations/slack/connection.ts";
 import { iso } from "../lib/clock.ts";
@@ -18,7 +18,7 @@ import { recordAudit } from "../store/audit/audit.ts";
 import type { Db } from "../store/db.ts";
 import { type ChannelKind, deleteChannel, getChannel, saveChannelStatement } from "../store/delivery/channels.ts";
 import { defineOperation } from "./registry.ts";
-import { DateTime } from "./schemas.ts";
+import { DateTime, PublicUrl } from "./schemas.ts";
 
 const tags = ["Integrations"];
 
@@ -136,14 +136,7 @@ export const disconnectSlack = defineOperation({
 
 export const TeamsInput = v.strictObject({
   webhookUrl: v.pipe(
-    v.string("Must be a string."),
-    v.trim(),
-    v.maxLength(MAX_URL_LENGTH, `Must be at most ${MAX_URL_LENGTH} characters.`),
-    v.rawCheck(({ dataset, addIssue }) => {
-      if (!dataset.typed) return;
-      const problem = urlProblem(dataset.value);
-      if (problem) addIssue({ message: problem });
-    }),
+    PublicUrl,
     v.description("The incoming-webhook URL of a Teams Workflow (“Post to a channel when a webhook request is received”). Stored sealed."),
   ),
 });

@@ -8653,7 +8653,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The incoming-webhook URL of a Teams Workflow (“Post to a channel when a webhook request is received”). Stored sealed. */
+                    /**
+                     * Format: uri
+                     * @description The incoming-webhook URL of a Teams Workflow (“Post to a channel when a webhook request is received”). Stored sealed.
+                     */
                     webhookUrl: string;
                 };
             };
