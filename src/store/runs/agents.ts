@@ -37,12 +37,6 @@ const LISTED = table("agents", {
 });
 
 /**
- * The last list read per store and organization, with the `agents_version` it was read at. Every
- * write to agents or agent_runs, by any process, bumps that version in its own transaction (a
- * trigger, schema.sql), so a list is served again only while nothing it depends on has changed.
- * Reading the version is one small read (a primary-key lookup on SQLite) instead of 34 index seeks.
- */
-/**
  * The `agents_version` counter: on SQLite one row; on PostgreSQL that row plus the slots the
  * trigger bumps (store/engine/postgres-schema.ts), summed. It moves whenever a write to agents or
  * agent_runs commits, and only then.
@@ -54,6 +48,12 @@ export async function agentsVersion(db: Db): Promise<string | undefined> {
   return row?.value ?? undefined;
 }
 
+/**
+ * The last list read per store and organization, with the `agents_version` it was read at. Every
+ * write to agents or agent_runs, by any process, bumps that version in its own transaction (a
+ * trigger, schema.sql), so a list is served again only while nothing it depends on has changed.
+ * Reading the version is one small read (a primary-key lookup on SQLite) instead of 34 index seeks.
+ */
 const listCache = new WeakMap<Db, Map<string, { version: string; agents: AgentRunSummary[] }>>();
 
 /** The 17 agents of an organization in catalog order, each with its latest run and latest successful run. */
