@@ -100,7 +100,7 @@ export async function disconnectFor(deps: Deps, principal: Principal, kind: Chan
   return { ok: true };
 }
 
-export const connectSlack = defineOperation({
+export const connectSlackOp = defineOperation({
   id: "connectSlack",
   role: "owner",
   summary: "Connect Slack",
@@ -112,7 +112,7 @@ export const connectSlack = defineOperation({
   handler: (ctx, input) => connectSlackFor(ctx, ctx.principal, input),
 });
 
-export const getSlack = defineOperation({
+export const getSlackOp = defineOperation({
   id: "getSlack",
   role: "owner",
   summary: "Slack connection",
@@ -123,7 +123,7 @@ export const getSlack = defineOperation({
   handler: (ctx) => slackStatus(ctx, ctx.principal.orgId),
 });
 
-export const disconnectSlack = defineOperation({
+export const disconnectSlackOp = defineOperation({
   id: "disconnectSlack",
   role: "owner",
   summary: "Disconnect Slack",
@@ -163,7 +163,7 @@ export async function connectTeamsFor(deps: Deps, principal: Principal, input: v
   return teamsStatus(deps, principal.orgId);
 }
 
-export const connectTeams = defineOperation({
+export const connectTeamsOp = defineOperation({
   id: "connectTeams",
   role: "owner",
   summary: "Connect Microsoft Teams",
@@ -175,7 +175,7 @@ export const connectTeams = defineOperation({
   handler: (ctx, input) => connectTeamsFor(ctx, ctx.principal, input),
 });
 
-export const getTeams = defineOperation({
+export const getTeamsOp = defineOperation({
   id: "getTeams",
   role: "owner",
   summary: "Teams connection",
@@ -186,7 +186,7 @@ export const getTeams = defineOperation({
   handler: (ctx) => teamsStatus(ctx, ctx.principal.orgId),
 });
 
-export const disconnectTeams = defineOperation({
+export const disconnectTeamsOp = defineOperation({
   id: "disconnectTeams",
   role: "owner",
   summary: "Disconnect Microsoft Teams",

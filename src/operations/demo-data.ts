@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { getOrg } from "../store/orgs/orgs.ts";
 import { defineOperation } from "./registry.ts";
 
-export const loadDemoData = defineOperation({
+export const loadDemoDataOp = defineOperation({
   id: "loadDemoData",
   role: "owner",
   summary: "Load demo data",

@@ -48,7 +48,7 @@ const Status = v.object({
 
 const toWire = (s: CalendarStatus): v.InferOutput<typeof Status> => ({ ...s, connectedAt: isoOrNull(s.connectedAt) });
 
-export const getCalendarIntegration = defineOperation({
+export const getCalendarIntegrationOp = defineOperation({
   id: "getCalendarIntegration",
   summary: "Show the connected calendar",
   description:
@@ -59,7 +59,7 @@ export const getCalendarIntegration = defineOperation({
   handler: async (ctx) => toWire(await calendarStatus(ctx, ctx.principal)),
 });
 
-export const connectCalendarIntegration = defineOperation({
+export const connectCalendarIntegrationOp = defineOperation({
   id: "connectCalendarIntegration",
   summary: "Connect a CalDAV calendar",
   description:
@@ -70,7 +70,7 @@ export const connectCalendarIntegration = defineOperation({
   handler: async (ctx, input) => toWire(await connectCalendar(ctx, ctx.principal, input)),
 });
 
-export const disconnectCalendarIntegration = defineOperation({
+export const disconnectCalendarIntegrationOp = defineOperation({
   id: "disconnectCalendarIntegration",
   summary: "Disconnect the calendar",
   description:

@@ -37,7 +37,7 @@ function startInBackground(ctx: OperationContext, orgId: string): boolean {
   return true;
 }
 
-export const startModelEvaluation = defineOperation({
+export const startModelEvaluationOp = defineOperation({
   id: "startModelEvaluation",
   role: "owner",
   summary: "Start an evaluation of the connected model",

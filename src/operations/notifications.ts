@@ -35,7 +35,7 @@ export async function updatePrefsFor(deps: Deps, principal: Principal, changes: 
   return getPrefs(deps.db, principal.userId);
 }
 
-export const getMyNotifications = defineOperation({
+export const getMyNotificationsOp = defineOperation({
   id: "getMyNotifications",
   summary: "Your notification preferences",
   description: "Whether the signed-in person gets the daily briefing by email and as a Slack DM. Needs a signed-in browser session.",
@@ -45,7 +45,7 @@ export const getMyNotifications = defineOperation({
   handler: (ctx) => getPrefs(ctx.db, ctx.principal.userId),
 });
 
-export const updateMyNotifications = defineOperation({
+export const updateMyNotificationsOp = defineOperation({
   id: "updateMyNotifications",
   summary: "Change your notification preferences",
   description:

@@ -143,7 +143,7 @@ export async function deleteWebhookFor(deps: WebhookDeps, principal: Principal, 
 
 const WebhookId = v.pipe(v.string("Must be a string."), v.maxLength(100, "Not a webhook id."), v.description("The webhook id (whk_…)."));
 
-export const createWebhook = defineOperation({
+export const createWebhookOp = defineOperation({
   id: "createWebhook",
   role: "owner",
   summary: "Subscribe a webhook",
@@ -177,7 +177,7 @@ export const deleteWebhookOp = defineOperation({
   handler: (ctx, input) => deleteWebhookFor(ctx, ctx.principal, input.id),
 });
 
-export const listWebhookDeliveries = defineOperation({
+export const listWebhookDeliveriesOp = defineOperation({
   id: "listWebhookDeliveries",
   role: "owner",
   summary: "Recent deliveries of a webhook",

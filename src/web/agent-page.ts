@@ -21,7 +21,7 @@ import { resumeAgentOp } from "../operations/agent-pause.ts";
 import { runAgentNowOp } from "../operations/agent-run-now.ts";
 import { listAgentRunsOp, updateAgentOp } from "../operations/agent-runs.ts";
 import { listHandoffsOp } from "../operations/listings.ts";
-import { getSuggestions } from "../operations/reports.ts";
+import { getSuggestionsOp } from "../operations/reports.ts";
 import { listAgentsWithRuns } from "../store/runs/agents.ts";
 import { agentDailyTokens } from "../store/runs/budgets.ts";
 import { agentTriggerRoutes, triggersSection } from "./agent-triggers.ts";
@@ -64,7 +64,7 @@ const renderAgent: PageRenderer = async (deps, c, found, state, status = 200) =>
   const now = deps.clock.now();
   const [{ runs }, { suggestions }, { handoffs }, agents, score, missing] = await Promise.all([
     runOperation(deps, c, found, listAgentRunsOp, { id, limit: 20 }),
-    runOperation(deps, c, found, getSuggestions, {}),
+    runOperation(deps, c, found, getSuggestionsOp, {}),
     runOperation(deps, c, found, listHandoffsOp, { status: "queued", to: id }),
     listAgentsWithRuns(deps.db, found.user.orgId),
     jobOf(id).runner === "model" ? latestEvalScore(deps.db, found.user.orgId, id) : null,

@@ -14,11 +14,11 @@ import { ago, alertBox, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, priorityBadge } from "../html/ui.ts";
 import { agentName, healthText } from "../html/words.ts";
-import { listActionQueue } from "../operations/actions.ts";
-import { type AgentDashboard, getAgents } from "../operations/agents.ts";
-import { loadDemoData } from "../operations/demo-data.ts";
+import { listActionsOp } from "../operations/actions.ts";
+import { type AgentDashboard, getAgentsOp } from "../operations/agents.ts";
+import { loadDemoDataOp } from "../operations/demo-data.ts";
 import { listHeldOp } from "../operations/held.ts";
-import { getBriefing, getStandup } from "../operations/reports.ts";
+import { getBriefingOp, getStandupOp } from "../operations/reports.ts";
 import { hasOwnContent } from "../store/orgs/own-content.ts";
 import { handleForm } from "./form-flow.ts";
 import { gettingStarted } from "./getting-started.ts";
@@ -84,10 +84,10 @@ async function renderDashboard(deps: AppDeps, c: Context<AppEnv>, found: ValidSe
   const account = accountOf(found);
   const owner = isOwner(user);
   const [d, queue, standup, briefing, own, held] = await Promise.all([
-    runOperation(deps, c, found, getAgents, {}),
-    runOperation(deps, c, found, listActionQueue, { limit: 100 }),
-    runOptional(deps, c, found, getStandup, {}),
-    runOperation(deps, c, found, getBriefing, {}),
+    runOperation(deps, c, found, getAgentsOp, {}),
+    runOperation(deps, c, found, listActionsOp, { limit: 100 }),
+    runOptional(deps, c, found, getStandupOp, {}),
+    runOperation(deps, c, found, getBriefingOp, {}),
     hasOwnContent(deps.db, user.orgId, BUILT_IN_RUNNERS),
     runOptional(deps, c, found, listHeldOp, {}),
   ]);
@@ -163,7 +163,7 @@ export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
   // Owners only (the operation's role): the same as `crew seed --demo` (src/docs/notes/web-app.md), for the signed-in person's organization.
   router.post("/dashboard/demo", (c) =>
     handleForm(deps, c, renderDashboard, async (found) => {
-      await runOperation(deps, c, found, loadDemoData, {});
+      await runOperation(deps, c, found, loadDemoDataOp, {});
       return "/dashboard?done=demo";
     }),
   );

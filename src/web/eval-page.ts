@@ -15,7 +15,7 @@ import { ago, alertBox, csrfField, type Html } from "../html/layout.ts";
 import { accountOf } from "../html/page-frame.ts";
 import { resolveModel } from "../integrations/model/settings.ts";
 import type { EvalScoreView } from "../operations/agent-eval.ts";
-import { evalStateOf, startModelEvaluation } from "../operations/model-eval.ts";
+import { evalStateOf, startModelEvaluationOp } from "../operations/model-eval.ts";
 import { type EvalBatch, evalHistory, latestEvalOfModel } from "../store/runs/evals.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { runOperation } from "./run-operation.ts";
@@ -115,7 +115,7 @@ export function evalPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const noFields: PageRenderer = async (_deps, c) => c.notFound();
   router.post(`${PATH}/eval`, (c) =>
     handleForm(deps, c, noFields, async (found) => {
-      await runOperation(deps, c, found, startModelEvaluation, {});
+      await runOperation(deps, c, found, startModelEvaluationOp, {});
       return `${PATH}?done=eval#eval-h`;
     }),
   );

@@ -20,7 +20,7 @@ import { accountOf, session } from "../html/page-frame.ts";
 import { fieldRules } from "../html/ui.ts";
 import { describeStructured, type ModelStatus, modelStatus, type TestOutcome } from "../integrations/model/settings.ts";
 import { updateAgentOp } from "../operations/agent-runs.ts";
-import { ModelSettingsInput, saveModelIntegration, testModelIntegration } from "../operations/model.ts";
+import { ModelSettingsInput, saveModelIntegrationOp, testModelIntegrationOp } from "../operations/model.ts";
 import { getInstructionOverride } from "../store/runs/model.ts";
 import { modelEvalCard } from "./eval-page.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
@@ -222,7 +222,7 @@ export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
     handleForm(deps, c, rejected, async (found, form) => {
       const text = (name: string) => form.get(name) ?? "";
       const budget = text("dailyTokens").trim();
-      await runOperation(deps, c, found, saveModelIntegration, {
+      await runOperation(deps, c, found, saveModelIntegrationOp, {
         provider: text("provider"),
         baseUrl: text("baseUrl"),
         model: text("model"),
@@ -235,7 +235,7 @@ export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.post(`${PATH}/test`, (c) =>
     handleForm(deps, c, rejected, async (found) => {
-      lastTests.set(found.user.orgId, await runOperation(deps, c, found, testModelIntegration, {}));
+      lastTests.set(found.user.orgId, await runOperation(deps, c, found, testModelIntegrationOp, {}));
       return `${PATH}?done=tested#test-h`;
     }),
   );

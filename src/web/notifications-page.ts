@@ -11,9 +11,9 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import { testTeams } from "../operations/channel-tests.ts";
-import { connectTeams, disconnectTeams, slackStatus, teamsStatus } from "../operations/channels.ts";
-import { updateMyNotifications } from "../operations/notifications.ts";
+import { testTeamsOp } from "../operations/channel-tests.ts";
+import { connectTeamsOp, disconnectTeamsOp, slackStatus, teamsStatus } from "../operations/channels.ts";
+import { updateMyNotificationsOp } from "../operations/notifications.ts";
 import { listMessages, type MessageRecord } from "../store/delivery/messages.ts";
 import { getPrefs } from "../store/delivery/notify.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
@@ -101,7 +101,7 @@ export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get(PATH, session(deps), (c) => render(deps, c, c.var.session, null));
   router.post(PATH, (c) =>
     handleForm(deps, c, render, async (found, form) => {
-      await runOperation(deps, c, found, updateMyNotifications, {
+      await runOperation(deps, c, found, updateMyNotificationsOp, {
         briefingEmail: form.get("briefingEmail") === "on",
         briefingSlack: form.get("briefingSlack") === "on",
       });
@@ -110,13 +110,13 @@ export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post(`${PATH}/teams`, (c) =>
     handleForm(deps, c, render, async (found, form) => {
-      await runOperation(deps, c, found, connectTeams, { webhookUrl: form.get("webhookUrl") ?? "" });
+      await runOperation(deps, c, found, connectTeamsOp, { webhookUrl: form.get("webhookUrl") ?? "" });
       return withDone(PATH, "teams");
     }),
   );
   router.post(`${PATH}/teams/test`, (c) =>
     handleForm(deps, c, render, async (found) => {
-      const sent = await runOperation(deps, c, found, testTeams, {});
+      const sent = await runOperation(deps, c, found, testTeamsOp, {});
       if (sent.ok) return withDone(PATH, "teams-tested");
       const errors = { "(body)": `The test message did not arrive: ${sent.error}` };
       return render(deps, c, found, { errors, values: {}, sent: new URLSearchParams() }, 502);
@@ -124,7 +124,7 @@ export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post(`${PATH}/teams/delete`, (c) =>
     handleForm(deps, c, render, async (found) => {
-      await runOptional(deps, c, found, disconnectTeams, {}); // none connected: nothing to remove
+      await runOptional(deps, c, found, disconnectTeamsOp, {}); // none connected: nothing to remove
       return withDone(PATH, "teams-removed");
     }),
   );

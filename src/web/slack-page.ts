@@ -10,8 +10,8 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import { testSlack } from "../operations/channel-tests.ts";
-import { connectSlack, disconnectSlack, slackStatus } from "../operations/channels.ts";
+import { testSlackOp } from "../operations/channel-tests.ts";
+import { connectSlackOp, disconnectSlackOp, slackStatus } from "../operations/channels.ts";
 import { listMessages } from "../store/delivery/messages.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
 import { owner } from "./owner.ts";
@@ -78,7 +78,7 @@ export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
         .split(/[\s,]+/)
         .map((s) => s.trim())
         .filter(Boolean);
-      await runOperation(deps, c, found, connectSlack, {
+      await runOperation(deps, c, found, connectSlackOp, {
         botToken: form.get("botToken") ?? "",
         channel: form.get("channel") ?? "",
         readChannels,
@@ -88,7 +88,7 @@ export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post(`${PATH}/test`, (c) =>
     handleForm(deps, c, render, async (found) => {
-      const sent = await runOperation(deps, c, found, testSlack, {});
+      const sent = await runOperation(deps, c, found, testSlackOp, {});
       if (sent.ok) return withDone(PATH, "tested");
       const errors = { "(body)": `The test message did not arrive: ${sent.error}` };
       return render(deps, c, found, { errors, values: {}, sent: new URLSearchParams() }, 502);
@@ -96,7 +96,7 @@ export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post(`${PATH}/delete`, (c) =>
     handleForm(deps, c, render, async (found) => {
-      await runOptional(deps, c, found, disconnectSlack, {}); // none connected: nothing to remove
+      await runOptional(deps, c, found, disconnectSlackOp, {}); // none connected: nothing to remove
       return withDone(PATH, "removed");
     }),
   );
