@@ -298,7 +298,14 @@ export const AgentView = v.object({
     v.description("inbox: whether new mail starts a run within 2 minutes (at most one per 5 minutes per mailbox). Other agents: unused."),
   ),
   triggerSecret: v.pipe(v.boolean(), v.description("Whether the agent has a trigger secret for signed events (never shown again).")),
+  pausedReason: v.pipe(
+    v.nullable(v.string()),
+    v.description(
+      "Why it is paused (3 scheduled runs in a row failed): not scheduled until an owner resumes it. Null when it is not paused.",
+    ),
+  ),
 });
+export type AgentView = v.InferOutput<typeof AgentView>;
 
 export const updateAgentOp = defineOperation({
   id: "updateAgent",
@@ -369,5 +376,6 @@ export async function agentView(ctx: { db: Db; clock: Clock }, orgId: string, ag
     dailyTokens: cap,
     runOnNewMail: triggers?.runOnNewMail ?? true,
     triggerSecret: Boolean(triggers?.secret),
+    pausedReason: agent.pausedReason,
   };
 }

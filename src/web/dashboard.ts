@@ -5,7 +5,6 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import { BUILT_IN_RUNNERS } from "../agents/runners.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
@@ -16,10 +15,9 @@ import { doneNotice, emptyState, priorityBadge } from "../html/ui.ts";
 import { agentName, healthText } from "../html/words.ts";
 import { listActionsOp } from "../operations/actions.ts";
 import { type AgentDashboard, getAgentsOp } from "../operations/agents.ts";
-import { loadDemoDataOp } from "../operations/demo-data.ts";
+import { getOwnContentOp, loadDemoDataOp } from "../operations/demo-data.ts";
 import { listHeldOp } from "../operations/held.ts";
 import { getBriefingOp, getStandupOp } from "../operations/reports.ts";
-import { hasOwnContent } from "../store/orgs/own-content.ts";
 import { handleForm } from "./form-flow.ts";
 import { gettingStarted } from "./getting-started.ts";
 import { heldRoutes, heldSection } from "./held-section.ts";
@@ -88,13 +86,13 @@ async function renderDashboard(deps: AppDeps, c: Context<AppEnv>, found: ValidSe
     runOperation(deps, c, found, listActionsOp, { limit: 100 }),
     runOptional(deps, c, found, getStandupOp, {}),
     runOperation(deps, c, found, getBriefingOp, {}),
-    hasOwnContent(deps.db, user.orgId, BUILT_IN_RUNNERS),
+    runOperation(deps, c, found, getOwnContentOp, {}),
     runOptional(deps, c, found, listHeldOp, {}),
   ]);
   const open = queue.actions.filter((a) => a.status !== "done" && a.status !== "dismissed");
   const top = open.filter((a) => a.priority === "critical" || a.priority === "high").slice(0, 5);
   // "No content of its own": the built-in composers run at start and on schedule, so they do not count.
-  const fresh = !own;
+  const fresh = !own.ownContent;
   const scopes = allowedKeyScopes(user.plan);
   const body = html`<h1>Dashboard</h1>
 ${alertBox("success", doneNotice(DONE, c.req.query("done")))}

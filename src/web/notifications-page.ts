@@ -6,16 +6,15 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
+import type * as v from "valibot";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { testTeamsOp } from "../operations/channel-tests.ts";
-import { connectTeamsOp, disconnectTeamsOp, slackStatus, teamsStatus } from "../operations/channels.ts";
-import { updateMyNotificationsOp } from "../operations/notifications.ts";
-import { listMessages, type MessageRecord } from "../store/delivery/messages.ts";
-import { getPrefs } from "../store/delivery/notify.ts";
+import { connectTeamsOp, disconnectTeamsOp, getTeamsOp, slackStatus } from "../operations/channels.ts";
+import { getMyNotificationsOp, listMessagesOp, updateMyNotificationsOp } from "../operations/notifications.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 
@@ -27,7 +26,7 @@ const NOTICES: Record<string, string> = {
   "teams-tested": "Test message sent: look for it in the Teams channel.",
 };
 
-function logTable(rows: MessageRecord[], now: number): Html {
+function logTable(rows: v.InferOutput<typeof listMessagesOp.output>["messages"], now: number): Html {
   if (rows.length === 0) return html`<p class="muted">Nothing sent yet.</p>`;
   return html`<div class="table-wrap"><table class="table stack">
   <caption class="sr-only">Messages, newest first</caption>
@@ -50,10 +49,10 @@ async function render(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, st
   const owner = isOwner(found.user);
   const orgId = found.user.orgId;
   const [prefs, slack, teams, log] = await Promise.all([
-    getPrefs(deps.db, found.user.id),
+    runOperation(deps, c, found, getMyNotificationsOp, {}),
     slackStatus(deps, orgId),
-    owner ? teamsStatus(deps, orgId) : null,
-    owner ? listMessages(deps.db, orgId, 50) : [],
+    owner ? runOperation(deps, c, found, getTeamsOp, {}) : null,
+    owner ? runOperation(deps, c, found, listMessagesOp, { limit: 50 }).then((l) => l.messages) : [],
   ]);
   const notice = NOTICES[c.req.query("done") ?? ""];
   const error = state?.errors["(body)"] ?? state?.errors.webhookUrl;

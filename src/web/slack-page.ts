@@ -11,8 +11,8 @@ import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { testSlackOp } from "../operations/channel-tests.ts";
-import { connectSlackOp, disconnectSlackOp, slackStatus } from "../operations/channels.ts";
-import { listMessages } from "../store/delivery/messages.ts";
+import { connectSlackOp, disconnectSlackOp, getSlackOp } from "../operations/channels.ts";
+import { listMessagesOp } from "../operations/notifications.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
 import { owner } from "./owner.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
@@ -26,8 +26,10 @@ const NOTICES: Record<string, string> = {
 
 async function render(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, state: FormState | null, status = 200): Promise<Response> {
   const account = accountOf(found);
-  const orgId = found.user.orgId;
-  const [slack, log] = await Promise.all([slackStatus(deps, orgId), listMessages(deps.db, orgId, 100)]);
+  const [slack, { messages: log }] = await Promise.all([
+    runOperation(deps, c, found, getSlackOp, {}),
+    runOperation(deps, c, found, listMessagesOp, { limit: 100 }),
+  ]);
   const sent = log.filter((m) => m.channel === "slack").slice(0, 20);
   const errors = state?.errors ?? {};
   const field = (name: string) => (errors[name] ? html`<span class="field-error" role="alert">${errors[name]}</span>` : "");

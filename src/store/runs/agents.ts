@@ -151,7 +151,17 @@ export async function setAgentSchedule(db: Db, orgId: string, agentId: string, s
   return rows[0] ?? null;
 }
 
-export async function getAgentRecord(db: Db, orgId: string, agentId: string): Promise<AgentRecord | null> {
-  const rows = await db.all<AgentRecord>("SELECT id, name, category, schedule FROM agents WHERE org_id = ? AND id = ?", [orgId, agentId]);
-  return rows[0] ?? null;
+/** The agent, with why it is paused (null while it is not, src/agents/auto-pause.ts). */
+export async function getAgentRecord(
+  db: Db,
+  orgId: string,
+  agentId: string,
+): Promise<(AgentRecord & { pausedReason: string | null }) | null> {
+  const row = await db.one<AgentRecord & { paused_reason: string | null }>(
+    "SELECT id, name, category, schedule, CASE WHEN paused_at IS NULL THEN NULL ELSE paused_reason END AS paused_reason FROM agents WHERE org_id = ? AND id = ?",
+    [orgId, agentId],
+  );
+  if (!row) return null;
+  const { paused_reason, ...agent } = row;
+  return { ...agent, pausedReason: paused_reason };
 }
