@@ -188,6 +188,13 @@ describe("import graph of src/", () => {
     expect(wrong).toEqual([]);
   });
 
+  it("web/ takes only types from store/: pages read and write through the operations (src/docs/notes/architecture.md)", () => {
+    const wrong = [...graph]
+      .filter(([from]) => from.startsWith("web/"))
+      .flatMap(([from, { runtime }]) => runtime.filter((to) => to.startsWith("store/")).map((to) => `${from} -> ${to}`));
+    expect(wrong).toEqual([]);
+  });
+
   it("the bottom (domain.ts, errors.ts, config.ts, lib/) imports nothing of Crew above it", () => {
     const wrong: string[] = [];
     for (const [from, { local }] of graph) {
