@@ -82,7 +82,13 @@ describe("words that fit the moment", () => {
       okHasData: false,
       pausedReason: null,
     };
-    const finance: AgentRunSummary = { ...inbox, id: "finance", name: "Finance", lastSummary: "The Stripe export failed.", lastError: "timeout" };
+    const finance: AgentRunSummary = {
+      ...inbox,
+      id: "finance",
+      name: "Finance",
+      lastSummary: "The Stripe export failed.",
+      lastError: "timeout",
+    };
     const body = composeStandupBody({
       mode: "morning",
       at,

@@ -198,9 +198,10 @@ describe("crew backup and crew restore", () => {
       expect(restored.code, restored.stderr).toBe(0);
       const db = sqlite(join(own.dir, "crew.db"));
       try {
-        const rows = db
-          .prepare("SELECT event, subject FROM audit_events WHERE event LIKE 'backup.%' ORDER BY id")
-          .all() as { event: string; subject: string }[];
+        const rows = db.prepare("SELECT event, subject FROM audit_events WHERE event LIKE 'backup.%' ORDER BY id").all() as {
+          event: string;
+          subject: string;
+        }[];
         // `first` itself was recorded only after its copy was taken: without the carry-over, the
         // restored list would hold neither backup, only the restore.
         expect(rows).toEqual([

@@ -122,7 +122,11 @@ function classify(error: unknown, settings: MailboxSettings, progress: Progress)
       reason,
     );
   }
-  if (!progress.answered && (/^(E[A-Z]+|ETIMEDOUT|NoConnection|ConnectionClosed|ClosedAfterConnect.*|CONNECT_TIMEOUT|GREETING_TIMEOUT)$/.test(code) || /timeout|connect/i.test(reason))) {
+  if (
+    !progress.answered &&
+    (/^(E[A-Z]+|ETIMEDOUT|NoConnection|ConnectionClosed|ClosedAfterConnect.*|CONNECT_TIMEOUT|GREETING_TIMEOUT)$/.test(code) ||
+      /timeout|connect/i.test(reason))
+  ) {
     return new MailError("unreachable", `The mail server ${settings.host} could not be reached.`, reason);
   }
   return new MailError("protocol", "The mail server did not answer as expected.", reason);
