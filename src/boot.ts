@@ -108,8 +108,8 @@ export async function connect(config: Config): Promise<Db> {
 
 export const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
 
-/** The line every entry prints once listening (tests wait for it); IPv6 hosts in brackets. */
 /**
+ * The line every entry prints once listening (tests wait for it); IPv6 hosts in brackets.
  * The one address people should open (src/docs/notes/web-app.md#one-public-address: `{base}` only — a second URL printed beside it
  * invites signing in at an address whose forms are then refused as cross-site). `port` is what
  * was actually bound, shown only when it differs from BASE_URL's (PORT=0).

@@ -338,3 +338,7 @@ export const RELATIONSHIPS = ["contact", "active", "warm", "cold", "key"] as con
 export const INSIGHT_TYPES = ["insight", "connection", "learning", "alert", "action"] as const;
 /** Stages of the sales pipeline in the weekly metrics report. */
 export const PIPELINE_STAGES = ["lead", "qualified", "proposal", "negotiation", "closed"] as const;
+
+// --- A person's mail and calendar account connected by OAuth (src/docs/notes/connections.md).
+export const CONNECTION_PROVIDERS = ["google", "microsoft"] as const;
+export type ConnectionProvider = (typeof CONNECTION_PROVIDERS)[number];

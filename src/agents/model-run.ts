@@ -13,9 +13,8 @@
 import { createHash } from "node:crypto";
 import type { ModelMessage } from "ai";
 import type { Config } from "../config.ts";
-import { ApiError } from "../errors.ts";
 import { callForObject, type Usage } from "../integrations/model/client.ts";
-import { resolveModel } from "../integrations/model/settings.ts";
+import { type ResolvedModel, resolveModel } from "../integrations/model/settings.ts";
 import { readSourcesFor, SourceError, type SourceRead, sourceMissing } from "../integrations/sources.ts";
 import { iso } from "../lib/clock.ts";
 import type { Events } from "../lib/events.ts";
@@ -79,12 +78,24 @@ export interface ModelRun {
 
 const strictPolicy = (config: Config): OutboundPolicy => ({ allowPrivate: config.allowPrivateTargets, resolve: async () => [] });
 
+/** What a model-backed run needs before anything is stored: the connected model and, for an agent that reads one, its source. */
+type Readiness = { ok: true; model: ResolvedModel; sources: SourceAccess } | { ok: false; missing: string };
+
+/** The one readiness check of a run: `runModelAgent` asks it once, before a slot is claimed or a row written. No network access. */
+async function readiness(deps: ModelRunDeps, orgId: string, job: AgentJob): Promise<Readiness> {
+  const model = await resolveModel(deps, orgId);
+  if (!model) return { ok: false, missing: NEEDS_MODEL };
+  const sources = sourceAccess(deps);
+  const missing = readsSource(job) ? await sources.missing(orgId, job.id) : null;
+  return missing ? { ok: false, missing } : { ok: true, model, sources };
+}
+
 /** What an agent lacks to run with a model (the dashboard's summary), or null. No network access. */
 export async function whatIsMissing(deps: ModelRunDeps, orgId: string, agentId: string): Promise<string | null> {
   const job = jobOf(agentId);
   if (job.runner !== "model") return null;
-  if (!(await resolveModel(deps, orgId))) return NEEDS_MODEL;
-  return readsSource(job) ? sourceAccess(deps).missing(orgId, agentId) : null;
+  const ready = await readiness(deps, orgId, job);
+  return ready.ok ? null : ready.missing;
 }
 
 const readsSource = (job: AgentJob) => job.reads.source !== null;
@@ -128,6 +139,8 @@ export interface RunStart {
   event?: TriggerEvent;
   /** Called once the run has its id (a triggered run answers 202 with it before the model is done). */
   onStarted?: (runId: string) => void;
+  /** A schedule slot, taken only once the agent can run; false when another process has it (src/agents/run-agent.ts). */
+  claim?: () => Promise<boolean>;
 }
 
 /** Runs the agent once with the connected model now. Never throws for the model's or a source's failure: the run is stored as an error. */
@@ -142,13 +155,10 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
     tokensIn: 0,
     tokensOut: 0,
   });
-  const model = await resolveModel(deps, org.id);
-  if (!model) return skipped(`${NEEDS_MODEL}.`);
-  const sources = sourceAccess(deps);
-  if (readsSource(job)) {
-    const missing = await sources.missing(org.id, agentId);
-    if (missing) return skipped(`${missing}.`);
-  }
+  const ready = await readiness(deps, org.id, job);
+  if (!ready.ok) return skipped(`${ready.missing}.`);
+  const { model, sources } = ready;
+  if (start.claim && !(await start.claim())) return skipped("Another process took this slot.");
   const now = deps.clock.now();
   const reservation = await reserveRunTokens(deps.db, org.id, agentId, job.limits, model.dailyTokens, now);
   if (!reservation.ok) {
@@ -281,21 +291,18 @@ export async function runModelAgent(deps: ModelRunDeps, org: Organization, agent
             }
           : answered;
       const at = deps.clock.now();
-      let stored: { summary: string };
-      try {
-        stored = await completeAgentRun(
-          deps,
-          org.id,
-          agentId,
-          runId,
-          completion,
-          [usageStatement(), resolveModelAlertStatement(org.id, at), inputHashStatement(runId, inputHash)],
-          { reading, modelBacked: true },
-        );
-      } catch (error) {
+      const stored = await completeAgentRun(
+        deps,
+        org.id,
+        agentId,
+        runId,
+        completion,
+        [usageStatement(), resolveModelAlertStatement(org.id, at), inputHashStatement(runId, inputHash)],
+        { reading, modelBacked: true },
+      );
+      if (!stored.ok) {
         // References the data does not hold (a made-up contact id): the model gets them back like schema issues.
-        if (!(error instanceof ApiError) || error.status !== 400) throw error;
-        issues = (error.extra.issues ?? []).map((i) => `${i.path}: ${i.message}`);
+        issues = stored.unknownReferences.map((i) => `${i.path}: ${i.message}`);
         messages.push({ role: "assistant", content: JSON.stringify(result.value) }, { role: "user", content: retryPrompt(issues) });
         continue;
       }

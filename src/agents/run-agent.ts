@@ -21,7 +21,7 @@ import { countScheduledRun, resumeAgent } from "./auto-pause.ts";
 import { standupModeAt } from "./compose-standup.ts";
 import { jobOf, type Runner } from "./jobs.ts";
 import type { TriggerEvent } from "./model-inputs.ts";
-import { type ModelRun, type ModelRunDeps, NEEDS_MODEL, type RunStart, runModelAgent, whatIsMissing } from "./model-run.ts";
+import { type ModelRun, type ModelRunDeps, NEEDS_MODEL, type RunStart, runModelAgent } from "./model-run.ts";
 import { type BuiltInRun, type RunDeps, runBuiltIn } from "./runners.ts";
 
 export type RunReason =
@@ -72,12 +72,10 @@ async function runAgentUntraced(deps: AgentRunDeps, orgId: string, agentId: stri
   const org = await getOrg(deps.db, orgId);
   if (!org) return notRun(agentId, "The organization does not exist.");
   const modelDeps = modelDepsOf(deps);
-  if (runner === "model") {
-    if (!modelDeps) return notRun(agentId, `${NEEDS_MODEL}.`);
-    const missing = await whatIsMissing(modelDeps, orgId, agentId);
-    if (missing !== null) return notRun(agentId, `${missing}.`);
-  }
-  if (reason.kind === "schedule" && !(await reason.claim())) return notRun(agentId, "Another process took this slot.");
+  if (runner === "model" && !modelDeps) return notRun(agentId, `${NEEDS_MODEL}.`);
+  // A model-backed run checks once whether it can run and takes the slot after that check (startOf hands it the claim).
+  if (runner !== "model" && reason.kind === "schedule" && !(await reason.claim()))
+    return notRun(agentId, "Another process took this slot.");
   const run: AgentRun =
     runner === "model" && modelDeps
       ? await runModelAgent(modelDeps, org, agentId, startOf(reason))
@@ -88,6 +86,7 @@ async function runAgentUntraced(deps: AgentRunDeps, orgId: string, agentId: stri
 }
 
 function startOf(reason: RunReason): RunStart {
+  if (reason.kind === "schedule") return { claim: reason.claim };
   if (reason.kind === "mail") return { trigger: "mail" };
   if (reason.kind === "event")
     return { trigger: "event", event: reason.event, ...(reason.onStarted ? { onStarted: reason.onStarted } : {}) };

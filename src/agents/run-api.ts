@@ -82,7 +82,7 @@ export type { Completion } from "./policy/completion.ts";
 const conflict = (runId: string) =>
   new ApiError(409, "run_already_completed", `Run ${runId} is no longer running: it was completed already, or closed after an hour.`);
 
-/** Checks what the body refers to (contacts, handoffs) before anything is written: a bad item is a 400 and nothing is stored. */
+/** Checks what the body refers to (contacts, handoffs) before anything is written: a bad item refuses the completion and nothing is stored. */
 async function referenceIssues(db: Db, orgId: string, runId: string, input: Completion): Promise<FieldIssue[]> {
   const [issues, claimed] = await Promise.all([
     contactIssues(db, orgId, input.actions ?? [], (i) => `actions[${i}].contactId`),
@@ -252,6 +252,13 @@ async function completionStatements(
   return { statements, actions, later, summary };
 }
 
+/**
+ * A completion's outcome: stored, or refused before anything was written because it refers to
+ * records that do not exist. A plain value, not an error: the run API's operation turns a refusal
+ * into its 400, the model-backed run hands the issues back to the model for its one retry.
+ */
+export type CompletionOutcome = { ok: true; summary: string } | { ok: false; unknownReferences: FieldIssue[] };
+
 export async function completeAgentRun(
   deps: { db: Db; clock: Clock; events: Events; config: { baseUrl: string } },
   orgId: string,
@@ -261,16 +268,14 @@ export async function completeAgentRun(
   /** Statements stored in the same transaction (a model-backed run's token usage and `model` alert). */
   extra: InStatement[] = [],
   options: CompletionOptions = {},
-): Promise<{ summary: string }> {
+): Promise<CompletionOutcome> {
   assertAgent(agentId);
   const { db } = deps;
   const run = await getRun(db, orgId, agentId, runId);
   if (!run) throw new ApiError(404, "not_found", `Run ${runId} of agent ${agentId} was not found.`);
   if (run.status !== "running") throw conflict(runId);
-  const issues = await referenceIssues(db, orgId, runId, input);
-  if (issues.length > 0) {
-    throw new ApiError(400, "invalid_request", `Unknown references: ${issues.map((i) => i.path).join(", ")}.`, { issues });
-  }
+  const unknownReferences = await referenceIssues(db, orgId, runId, input);
+  if (unknownReferences.length > 0) return { ok: false, unknownReferences };
   const now = deps.clock.now();
   const { statements, actions, later, summary } = await completionStatements(
     db,
@@ -290,5 +295,5 @@ export async function completeAgentRun(
     if (isAlreadyCompleted(error)) throw conflict(runId); // a concurrent completion won the race
     throw error;
   }
-  return { summary };
+  return { ok: true, summary };
 }

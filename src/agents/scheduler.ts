@@ -49,11 +49,11 @@ export interface SchedulerPassReport {
 
 export const newHolder = (label = "process") => `${label}-${randomSecret(10)}`;
 
-/** One pass: take or renew the lease, close abandoned runs, run every due built-in agent once. */
 /** Without a configuration and events (a bare store), model-backed agents are not run. */
 export type SchedulerDeps = RunDeps &
   Partial<Pick<ModelRunDeps, "events" | "outbound" | "sources">> & { metrics?: Pick<Metrics, "schedulerLeader"> };
 
+/** One pass: take or renew the lease, close abandoned runs, run every due built-in agent once. */
 export async function tick(deps: SchedulerDeps, holder: string): Promise<SchedulerPassReport> {
   const modelDeps = deps.config && deps.events;
   const now = deps.clock.now();

@@ -15,6 +15,7 @@
 import * as client from "openid-client";
 import type { OidcEnv } from "../config.ts";
 import type { Role } from "../domain.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import { createdFromUnverifiedEmail, linkIdentity, userIdOfIdentity } from "../store/auth/identities.ts";
 import { deleteSessionsOfUser } from "../store/auth/sessions.ts";
 import { createUser, EmailTakenError, getUserByEmail, getUserById, listOrgUsers, type User, updateOrgUser } from "../store/auth/users.ts";
@@ -201,4 +202,33 @@ export async function resolveOidcUser(db: Db, oidc: OidcEnv, claims: OidcClaims,
     }
   }
   return { ok: true, user, created, linked, roleChanged };
+}
+
+/**
+ * A refused OIDC sign-in in the audit log: of the organization people sign in to by default (the
+ * answer names no user of Crew yet), `reason` as the refusal names it.
+ */
+export async function recordOidcRefusal(db: Db, reason: string, now: number): Promise<void> {
+  const org = await getDefaultOrg(db);
+  if (org) await recordAudit(db, org.id, "sign_in.failed", { kind: "system" }, now, null, { method: "oidc", reason });
+}
+
+/** An OIDC sign-in in the audit log: the user made or given a new role by the provider's claims, then the sign-in. */
+export async function recordOidcSignIn(db: Db, outcome: OidcOutcome & { ok: true }, now: number): Promise<void> {
+  const { user } = outcome;
+  if (outcome.created)
+    await recordAudit(db, user.orgId, "user.created", { kind: "system" }, now, user.email, {
+      method: "oidc",
+      plan: user.plan,
+      role: user.role,
+    });
+  if (outcome.roleChanged)
+    await recordAudit(db, user.orgId, "user.role_changed", { kind: "system" }, now, user.email, {
+      role: outcome.roleChanged,
+      method: "oidc",
+    });
+  await recordAudit(db, user.orgId, "sign_in.succeeded", { kind: "user", userId: user.id }, now, user.email, {
+    method: "oidc",
+    linked: outcome.linked,
+  });
 }

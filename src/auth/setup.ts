@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config.ts";
 import { randomSecret, sha256Hex } from "../lib/random.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import { claimSetup, insertSetupToken, isSetupTokenUsable } from "../store/auth/setup-tokens.ts";
 import { countUsers, createUser, EmailTakenError, type User } from "../store/auth/users.ts";
 import type { Db } from "../store/db.ts";
@@ -19,10 +20,13 @@ export async function ensureSetupLink(db: Db, config: Config, now: number): Prom
   return `${config.baseUrl}/setup?token=${token}`;
 }
 
+/** Whether nobody has set Crew up yet (the sign-in page then points at the setup link printed at start). */
+export const setupPending = async (db: Db): Promise<boolean> => (await countUsers(db)) === 0;
+
 export const isSetupLinkUsable = (db: Db, token: string) =>
   token === "" ? Promise.resolve(false) : isSetupTokenUsable(db, sha256Hex(token));
 
-/** Creates the owner with the link's token; null when the link was used meanwhile (or the email is taken). */
+/** Creates the owner with the link's token, in the audit log too; null when the link was used meanwhile (or the email is taken). */
 export async function createOwner(
   db: Db,
   token: string,
@@ -34,8 +38,9 @@ export async function createOwner(
   if (!(await claimSetup(db, sha256Hex(token), clock.now()))) return null;
   const org = await getDefaultOrg(db);
   if (!org) throw new Error("default organization missing");
+  let user: User;
   try {
-    return await createUser(
+    user = await createUser(
       db,
       { orgId: org.id, email: owner.email, name: owner.name, passwordHash, plan: "operator", role: "owner" },
       clock.now(),
@@ -44,4 +49,6 @@ export async function createOwner(
     if (error instanceof EmailTakenError) return null;
     throw error;
   }
+  await recordAudit(db, user.orgId, "user.created", { kind: "user", userId: user.id }, clock.now(), user.email, { via: "setup" });
+  return user;
 }

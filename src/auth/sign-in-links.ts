@@ -5,6 +5,7 @@
  * SHA-256 is stored.
  */
 import { randomSecret, sha256Hex } from "../lib/random.ts";
+import { recordAudit } from "../store/audit/audit.ts";
 import { claimSignInLink, insertSignInLink, type LinkPurpose, signInLinkUser } from "../store/auth/sign-in-links.ts";
 import { getUserById, type User } from "../store/auth/users.ts";
 import type { Db } from "../store/db.ts";
@@ -27,7 +28,11 @@ export async function signInLinkHolder(db: Db, token: string, purpose: LinkPurpo
   return user && user.deactivatedAt === null ? user : null;
 }
 
-/** Sets the holder's password, ends their sessions and uses the link up; null when the link was used meanwhile. */
+/**
+ * Sets the holder's password, ends their sessions and uses the link up; null when the link was used
+ * meanwhile. A reset is recorded in the audit log; a welcome link's first password is part of the
+ * user's creation, recorded when the owner made the user.
+ */
 export async function useSignInLink(
   db: Db,
   token: string,
@@ -40,5 +45,7 @@ export async function useSignInLink(
   const passwordHash = await hashPassword(password);
   // Claimed after the slow hash, in the batch that sets it: a double-submitted form cannot set two passwords.
   if ((await claimSignInLink(db, sha256Hex(token), purpose, passwordHash, clock.now())) !== user.id) return null;
+  if (purpose === "reset")
+    await recordAudit(db, user.orgId, "user.password_reset", { kind: "user", userId: user.id }, clock.now(), user.email, { via: "link" });
   return user;
 }

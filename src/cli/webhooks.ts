@@ -18,7 +18,10 @@ export async function addWebhookFromCli(flags: Flags, env: Env, io: CliIo): Prom
   const w = await withStore(
     env,
     async (db, org, config) => {
-      const [{ runAsCli }, { createWebhook }] = await Promise.all([import("./principal.ts"), import("../operations/webhooks.ts")]);
+      const [{ runAsCli }, { createWebhookOp: createWebhook }] = await Promise.all([
+        import("./principal.ts"),
+        import("../operations/webhooks.ts"),
+      ]);
       return runAsCli({ db, config }, org.id, createWebhook, input);
     },
     flags.org,

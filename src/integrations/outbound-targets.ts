@@ -10,7 +10,7 @@ import { refusedWithoutLookup } from "./outbound.ts";
 
 export const MAX_URL_LENGTH = 2000;
 
-/** Why `raw` is not a usable webhook URL at all (scheme, credentials, length), or null. */
+/** Why `raw` is not a usable target URL at all (scheme, credentials, fragment, length), or null. */
 export function urlProblem(raw: string): string | null {
   if (raw.length > MAX_URL_LENGTH) return `Must be at most ${MAX_URL_LENGTH} characters.`;
   let url: URL;
@@ -22,6 +22,8 @@ export function urlProblem(raw: string): string | null {
   if (url.protocol !== "http:" && url.protocol !== "https:") return "Must be an http:// or https:// URL.";
   // fetch() refuses URLs with credentials; a receiver that needs them takes a token in the path or query.
   if (url.username || url.password) return "Must not contain a user name or password.";
+  // A fragment is never sent (RFC 9110 §7.1): two addresses differing by one are the same target.
+  if (raw.includes("#")) return "Must not contain a #fragment.";
   return null;
 }
 

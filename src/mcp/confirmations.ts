@@ -26,7 +26,7 @@ import { isAgentId } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { getActionOp } from "../operations/actions.ts";
 import { getAgentReadinessOp } from "../operations/agent-run-now.ts";
-import { getCalendarIntegration } from "../operations/integrations.ts";
+import { getCalendarIntegrationOp } from "../operations/integrations.ts";
 import { authorizeOperation, authorizeRole, invoke } from "../operations/invoke.ts";
 import type { AnySchema, Operation } from "../operations/registry.ts";
 import { type McpTool, type ToolContext, toolError } from "./tools.ts";
@@ -147,7 +147,7 @@ export async function confirmationFor(tool: McpTool, args: Record<string, unknow
   const formCapable = ctx.elicitation.form !== undefined || ctx.elicitation.url === undefined; // `{}` means form
   const urlCapable = ctx.elicitation.url !== undefined;
 
-  const calendar = await readAs(tool, getCalendarIntegration, {}, ctx.ctx);
+  const calendar = await readAs(tool, getCalendarIntegrationOp, {}, ctx.ctx);
   if (!calendar?.connected) {
     if (!urlCapable || inputResponse(ctx.inputResponses, "connect").kind !== "missing") return null;
     return inputRequired({

@@ -14,12 +14,12 @@ import { type Access, denial, readAccess, writeAccess } from "../auth/access.ts"
 import { AGENT_IDS, AGENTS } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { DAY } from "../lib/clock.ts";
-import { type Action, listActionQueue } from "../operations/actions.ts";
-import { getAgents } from "../operations/agents.ts";
-import { findTime } from "../operations/calendar.ts";
+import { type Action, listActionsOp } from "../operations/actions.ts";
+import { getAgentsOp } from "../operations/agents.ts";
+import { findTimeOp } from "../operations/calendar.ts";
 import { invoke } from "../operations/invoke.ts";
 import type { AnySchema, Operation, OperationContext } from "../operations/registry.ts";
-import { getBriefing, getCompanyProfile } from "../operations/reports.ts";
+import { getBriefingOp, getCompanyProfileOp } from "../operations/reports.ts";
 import { getWeeklyReviewOp } from "../operations/weekly-review.ts";
 import { INVALID_PARAMS, INVALID_REQUEST, protocolError } from "./protocol-error.ts";
 import { JSON_MIME } from "./resources.ts";
@@ -69,7 +69,7 @@ async function openActions(ctx: PromptContext, max: number): Promise<v.InferOutp
   const actions: v.InferOutput<typeof Action>[] = [];
   let cursor: string | null = null;
   do {
-    const page: { actions: v.InferOutput<typeof Action>[]; nextCursor: string | null } = await asTool(listActionQueue, ctx, {
+    const page: { actions: v.InferOutput<typeof Action>[]; nextCursor: string | null } = await asTool(listActionsOp, ctx, {
       view: "open",
       limit: Math.min(100, max - actions.length),
       ...(cursor && { cursor }),
@@ -97,7 +97,7 @@ const planMyDay: CrewPrompt = {
     "Today's plan from the daily briefing, the open critical and high-priority actions, and free slots on the connected calendar (when one is connected).",
   access: readAccess("briefing"),
   async build(ctx) {
-    const briefing = await asTool(getBriefing, ctx, {});
+    const briefing = await asTool(getBriefingOp, ctx, {});
     const urgent = await orRefusal(async () => {
       const found = (await openActions(ctx, 100)).filter((a) => a.priority === "critical" || a.priority === "high");
       return found.length > 0
@@ -124,7 +124,7 @@ const planMyDay: CrewPrompt = {
  */
 async function freeSlots(ctx: PromptContext): Promise<string | null> {
   try {
-    const found = await asTool(findTime, ctx, { durationMinutes: 30, count: 5 });
+    const found = await asTool(findTimeOp, ctx, { durationMinutes: 30, count: 5 });
     const slots = found.slots.map((s) => `- ${s.start} – ${s.end}`).join("\n");
     return slots ? `Free 30-minute slots on my calendar (${found.timeZone}):\n${slots}` : "My calendar has no free slot this week.";
   } catch (error) {
@@ -142,7 +142,7 @@ const reviewQueue: CrewPrompt = {
     "The actions waiting for my approval and the open ones nobody has touched for 7 days, to decide what to approve, do, or dismiss.",
   access: readAccess(),
   async build(ctx) {
-    const approvals = await asTool(listActionQueue, ctx, { status: "pending", type: "approval", limit: 50 });
+    const approvals = await asTool(listActionsOp, ctx, { status: "pending", type: "approval", limit: 50 });
     const cutoff = ctx.clock.now() - STALE_AFTER;
     const stale = (await openActions(ctx, 200)).filter((a) => Date.parse(a.updatedAt) < cutoff && a.type !== "approval");
     return [
@@ -194,8 +194,8 @@ const handOff: CrewPrompt = {
     if (title === "") bad.push("title: Required.");
     if (bad.length > 0) throw protocolError(INVALID_PARAMS, `Invalid arguments for hand_off — ${bad.join("; ")}`);
     const agent = AGENTS.find((a) => a.id === to);
-    const status = (await asTool(getAgents, ctx, {})).agents.find((a) => a.id === to);
-    const profile = await asTool(getCompanyProfile, ctx, {});
+    const status = (await asTool(getAgentsOp, ctx, {})).agents.find((a) => a.id === to);
+    const profile = await asTool(getCompanyProfileOp, ctx, {});
     return [
       text(
         `Draft a handoff to the ${agent?.name ?? to} agent (${to}) titled "${title}": a context paragraph saying what is needed, by when and what done looks like, ` +

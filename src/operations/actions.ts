@@ -121,7 +121,7 @@ function decodeCursor(cursor: string): ActionCursor {
   });
 }
 
-export const listActionQueue = defineOperation({
+export const listActionsOp = defineOperation({
   id: "listActions",
   summary: "Action queue",
   description:
@@ -165,7 +165,7 @@ export const listActionQueue = defineOperation({
 
 type NewActionInput = v.InferOutput<typeof NewAction>;
 
-export const addActions = defineOperation({
+export const addActionsOp = defineOperation({
   id: "addActions",
   summary: "Add action(s)",
   description:

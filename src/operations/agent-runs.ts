@@ -10,7 +10,7 @@ import { assertAgent, completeAgentRun, startAgentRun } from "../agents/run-api.
 import { nextSlot, scheduleProblem } from "../agents/schedule.ts";
 import { readAccess, writeAccess } from "../auth/access.ts";
 import { ACTION_TYPES, AGENT_IDS, PIPELINE_STAGES } from "../domain.ts";
-import { notFound } from "../errors.ts";
+import { ApiError, notFound } from "../errors.ts";
 import { type Clock, iso, isoOrNull } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";
 import { getOrg } from "../store/orgs/orgs.ts";
@@ -174,7 +174,11 @@ export const completeAgentRunOp = defineOperation({
   rest: { method: "POST", path: "/api/agents/{id}/runs/{runId}/complete", access: writeAccess(), from: "body", tags, errors: [409] },
   handler: async (ctx, input) => {
     const { id, runId, ...completion } = input;
-    await completeAgentRun(ctx, ctx.principal.orgId, id, runId, completion);
+    const outcome = await completeAgentRun(ctx, ctx.principal.orgId, id, runId, completion);
+    if (!outcome.ok) {
+      const issues = outcome.unknownReferences;
+      throw new ApiError(400, "invalid_request", `Unknown references: ${issues.map((i) => i.path).join(", ")}.`, { issues });
+    }
     return { ok: true as const };
   },
 });
@@ -294,7 +298,14 @@ export const AgentView = v.object({
     v.description("inbox: whether new mail starts a run within 2 minutes (at most one per 5 minutes per mailbox). Other agents: unused."),
   ),
   triggerSecret: v.pipe(v.boolean(), v.description("Whether the agent has a trigger secret for signed events (never shown again).")),
+  pausedReason: v.pipe(
+    v.nullable(v.string()),
+    v.description(
+      "Why it is paused (3 scheduled runs in a row failed): not scheduled until an owner resumes it. Null when it is not paused.",
+    ),
+  ),
 });
+export type AgentView = v.InferOutput<typeof AgentView>;
 
 export const updateAgentOp = defineOperation({
   id: "updateAgent",
@@ -365,5 +376,6 @@ export async function agentView(ctx: { db: Db; clock: Clock }, orgId: string, ag
     dailyTokens: cap,
     runOnNewMail: triggers?.runOnNewMail ?? true,
     triggerSecret: Boolean(triggers?.secret),
+    pausedReason: agent.pausedReason,
   };
 }

@@ -85,7 +85,7 @@ export async function agentDashboard(
   };
 }
 
-export const getAgents = defineOperation({
+export const getAgentsOp = defineOperation({
   id: "getAgents",
   summary: "Agent health dashboard",
   description:

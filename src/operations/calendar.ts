@@ -88,7 +88,7 @@ const CreateEventInput = v.pipe(
   ),
 );
 
-export const findTime = defineOperation({
+export const findTimeOp = defineOperation({
   id: "findTime",
   summary: "Find open time",
   description:
@@ -107,7 +107,7 @@ export const findTime = defineOperation({
   handler: findOpenTime,
 });
 
-export const createCalendarEvent = defineOperation({
+export const createCalendarEventOp = defineOperation({
   id: "createCalendarEvent",
   summary: "Create a calendar event",
   description:

@@ -21,7 +21,7 @@ const Outcome = v.variant("ok", [
   }),
 ]);
 
-export const testSlack = defineOperation({
+export const testSlackOp = defineOperation({
   id: "testSlack",
   role: "owner",
   summary: "Send a Slack test message",
@@ -37,7 +37,7 @@ export const testSlack = defineOperation({
   },
 });
 
-export const testTeams = defineOperation({
+export const testTeamsOp = defineOperation({
   id: "testTeams",
   role: "owner",
   summary: "Send a Teams test message",

@@ -10,7 +10,7 @@ import { actorOf, writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import type { Principal } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
-import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../integrations/outbound-targets.ts";
+import { privateTargetProblem } from "../integrations/outbound-targets.ts";
 import { checkSlackToken } from "../integrations/slack/check.ts";
 import { type SlackConfig, sealChannelSecret } from "../integrations/slack/connection.ts";
 import { iso } from "../lib/clock.ts";
@@ -18,7 +18,7 @@ import { recordAudit } from "../store/audit/audit.ts";
 import type { Db } from "../store/db.ts";
 import { type ChannelKind, deleteChannel, getChannel, saveChannelStatement } from "../store/delivery/channels.ts";
 import { defineOperation } from "./registry.ts";
-import { DateTime } from "./schemas.ts";
+import { DateTime, PublicUrl } from "./schemas.ts";
 
 const tags = ["Integrations"];
 
@@ -100,7 +100,7 @@ export async function disconnectFor(deps: Deps, principal: Principal, kind: Chan
   return { ok: true };
 }
 
-export const connectSlack = defineOperation({
+export const connectSlackOp = defineOperation({
   id: "connectSlack",
   role: "owner",
   summary: "Connect Slack",
@@ -112,7 +112,7 @@ export const connectSlack = defineOperation({
   handler: (ctx, input) => connectSlackFor(ctx, ctx.principal, input),
 });
 
-export const getSlack = defineOperation({
+export const getSlackOp = defineOperation({
   id: "getSlack",
   role: "owner",
   summary: "Slack connection",
@@ -123,7 +123,7 @@ export const getSlack = defineOperation({
   handler: (ctx) => slackStatus(ctx, ctx.principal.orgId),
 });
 
-export const disconnectSlack = defineOperation({
+export const disconnectSlackOp = defineOperation({
   id: "disconnectSlack",
   role: "owner",
   summary: "Disconnect Slack",
@@ -136,14 +136,7 @@ export const disconnectSlack = defineOperation({
 
 export const TeamsInput = v.strictObject({
   webhookUrl: v.pipe(
-    v.string("Must be a string."),
-    v.trim(),
-    v.maxLength(MAX_URL_LENGTH, `Must be at most ${MAX_URL_LENGTH} characters.`),
-    v.rawCheck(({ dataset, addIssue }) => {
-      if (!dataset.typed) return;
-      const problem = urlProblem(dataset.value);
-      if (problem) addIssue({ message: problem });
-    }),
+    PublicUrl,
     v.description("The incoming-webhook URL of a Teams Workflow (“Post to a channel when a webhook request is received”). Stored sealed."),
   ),
 });
@@ -170,7 +163,7 @@ export async function connectTeamsFor(deps: Deps, principal: Principal, input: v
   return teamsStatus(deps, principal.orgId);
 }
 
-export const connectTeams = defineOperation({
+export const connectTeamsOp = defineOperation({
   id: "connectTeams",
   role: "owner",
   summary: "Connect Microsoft Teams",
@@ -182,7 +175,7 @@ export const connectTeams = defineOperation({
   handler: (ctx, input) => connectTeamsFor(ctx, ctx.principal, input),
 });
 
-export const getTeams = defineOperation({
+export const getTeamsOp = defineOperation({
   id: "getTeams",
   role: "owner",
   summary: "Teams connection",
@@ -193,7 +186,7 @@ export const getTeams = defineOperation({
   handler: (ctx) => teamsStatus(ctx, ctx.principal.orgId),
 });
 
-export const disconnectTeams = defineOperation({
+export const disconnectTeamsOp = defineOperation({
   id: "disconnectTeams",
   role: "owner",
   summary: "Disconnect Microsoft Teams",

@@ -19,7 +19,7 @@ export function subjectAndSender(title: string): { subject: string; from: string
   return at > 0 ? { subject: title.slice(0, at), from: title.slice(at + 3) } : { subject: title, from: null };
 }
 
-export const getCitedMail = defineOperation({
+export const getCitedMailOp = defineOperation({
   id: "getCitedMail",
   summary: "A mail cited as evidence",
   description:

@@ -6,11 +6,11 @@
  */
 import * as v from "valibot";
 import { writeAccess } from "../auth/access.ts";
+import { CONNECTION_PROVIDERS } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { connectionStatuses, disconnect } from "../integrations/connections/connections.ts";
 import { PROVIDERS, providerEnv } from "../integrations/connections/providers.ts";
 import { iso } from "../lib/clock.ts";
-import { CONNECTION_PROVIDERS } from "../store/integrations/connections.ts";
 import { defineOperation } from "./registry.ts";
 import { DateTime } from "./schemas.ts";
 

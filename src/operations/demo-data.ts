@@ -1,14 +1,26 @@
 /**
- * The dashboard's "Load demo data" (the same content as `crew seed --demo`) for the signed-in
- * owner's organization. An operation of the web app only (no REST route, no MCP tool: the CLI
- * seeds through `crew seed --demo`), defined here so the owner rule is the registry's like every
- * other write.
+ * The dashboard's "Getting started" and its "Load demo data" (the same content as `crew seed --demo`)
+ * for the signed-in person's organization. Operations of the web app only (no REST route, no MCP
+ * tool: the CLI seeds through `crew seed --demo`), defined here so the owner rule and the
+ * organization's boundary are the registry's like every other read and write.
  */
 import * as v from "valibot";
+import { BUILT_IN_RUNNERS } from "../agents/runners.ts";
 import { getOrg } from "../store/orgs/orgs.ts";
+import { hasOwnContent } from "../store/orgs/own-content.ts";
 import { defineOperation } from "./registry.ts";
 
-export const loadDemoData = defineOperation({
+export const getOwnContentOp = defineOperation({
+  id: "getOwnContent",
+  summary: "Whether the organization has content of its own",
+  description:
+    "Whether anything is stored besides the built-in composers' runs (standup, briefing, pulse, dna run on their own at start and on schedule): an action, contact, insight, handoff, suggestion, or a run of another agent. The dashboard shows Getting started until there is.",
+  input: v.strictObject({}),
+  output: v.object({ ownContent: v.boolean() }),
+  handler: async (ctx) => ({ ownContent: await hasOwnContent(ctx.db, ctx.principal.orgId, BUILT_IN_RUNNERS) }),
+});
+
+export const loadDemoDataOp = defineOperation({
   id: "loadDemoData",
   role: "owner",
   summary: "Load demo data",

@@ -60,7 +60,7 @@ export async function revokeGrantFor(deps: GrantDeps, principal: Principal, id: 
   return { ok: true };
 }
 
-export const listOAuthGrants = defineOperation({
+export const listOAuthGrantsOp = defineOperation({
   id: "listOAuthGrants",
   summary: "List your connected applications",
   description:
@@ -71,7 +71,7 @@ export const listOAuthGrants = defineOperation({
   handler: (ctx) => listGrantsFor(ctx, ctx.principal),
 });
 
-export const revokeOAuthGrant = defineOperation({
+export const revokeOAuthGrantOp = defineOperation({
   id: "revokeOAuthGrant",
   summary: "Disconnect an application",
   description:

@@ -1,65 +1,65 @@
 /** Every operation, in the order the documents list them. Projections iterate this list. */
-import { addActions, getActionOp, listActionQueue, updateActionOp } from "./actions.ts";
+import { addActionsOp, getActionOp, listActionsOp, updateActionOp } from "./actions.ts";
 import { getAgentOp } from "./agent-eval.ts";
 import { resumeAgentOp } from "./agent-pause.ts";
 import { runAgentNowOp } from "./agent-run-now.ts";
 import { completeAgentRunOp, listAgentRunsOp, startAgentRunOp, updateAgentOp } from "./agent-runs.ts";
 import { createTriggerSecretOp, triggerAgentOp } from "./agent-trigger.ts";
-import { getAgents } from "./agents.ts";
-import { createCalendarEvent, findTime } from "./calendar.ts";
-import { testSlack, testTeams } from "./channel-tests.ts";
-import { connectSlack, connectTeams, disconnectSlack, disconnectTeams, getSlack, getTeams } from "./channels.ts";
+import { getAgentsOp } from "./agents.ts";
+import { createCalendarEventOp, findTimeOp } from "./calendar.ts";
+import { testSlackOp, testTeamsOp } from "./channel-tests.ts";
+import { connectSlackOp, connectTeamsOp, disconnectSlackOp, disconnectTeamsOp, getSlackOp, getTeamsOp } from "./channels.ts";
 import { deleteConnectionOp, listConnectionsOp } from "./connections.ts";
-import { listOAuthGrants, revokeOAuthGrant } from "./grants.ts";
+import { listOAuthGrantsOp, revokeOAuthGrantOp } from "./grants.ts";
 import { listHeldOp, reviewHeldOp } from "./held.ts";
-import { connectCalendarIntegration, disconnectCalendarIntegration, getCalendarIntegration } from "./integrations.ts";
-import { createApiKey, deleteApiKey, listApiKeys } from "./keys.ts";
+import { connectCalendarIntegrationOp, disconnectCalendarIntegrationOp, getCalendarIntegrationOp } from "./integrations.ts";
+import { createApiKeyOp, listApiKeysOp, revokeApiKeyOp } from "./keys.ts";
 import { listContactsOp } from "./listings.ts";
-import { deleteModelIntegration, getModelIntegration, saveModelIntegration, testModelIntegration } from "./model.ts";
-import { getMyNotifications, updateMyNotifications } from "./notifications.ts";
+import { deleteModelIntegrationOp, getModelIntegrationOp, saveModelIntegrationOp, testModelIntegrationOp } from "./model.ts";
+import { getMyNotificationsOp, updateMyNotificationsOp } from "./notifications.ts";
 import type { Operation } from "./registry.ts";
-import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "./reports.ts";
+import { getBriefingOp, getCompanyProfileOp, getStandupOp, getSuggestionsOp } from "./reports.ts";
 import { addSourceOp, deleteSourceOp, listSourcesOp } from "./sources.ts";
 import { updateSuggestionOp } from "./suggestions.ts";
-import { createWebhook, deleteWebhookOp, listWebhookDeliveries, listWebhooksOp } from "./webhooks.ts";
-import { addContact, createHandoff, postInsight } from "./writes.ts";
+import { createWebhookOp, deleteWebhookOp, listWebhookDeliveriesOp, listWebhooksOp } from "./webhooks.ts";
+import { createHandoffOp, postInsightOp, upsertContactOp } from "./writes.ts";
 
 export const operations: Operation[] = [
-  getAgents,
-  getStandup,
-  getBriefing,
-  getSuggestions,
+  getAgentsOp,
+  getStandupOp,
+  getBriefingOp,
+  getSuggestionsOp,
   updateSuggestionOp,
-  getCompanyProfile,
-  listActionQueue,
+  getCompanyProfileOp,
+  listActionsOp,
   getActionOp,
-  addActions,
+  addActionsOp,
   updateActionOp,
   listHeldOp,
   reviewHeldOp,
   listContactsOp,
-  addContact,
-  createHandoff,
-  postInsight,
-  findTime,
-  createCalendarEvent,
-  getCalendarIntegration,
-  connectCalendarIntegration,
-  disconnectCalendarIntegration,
+  upsertContactOp,
+  createHandoffOp,
+  postInsightOp,
+  findTimeOp,
+  createCalendarEventOp,
+  getCalendarIntegrationOp,
+  connectCalendarIntegrationOp,
+  disconnectCalendarIntegrationOp,
   listConnectionsOp,
   deleteConnectionOp,
   addSourceOp,
   listSourcesOp,
   deleteSourceOp,
-  getModelIntegration,
-  saveModelIntegration,
-  deleteModelIntegration,
-  testModelIntegration,
-  listApiKeys,
-  createApiKey,
-  deleteApiKey,
-  listOAuthGrants,
-  revokeOAuthGrant,
+  getModelIntegrationOp,
+  saveModelIntegrationOp,
+  deleteModelIntegrationOp,
+  testModelIntegrationOp,
+  listApiKeysOp,
+  createApiKeyOp,
+  revokeApiKeyOp,
+  listOAuthGrantsOp,
+  revokeOAuthGrantOp,
   startAgentRunOp,
   completeAgentRunOp,
   listAgentRunsOp,
@@ -69,18 +69,18 @@ export const operations: Operation[] = [
   runAgentNowOp,
   triggerAgentOp,
   createTriggerSecretOp,
-  createWebhook,
+  createWebhookOp,
   listWebhooksOp,
   deleteWebhookOp,
-  listWebhookDeliveries,
-  getMyNotifications,
-  updateMyNotifications,
-  getSlack,
-  connectSlack,
-  testSlack,
-  disconnectSlack,
-  getTeams,
-  connectTeams,
-  testTeams,
-  disconnectTeams,
+  listWebhookDeliveriesOp,
+  getMyNotificationsOp,
+  updateMyNotificationsOp,
+  getSlackOp,
+  connectSlackOp,
+  testSlackOp,
+  disconnectSlackOp,
+  getTeamsOp,
+  connectTeamsOp,
+  testTeamsOp,
+  disconnectTeamsOp,
 ] as unknown as Operation[];

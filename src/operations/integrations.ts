@@ -9,28 +9,10 @@ import { ApiError } from "../errors.ts";
 import { type CalendarStatus, calendarStatus, connectCalendar, disconnectCalendar } from "../integrations/calendar.ts";
 import { isoOrNull } from "../lib/clock.ts";
 import { defineOperation } from "./registry.ts";
-import { DateTime, maxChars } from "./schemas.ts";
-
-function urlOrNull(text: string): URL | null {
-  try {
-    return new URL(text);
-  } catch {
-    return null;
-  }
-}
+import { DateTime, maxChars, PublicUrl } from "./schemas.ts";
 
 const CalendarUrl = v.pipe(
-  v.string("Must be a string."),
-  v.trim(),
-  v.minLength(1, "Must not be empty."),
-  maxChars(2000, "Must be at most 2000 characters."),
-  v.url("Must be a URL, e.g. https://caldav.example.com/."),
-  // Later checks run even when an earlier one failed: each parses for itself.
-  v.check((u) => /^https?:$/.test(urlOrNull(u)?.protocol ?? "http:"), "Must be an http or https URL."),
-  v.check((u) => {
-    const parsed = urlOrNull(u);
-    return !parsed || (!parsed.username && !parsed.password && !parsed.hash);
-  }, "Must not contain a user name, password or #fragment: give them in their own fields."),
+  PublicUrl,
   v.description("The CalDAV server (e.g. https://caldav.fastmail.com/) or the address of one calendar on it."),
 );
 
@@ -66,7 +48,7 @@ const Status = v.object({
 
 const toWire = (s: CalendarStatus): v.InferOutput<typeof Status> => ({ ...s, connectedAt: isoOrNull(s.connectedAt) });
 
-export const getCalendarIntegration = defineOperation({
+export const getCalendarIntegrationOp = defineOperation({
   id: "getCalendarIntegration",
   summary: "Show the connected calendar",
   description:
@@ -77,7 +59,7 @@ export const getCalendarIntegration = defineOperation({
   handler: async (ctx) => toWire(await calendarStatus(ctx, ctx.principal)),
 });
 
-export const connectCalendarIntegration = defineOperation({
+export const connectCalendarIntegrationOp = defineOperation({
   id: "connectCalendarIntegration",
   summary: "Connect a CalDAV calendar",
   description:
@@ -88,7 +70,7 @@ export const connectCalendarIntegration = defineOperation({
   handler: async (ctx, input) => toWire(await connectCalendar(ctx, ctx.principal, input)),
 });
 
-export const disconnectCalendarIntegration = defineOperation({
+export const disconnectCalendarIntegrationOp = defineOperation({
   id: "disconnectCalendarIntegration",
   summary: "Disconnect the calendar",
   description:

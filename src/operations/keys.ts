@@ -159,7 +159,7 @@ export async function revokeKeyFor(deps: KeyDeps, principal: Principal, hash: st
   return { ok: true };
 }
 
-export const listApiKeys = defineOperation({
+export const listApiKeysOp = defineOperation({
   id: "listApiKeys",
   summary: "List your API keys",
   description:
@@ -170,7 +170,7 @@ export const listApiKeys = defineOperation({
   handler: (ctx) => listKeysFor(ctx, ctx.principal),
 });
 
-export const createApiKey = defineOperation({
+export const createApiKeyOp = defineOperation({
   id: "createApiKey",
   summary: "Create an API key",
   description:
@@ -181,7 +181,7 @@ export const createApiKey = defineOperation({
   handler: (ctx, input) => createKeyFor(ctx, ctx.principal, input),
 });
 
-export const deleteApiKey = defineOperation({
+export const revokeApiKeyOp = defineOperation({
   id: "revokeApiKey",
   summary: "Revoke an API key",
   description:

@@ -5,9 +5,13 @@
  * defined here so the owner rule is the registry's like every other write.
  */
 import * as v from "valibot";
-import { EvalRefused, runEval } from "../agents/eval/run.ts";
+import { type AgentScore, EvalRefused, runEval } from "../agents/eval/run.ts";
+import { resolveModel } from "../integrations/model/settings.ts";
+import { iso } from "../lib/clock.ts";
 import { getOrg } from "../store/orgs/orgs.ts";
+import { evalHistory, latestEvalOfModel } from "../store/runs/evals.ts";
 import { defineOperation, type OperationContext } from "./registry.ts";
+import { DateTime } from "./schemas.ts";
 
 export type EvalState = { running: true; since: number } | { running: false; error: string };
 
@@ -37,7 +41,7 @@ function startInBackground(ctx: OperationContext, orgId: string): boolean {
   return true;
 }
 
-export const startModelEvaluation = defineOperation({
+export const startModelEvaluationOp = defineOperation({
   id: "startModelEvaluation",
   role: "owner",
   summary: "Start an evaluation of the connected model",
@@ -45,4 +49,71 @@ export const startModelEvaluation = defineOperation({
   input: v.strictObject({}),
   output: v.object({ started: v.boolean() }),
   handler: async (ctx) => ({ started: startInBackground(ctx, ctx.principal.orgId) }),
+});
+
+const percent = v.nullable(v.number());
+
+export const getModelEvaluationsOp = defineOperation({
+  id: "getModelEvaluations",
+  summary: "The connected model's evaluations",
+  description:
+    "The connected model (null when none) and its latest evaluation per agent (utility, utility under attack, attack success, the bars missed), and the organization's 20 latest evaluations, newest first.",
+  input: v.strictObject({}),
+  output: v.object({
+    model: v.nullable(v.object({ provider: v.string(), model: v.string() })),
+    latest: v.array(
+      v.object({
+        agentId: v.string(),
+        sets: v.array(v.string()),
+        finishedAt: DateTime,
+        passed: v.boolean(),
+        failed: v.array(v.string()),
+        utilityPercent: percent,
+        utilityUnderAttackPercent: percent,
+        attackSuccessPercent: percent,
+      }),
+    ),
+    history: v.array(
+      v.object({
+        finishedAt: DateTime,
+        provider: v.string(),
+        model: v.string(),
+        agents: v.number(),
+        failedAgents: v.array(v.string()),
+        passed: v.boolean(),
+      }),
+    ),
+  }),
+  handler: async (ctx) => {
+    const orgId = ctx.principal.orgId;
+    const model = await resolveModel(ctx, orgId);
+    const [rows, history] = await Promise.all([
+      model ? latestEvalOfModel(ctx.db, orgId, model.provider, model.model) : [],
+      evalHistory(ctx.db, orgId, 20),
+    ]);
+    return {
+      model: model && { provider: model.provider, model: model.model },
+      latest: rows.map((r) => {
+        const s = r.scores as Partial<AgentScore>;
+        return {
+          agentId: r.agentId,
+          sets: r.sets,
+          finishedAt: iso(r.finishedAt),
+          passed: r.passed,
+          failed: s.failed ?? [],
+          utilityPercent: s.utility?.percent ?? null,
+          utilityUnderAttackPercent: s.utilityUnderAttack?.percent ?? null,
+          attackSuccessPercent: s.attacks?.percent ?? null,
+        };
+      }),
+      history: history.map((b) => ({
+        finishedAt: iso(b.finishedAt),
+        provider: b.provider,
+        model: b.model,
+        agents: b.agents,
+        failedAgents: b.failedAgents,
+        passed: b.passed,
+      })),
+    };
+  },
 });

@@ -97,7 +97,7 @@ function localModelProblem(baseUrl: string | undefined | null, allowPrivate: boo
   return `${new URL(baseUrl).origin} is a loopback, private or link-local address, which Crew refuses for an address saved in Settings → Model while ALLOW_PRIVATE_TARGETS is off. Set ALLOW_PRIVATE_TARGETS=1 (a model on this machine or network), or configure the model in the environment with CREW_MODEL_PROVIDER, CREW_MODEL_BASE_URL and CREW_MODEL (the operator's environment is trusted).`;
 }
 
-export const getModelIntegration = defineOperation({
+export const getModelIntegrationOp = defineOperation({
   id: "getModelIntegration",
   role: "owner",
   summary: "Show the model connection",
@@ -109,7 +109,7 @@ export const getModelIntegration = defineOperation({
   handler: async (ctx) => toWire(await modelStatus(ctx, ctx.principal.orgId)),
 });
 
-export const saveModelIntegration = defineOperation({
+export const saveModelIntegrationOp = defineOperation({
   id: "saveModelIntegration",
   role: "owner",
   summary: "Save the model connection",
@@ -127,7 +127,7 @@ export const saveModelIntegration = defineOperation({
   },
 });
 
-export const deleteModelIntegration = defineOperation({
+export const deleteModelIntegrationOp = defineOperation({
   id: "deleteModelIntegration",
   role: "owner",
   summary: "Forget the model connection",
@@ -142,7 +142,7 @@ export const deleteModelIntegration = defineOperation({
   },
 });
 
-export const testModelIntegration = defineOperation({
+export const testModelIntegrationOp = defineOperation({
   id: "testModelIntegration",
   role: "owner",
   summary: "Test the model connection",

@@ -6,9 +6,12 @@
  */
 import * as v from "valibot";
 import type { Principal } from "../domain.ts";
+import { iso, isoOrNull } from "../lib/clock.ts";
 import type { Db } from "../store/db.ts";
+import { listMessages, MESSAGE_CHANNELS } from "../store/delivery/messages.ts";
 import { getPrefs, type NotificationPrefs, setPrefsStatement } from "../store/delivery/notify.ts";
 import { defineOperation } from "./registry.ts";
+import { DateTime } from "./schemas.ts";
 
 const tags = ["Notifications"];
 
@@ -35,7 +38,7 @@ export async function updatePrefsFor(deps: Deps, principal: Principal, changes: 
   return getPrefs(deps.db, principal.userId);
 }
 
-export const getMyNotifications = defineOperation({
+export const getMyNotificationsOp = defineOperation({
   id: "getMyNotifications",
   summary: "Your notification preferences",
   description: "Whether the signed-in person gets the daily briefing by email and as a Slack DM. Needs a signed-in browser session.",
@@ -45,7 +48,7 @@ export const getMyNotifications = defineOperation({
   handler: (ctx) => getPrefs(ctx.db, ctx.principal.userId),
 });
 
-export const updateMyNotifications = defineOperation({
+export const updateMyNotificationsOp = defineOperation({
   id: "updateMyNotifications",
   summary: "Change your notification preferences",
   description:
@@ -54,4 +57,44 @@ export const updateMyNotifications = defineOperation({
   output: Prefs,
   rest: { method: "PATCH", path: "/api/me/notifications", auth: "session", access: null, from: "body", tags },
   handler: (ctx, input) => updatePrefsFor(ctx, ctx.principal, input),
+});
+
+const LoggedMessage = v.object({
+  id: v.string(),
+  userEmail: v.pipe(v.nullable(v.string()), v.description("Whose message (a briefing); null for a channel's (a standup post).")),
+  channel: v.picklist(MESSAGE_CHANNELS),
+  kind: v.string(),
+  status: v.picklist(["pending", "delivering", "delivered", "failed"]),
+  attempts: v.number(),
+  nextAttemptAt: v.nullable(DateTime),
+  lastError: v.nullable(v.string()),
+  createdAt: DateTime,
+});
+
+/**
+ * The delivery log of the organization's mail, Slack and Teams messages, newest first: the owners'
+ * pages Settings → Notifications and Settings → Slack. An operation of the web app only.
+ */
+export const listMessagesOp = defineOperation({
+  id: "listMessages",
+  role: "owner",
+  summary: "The delivery log",
+  description: "The organization's latest mail, Slack and Teams messages, newest first: status, attempts and the last error.",
+  input: v.strictObject({
+    limit: v.pipe(v.number("Must be a number."), v.integer("Must be a whole number."), v.minValue(1), v.maxValue(100)),
+  }),
+  output: v.object({ messages: v.array(LoggedMessage) }),
+  handler: async (ctx, input) => ({
+    messages: (await listMessages(ctx.db, ctx.principal.orgId, input.limit)).map((m) => ({
+      id: m.id,
+      userEmail: m.userEmail,
+      channel: m.channel,
+      kind: m.kind,
+      status: m.status,
+      attempts: m.attempts,
+      nextAttemptAt: isoOrNull(m.nextAttemptAt),
+      lastError: m.lastError,
+      createdAt: iso(m.createdAt),
+    })),
+  }),
 });

@@ -30,7 +30,7 @@ export const Standup = v.object({
 });
 type StandupBody = Omit<v.InferOutput<typeof Standup>, "id" | "mode" | "generatedAt">;
 
-export const getStandup = defineOperation({
+export const getStandupOp = defineOperation({
   id: "getStandup",
   summary: "Standup",
   description:
@@ -80,7 +80,7 @@ export const Briefing = v.object({
   generatedAt: DateTime,
 });
 
-export const getBriefing = defineOperation({
+export const getBriefingOp = defineOperation({
   id: "getBriefing",
   summary: "Daily briefing",
   description:
@@ -112,7 +112,7 @@ export const getBriefing = defineOperation({
   },
 });
 
-export const getSuggestions = defineOperation({
+export const getSuggestionsOp = defineOperation({
   id: "getSuggestions",
   summary: "Agent suggestions",
   description: `Open suggestions from the agents, critical first, then newest, each with the evidence it rests on and the other agents that raised it. Filter by agent (${SUGGESTION_AGENTS.join(", ")}), or list dismissed or accepted ones with status. Use it to find what the crew recommends doing next.`,
@@ -144,7 +144,7 @@ type ProfileBody = Omit<v.InferOutput<typeof CompanyProfile>, "generatedAt">;
 
 export const EMPTY_PROFILE: ProfileBody = { archetype: "unknown", strengths: [], weaknesses: [], patterns: [], pipeline: [] };
 
-export const getCompanyProfile = defineOperation({
+export const getCompanyProfileOp = defineOperation({
   id: "getCompanyProfile",
   summary: "Company profile (DNA)",
   description:

@@ -2,6 +2,7 @@
 
 import * as v from "valibot";
 import { PRIORITIES } from "../domain.ts";
+import { MAX_URL_LENGTH, urlProblem } from "../integrations/outbound-targets.ts";
 
 export const Priority = v.picklist(PRIORITIES, "Must be one of critical, high, medium, low.");
 
@@ -63,3 +64,22 @@ export const DailyTokens = (description: string) =>
       v.description(description),
     ),
   );
+
+/**
+ * The one schema of an address Crew reaches for a user: a webhook, a Teams workflow, a feed, a
+ * CalDAV server. The shape only (src/integrations/outbound-targets.ts `urlProblem`: absolute
+ * http(s), no credentials, no fragment, at most 2000 characters), one message per field; whether
+ * it may point at a private address needs the configuration and is judged by the handler
+ * (src/docs/notes/outbound-requests.md). Each field adds its own description.
+ */
+export const PublicUrl = v.pipe(
+  v.string("Must be a string."),
+  v.trim(),
+  maxChars(MAX_URL_LENGTH, `Must be at most ${MAX_URL_LENGTH} characters.`),
+  v.url("Must be an absolute http:// or https:// URL."),
+  // The scheme, credentials and fragment are judged only on a URL the checks above passed.
+  v.rawCheck(({ dataset, addIssue }) => {
+    const problem = dataset.typed && !dataset.issues ? urlProblem(dataset.value) : null;
+    if (problem) addIssue({ message: problem });
+  }),
+);

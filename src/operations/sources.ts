@@ -29,7 +29,7 @@ import type { Db } from "../store/db.ts";
 import { openOrgAlert, resolveOrgAlertStatement } from "../store/integrations/alerts.ts";
 import { deleteSourceStatement, getSource, listSources, saveSourceStatement } from "../store/integrations/sources.ts";
 import { defineOperation } from "./registry.ts";
-import { DateTime, maxChars } from "./schemas.ts";
+import { DateTime, maxChars, PublicUrl } from "./schemas.ts";
 
 const HostName = v.pipe(
   v.string("Must be a string."),
@@ -88,16 +88,7 @@ export const AddMailboxInput = v.strictObject({
   ),
 });
 
-const FeedUrl = v.pipe(
-  v.string("Must be a string."),
-  v.trim(),
-  v.minLength(1, "Must not be empty."),
-  maxChars(2000, "Must be at most 2000 characters."),
-  v.url("Must be a URL, e.g. https://example.com/feed.xml."),
-  v.check((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), "Must be an http or https URL."),
-  v.check((u) => !URL.canParse(u) || (!new URL(u).username && !new URL(u).password), "Must not contain a user name or password."),
-  v.description("The feed's address: RSS, Atom, RDF or JSON Feed."),
-);
+const FeedUrl = v.pipe(PublicUrl, v.description("The feed's address: RSS, Atom, RDF or JSON Feed."));
 
 const FeedAgent = v.picklist(FEED_AGENTS, `Must be one of ${FEED_AGENTS.join(", ")}.`);
 

@@ -8,7 +8,7 @@ import { actorOf, createdByOf, writeAccess } from "../auth/access.ts";
 import type { Config } from "../config.ts";
 import { type Principal, WEBHOOK_EVENTS } from "../domain.ts";
 import { ApiError, notFound } from "../errors.ts";
-import { MAX_URL_LENGTH, privateTargetProblem, urlProblem } from "../integrations/outbound-targets.ts";
+import { privateTargetProblem } from "../integrations/outbound-targets.ts";
 import { iso, isoOrNull } from "../lib/clock.ts";
 import { newId } from "../lib/random.ts";
 import { recordAudit } from "../store/audit/audit.ts";
@@ -18,21 +18,12 @@ import { eventAsSent } from "../webhooks/deliver.ts";
 import { sealWebhookSecret } from "../webhooks/secret-at-rest.ts";
 import { newWebhookSecret } from "../webhooks/sign.ts";
 import { defineOperation } from "./registry.ts";
-import { DateTime, LongText, PageLimit } from "./schemas.ts";
+import { DateTime, LongText, PageLimit, PublicUrl } from "./schemas.ts";
 
 const EventName = v.picklist(WEBHOOK_EVENTS, `Must be one of ${WEBHOOK_EVENTS.join(", ")}.`);
 
 const WebhookUrl = v.pipe(
-  v.string("Must be a string."),
-  v.trim(),
-  v.maxLength(MAX_URL_LENGTH, `Must be at most ${MAX_URL_LENGTH} characters.`),
-  v.url("Must be an absolute http:// or https:// URL."),
-  // One message per field: the scheme and credentials are judged only on a URL the checks above passed.
-  v.rawCheck(({ dataset, addIssue }) => {
-    const problem =
-      dataset.typed && dataset.value.length <= MAX_URL_LENGTH && URL.canParse(dataset.value) ? urlProblem(dataset.value) : null;
-    if (problem) addIssue({ message: problem });
-  }),
+  PublicUrl,
   v.description(
     "Where Crew POSTs the events: http(s) only; loopback, private and link-local addresses are refused unless ALLOW_PRIVATE_TARGETS is on.",
   ),
@@ -152,7 +143,7 @@ export async function deleteWebhookFor(deps: WebhookDeps, principal: Principal, 
 
 const WebhookId = v.pipe(v.string("Must be a string."), v.maxLength(100, "Not a webhook id."), v.description("The webhook id (whk_…)."));
 
-export const createWebhook = defineOperation({
+export const createWebhookOp = defineOperation({
   id: "createWebhook",
   role: "owner",
   summary: "Subscribe a webhook",
@@ -186,7 +177,7 @@ export const deleteWebhookOp = defineOperation({
   handler: (ctx, input) => deleteWebhookFor(ctx, ctx.principal, input.id),
 });
 
-export const listWebhookDeliveries = defineOperation({
+export const listWebhookDeliveriesOp = defineOperation({
   id: "listWebhookDeliveries",
   role: "owner",
   summary: "Recent deliveries of a webhook",

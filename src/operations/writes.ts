@@ -23,7 +23,7 @@ export const contactFields = {
   notes: v.optional(LongText),
 };
 
-export const addContact = defineOperation({
+export const upsertContactOp = defineOperation({
   id: "upsertContact",
   summary: "Create or update a contact",
   description:
@@ -59,7 +59,7 @@ export const handoffFields = {
   type: v.optional(HandoffType),
 };
 
-export const createHandoff = defineOperation({
+export const createHandoffOp = defineOperation({
   id: "createHandoff",
   summary: "Create a handoff",
   description:
@@ -107,7 +107,7 @@ export const insightFields = {
   impact: v.optional(Impact, "medium"),
 };
 
-export const postInsight = defineOperation({
+export const postInsightOp = defineOperation({
   id: "postInsight",
   summary: "Post an insight to the feed",
   description:

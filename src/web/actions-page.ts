@@ -11,7 +11,7 @@ import { csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { boundFields, emptyState, filterLinks, formAlert, formPart, pager, withQuery } from "../html/ui.ts";
 import { sourceFilterText, words } from "../html/words.ts";
-import { addActions, listActionQueue, NewAction, updateActionOp } from "../operations/actions.ts";
+import { addActionsOp, listActionsOp, NewAction, updateActionOp } from "../operations/actions.ts";
 import { ACTION_CHANGED, actionChangeCode, actionList, laneText, SNOOZE_DAYS, statusText } from "./action-list.ts";
 import { actionNotice, actionUndo } from "./change-notice.ts";
 import { backTo, handleForm, type PageRenderer, withDone } from "./form-flow.ts";
@@ -36,7 +36,7 @@ const renderActions: PageRenderer = async (deps, c, found, state, status = 200) 
   const account = accountOf(found);
   const { show, ...query } = queryInput(c, [...FILTERS, "limit", "cursor"]);
   const view = viewOf(typeof show === "string" ? show : undefined, c.req.query("status"));
-  const page = await runOperation(deps, c, found, listActionQueue, view ? { ...query, view } : query);
+  const page = await runOperation(deps, c, found, listActionsOp, view ? { ...query, view } : query);
   const current: Record<string, string | undefined> = Object.fromEntries(FILTERS.map((f) => [f, c.req.query(f) || undefined]));
   if (query.limit) current.limit = String(query.limit);
   const here = withQuery("/actions", { ...current, cursor: c.req.query("cursor") || undefined }, {});
@@ -107,7 +107,7 @@ export function actionsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get("/actions", session(deps), (c) => renderActions(deps, c, c.var.session, null));
   router.post("/actions", (c) =>
     handleForm(deps, c, renderActions, async (found, form) => {
-      await runOperation(deps, c, found, addActions, formInput(form, ADD_FIELDS));
+      await runOperation(deps, c, found, addActionsOp, formInput(form, ADD_FIELDS));
       return withDone("/actions", "added");
     }),
   );

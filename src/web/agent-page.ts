@@ -16,14 +16,12 @@ import { ago, alertBox, csrfField, messagePage, NAV, renderPage } from "../html/
 import { accountOf, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, priorityBadge, textField } from "../html/ui.ts";
 import { cronWords } from "../lib/cron-words.ts";
-import { latestEvalScore } from "../operations/agent-eval.ts";
+import { getAgentOp } from "../operations/agent-eval.ts";
 import { resumeAgentOp } from "../operations/agent-pause.ts";
 import { runAgentNowOp } from "../operations/agent-run-now.ts";
 import { listAgentRunsOp, updateAgentOp } from "../operations/agent-runs.ts";
 import { listHandoffsOp } from "../operations/listings.ts";
-import { getSuggestions } from "../operations/reports.ts";
-import { listAgentsWithRuns } from "../store/runs/agents.ts";
-import { agentDailyTokens } from "../store/runs/budgets.ts";
+import { getSuggestionsOp } from "../operations/reports.ts";
 import { agentTriggerRoutes, triggersSection } from "./agent-triggers.ts";
 import { agentEvalCard } from "./eval-page.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
@@ -62,17 +60,14 @@ const renderAgent: PageRenderer = async (deps, c, found, state, status = 200) =>
     return messagePage(c, 404, "No such agent", `There is no agent “${id}”.`, { href: "/dashboard", label: "See the 17 agents" }, account);
   }
   const now = deps.clock.now();
-  const [{ runs }, { suggestions }, { handoffs }, agents, score, missing] = await Promise.all([
+  const [{ runs }, { suggestions }, { handoffs }, view, missing] = await Promise.all([
     runOperation(deps, c, found, listAgentRunsOp, { id, limit: 20 }),
-    runOperation(deps, c, found, getSuggestions, {}),
+    runOperation(deps, c, found, getSuggestionsOp, {}),
     runOperation(deps, c, found, listHandoffsOp, { status: "queued", to: id }),
-    listAgentsWithRuns(deps.db, found.user.orgId),
-    jobOf(id).runner === "model" ? latestEvalScore(deps.db, found.user.orgId, id) : null,
+    runOperation(deps, c, found, getAgentOp, { id }),
     missingByAgent(deps, found.user.orgId),
   ]);
-  const schedule = agents.find((a) => a.id === id)?.schedule ?? null;
-  const pausedReason = agents.find((a) => a.id === id)?.pausedReason ?? null;
-  const cap = await agentDailyTokens(deps.db, found.user.orgId, id);
+  const { schedule, pausedReason, dailyTokens: cap } = view;
   const mine = suggestions.filter((s) => s.agent === id);
   const owner = isOwner(found.user);
   const errors = state?.errors ?? {};
@@ -127,9 +122,9 @@ ${
     ${handoffs.length ? html`<ul class="plain-list">${handoffs.map((h) => html`<li>${priorityBadge(h.priority)} ${h.title} <span class="muted small">from ${h.from}</span></li>`)}</ul>` : html`<p class="muted">Nothing queued.</p>`}
   </section>
 </div>
-${jobOf(id).runner === "model" ? agentEvalCard(score, now) : ""}
-${await instructionsSection(deps, found, id)}
-${await triggersSection(deps, found, id)}
+${jobOf(id).runner === "model" ? agentEvalCard(view.eval, now) : ""}
+${instructionsSection(found, view)}
+${triggersSection(found, view)}
 <section class="card" aria-labelledby="sched-h">
   <h2 id="sched-h">Schedule</h2>
   <p>${schedule ? `Runs ${cronWords(schedule)}, in your organization's time zone.` : "No schedule."}</p>

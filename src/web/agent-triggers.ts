@@ -12,33 +12,34 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { csrfField, type Html, renderPage } from "../html/layout.ts";
 import { accountOf } from "../html/page-frame.ts";
-import { updateAgentOp } from "../operations/agent-runs.ts";
+import { type AgentView, updateAgentOp } from "../operations/agent-runs.ts";
 import { createTriggerSecretOp } from "../operations/agent-trigger.ts";
-import { agentTriggers } from "../store/runs/agent-triggers.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { runOperation } from "./run-operation.ts";
 
-export async function triggersSection(deps: AppDeps, found: ValidSession, agentId: string): Promise<Html | string> {
+/** The card, from the agent as getAgent answers it (whether new mail starts it, whether it has a secret). */
+export function triggersSection(found: ValidSession, agent: AgentView): Html | string {
+  const agentId = agent.id;
   if (jobOf(agentId).runner !== "model") return "";
-  const triggers = await agentTriggers(deps.db, found.user.orgId, agentId);
+  const triggers = { runOnNewMail: agent.runOnNewMail, secret: agent.triggerSecret };
   const account = accountOf(found);
   const owner = isOwner(found.user);
   const mail =
     agentId === "inbox"
-      ? html`<p>${triggers?.runOnNewMail ? "New mail starts a run within about a minute (at most one per 5 minutes per mailbox)." : "New mail does not start runs: only the schedule does."}</p>
+      ? html`<p>${triggers.runOnNewMail ? "New mail starts a run within about a minute (at most one per 5 minutes per mailbox)." : "New mail does not start runs: only the schedule does."}</p>
   ${
     owner
-      ? html`<form method="post" action="/agents/${agentId}/new-mail" class="inline">${csrfField(account)}<input type="hidden" name="on" value="${triggers?.runOnNewMail ? "off" : "on"}"><button type="submit" class="btn">${triggers?.runOnNewMail ? "Stop starting on new mail" : "Start on new mail"}</button></form>`
+      ? html`<form method="post" action="/agents/${agentId}/new-mail" class="inline">${csrfField(account)}<input type="hidden" name="on" value="${triggers.runOnNewMail ? "off" : "on"}"><button type="submit" class="btn">${triggers.runOnNewMail ? "Stop starting on new mail" : "Start on new mail"}</button></form>`
       : ""
   }`
       : "";
   return html`<section class="card" aria-labelledby="triggers-h">
   <h2 id="triggers-h">Triggers</h2>
   ${mail}
-  <p>Other tools start this agent with an event: <code>POST /api/agents/${agentId}/trigger</code> with an owner's admin key, or signed with the trigger secret (<a href="/docs/notes/connections#event-triggers">how</a>). ${triggers?.secret ? "A trigger secret is set." : "No trigger secret yet."}</p>
+  <p>Other tools start this agent with an event: <code>POST /api/agents/${agentId}/trigger</code> with an owner's admin key, or signed with the trigger secret (<a href="/docs/notes/connections#event-triggers">how</a>). ${triggers.secret ? "A trigger secret is set." : "No trigger secret yet."}</p>
   ${
     owner
-      ? html`<form method="post" action="/agents/${agentId}/trigger-secret" class="inline">${csrfField(account)}<button type="submit" class="btn">${triggers?.secret ? "Replace the trigger secret" : "Make a trigger secret"}</button></form>`
+      ? html`<form method="post" action="/agents/${agentId}/trigger-secret" class="inline">${csrfField(account)}<button type="submit" class="btn">${triggers.secret ? "Replace the trigger secret" : "Make a trigger secret"}</button></form>`
       : ""
   }
 </section>`;

@@ -8,6 +8,7 @@ import { type Context, Hono } from "hono";
 import { html } from "hono/html";
 import * as v from "valibot";
 import { endSession, readSession, startSession } from "../auth/sessions.ts";
+import { setupPending } from "../auth/setup.ts";
 import { checkSignIn, WRONG_CREDENTIALS } from "../auth/sign-in.ts";
 import type { OidcEnv } from "../config.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
@@ -18,7 +19,7 @@ import { readJsonObject } from "../http/body.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { assertSameOrigin, crossSiteReason } from "../http/csrf.ts";
 import { parseOrThrow } from "../operations/validate.ts";
-import { countUsers, type User } from "../store/auth/users.ts";
+import type { User } from "../store/auth/users.ts";
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, name: u.name, plan: u.plan });
 
@@ -74,7 +75,7 @@ export function authRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get("/sign-in", async (c) => {
     const next = safeNextPath(c.req.query("next"));
     if (await readSession(deps, c)) return seeOther(c, next);
-    return signInPage(c, { next, oidc: deps.config.oidc, setupPending: (await countUsers(deps.db)) === 0 });
+    return signInPage(c, { next, oidc: deps.config.oidc, setupPending: await setupPending(deps.db) });
   });
 
   router.post("/sign-in", async (c) => {

@@ -15,7 +15,7 @@ import { ApiError } from "../errors.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { type CalendarStatus, calendarStatus } from "../integrations/calendar.ts";
-import { connectCalendarIntegration, disconnectCalendarIntegration } from "../operations/integrations.ts";
+import { connectCalendarIntegrationOp, disconnectCalendarIntegrationOp } from "../operations/integrations.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { runOperation } from "./run-operation.ts";
 
@@ -141,14 +141,14 @@ export function calendarPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.post("/settings/calendar", (c) =>
     handleForm(deps, c, rejected, async (found, form) => {
       const raw = { url: form.get("url") ?? "", username: form.get("username") ?? "", password: form.get("password") ?? "" };
-      await runOperation(deps, c, found, connectCalendarIntegration, raw);
+      await runOperation(deps, c, found, connectCalendarIntegrationOp, raw);
       return "/settings/calendar?done=connected";
     }),
   );
 
   router.post("/settings/calendar/disconnect", (c) =>
     handleForm(deps, c, rejected, async (found) => {
-      const removed = await runOperation(deps, c, found, disconnectCalendarIntegration, {}).then(
+      const removed = await runOperation(deps, c, found, disconnectCalendarIntegrationOp, {}).then(
         () => true,
         (error) => {
           if (error instanceof ApiError && error.status === 404) return false;

@@ -7,7 +7,7 @@ import { html } from "hono/html";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import { getCitedMail } from "../operations/cited-mail.ts";
+import { getCitedMailOp } from "../operations/cited-mail.ts";
 import { queryInput, runOperation } from "./run-operation.ts";
 
 /** Where the citing record is shown. */
@@ -22,7 +22,7 @@ export function citedMailRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
   router.get("/evidence/mail", session(deps), async (c) => {
     const found = c.var.session;
-    const mail = await runOperation(deps, c, found, getCitedMail, queryInput(c, ["record", "ref"]));
+    const mail = await runOperation(deps, c, found, getCitedMailOp, queryInput(c, ["record", "ref"]));
     const page = PAGE_OF[mail.record.kind] ?? { href: () => "/dashboard", what: "Record" };
     const body = html`<p class="small muted"><a href="${page.href(mail.record.id)}">${page.what}: ${mail.record.title}</a></p>
 <article class="card mail-view">

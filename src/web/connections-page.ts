@@ -12,6 +12,7 @@ import { html } from "hono/html";
 import * as v from "valibot";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import { CONNECTION_PROVIDERS, type ConnectionProvider } from "../domain.ts";
 import { ago, alertBox, csrfField, type Html, messagePage, renderPage, seeOther } from "../html/layout.ts";
 import { accountOf, readSignedInForm, requirePageSession, session } from "../html/page-frame.ts";
 import { parseJson, secretOf } from "../integrations/connections/access.ts";
@@ -20,7 +21,6 @@ import { beginConnect, type ConnectAttempt, finishConnect } from "../integration
 import { PROVIDERS, providerEnv } from "../integrations/connections/providers.ts";
 import { open, seal } from "../integrations/secret-box.ts";
 import { deleteConnectionOp } from "../operations/connections.ts";
-import { CONNECTION_PROVIDERS, type ConnectionProvider } from "../store/integrations/connections.ts";
 import { runOperation } from "./run-operation.ts";
 
 const ATTEMPT_COOKIE = "crew_connect";

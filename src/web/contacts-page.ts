@@ -10,7 +10,7 @@ import { alertBox, csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { boundFields, doneNotice, emptyState, formAlert, pager, withQuery } from "../html/ui.ts";
 import { listContactsOp } from "../operations/listings.ts";
-import { addContact } from "../operations/writes.ts";
+import { upsertContactOp } from "../operations/writes.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 
@@ -23,7 +23,7 @@ const renderContacts: PageRenderer = async (deps, c, found, state, status = 200)
   const page = await runOperation(deps, c, found, listContactsOp, input);
   const q = typeof input.q === "string" ? input.q : "";
   const base = { q: q || undefined, limit: input.limit ? String(input.limit) : undefined };
-  const fields = boundFields(addContact.input, state, "ct");
+  const fields = boundFields(upsertContactOp.input, state, "ct");
   const rows = page.contacts.map(
     (ct) => html`<tr>
       <th scope="row" data-label="Name">${ct.name}</th>
@@ -82,7 +82,7 @@ export function contactsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get("/contacts", session(deps), (c) => renderContacts(deps, c, c.var.session, null));
   router.post("/contacts", (c) =>
     handleForm(deps, c, renderContacts, async (found, form) => {
-      const result = await runOperation(deps, c, found, addContact, formInput(form, FIELDS));
+      const result = await runOperation(deps, c, found, upsertContactOp, formInput(form, FIELDS));
       return `/contacts?done=${result.action}`;
     }),
   );

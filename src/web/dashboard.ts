@@ -5,7 +5,6 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import { BUILT_IN_RUNNERS } from "../agents/runners.ts";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
@@ -14,12 +13,11 @@ import { ago, alertBox, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { doneNotice, emptyState, priorityBadge } from "../html/ui.ts";
 import { agentName, healthText } from "../html/words.ts";
-import { listActionQueue } from "../operations/actions.ts";
-import { type AgentDashboard, getAgents } from "../operations/agents.ts";
-import { loadDemoData } from "../operations/demo-data.ts";
+import { listActionsOp } from "../operations/actions.ts";
+import { type AgentDashboard, getAgentsOp } from "../operations/agents.ts";
+import { getOwnContentOp, loadDemoDataOp } from "../operations/demo-data.ts";
 import { listHeldOp } from "../operations/held.ts";
-import { getBriefing, getStandup } from "../operations/reports.ts";
-import { hasOwnContent } from "../store/orgs/own-content.ts";
+import { getBriefingOp, getStandupOp } from "../operations/reports.ts";
 import { handleForm } from "./form-flow.ts";
 import { gettingStarted } from "./getting-started.ts";
 import { heldRoutes, heldSection } from "./held-section.ts";
@@ -84,17 +82,17 @@ async function renderDashboard(deps: AppDeps, c: Context<AppEnv>, found: ValidSe
   const account = accountOf(found);
   const owner = isOwner(user);
   const [d, queue, standup, briefing, own, held] = await Promise.all([
-    runOperation(deps, c, found, getAgents, {}),
-    runOperation(deps, c, found, listActionQueue, { limit: 100 }),
-    runOptional(deps, c, found, getStandup, {}),
-    runOperation(deps, c, found, getBriefing, {}),
-    hasOwnContent(deps.db, user.orgId, BUILT_IN_RUNNERS),
+    runOperation(deps, c, found, getAgentsOp, {}),
+    runOperation(deps, c, found, listActionsOp, { limit: 100 }),
+    runOptional(deps, c, found, getStandupOp, {}),
+    runOperation(deps, c, found, getBriefingOp, {}),
+    runOperation(deps, c, found, getOwnContentOp, {}),
     runOptional(deps, c, found, listHeldOp, {}),
   ]);
   const open = queue.actions.filter((a) => a.status !== "done" && a.status !== "dismissed");
   const top = open.filter((a) => a.priority === "critical" || a.priority === "high").slice(0, 5);
   // "No content of its own": the built-in composers run at start and on schedule, so they do not count.
-  const fresh = !own;
+  const fresh = !own.ownContent;
   const scopes = allowedKeyScopes(user.plan);
   const body = html`<h1>Dashboard</h1>
 ${alertBox("success", doneNotice(DONE, c.req.query("done")))}
@@ -163,7 +161,7 @@ export function dashboardRoutes(deps: AppDeps): Hono<AppEnv> {
   // Owners only (the operation's role): the same as `crew seed --demo` (src/docs/notes/web-app.md), for the signed-in person's organization.
   router.post("/dashboard/demo", (c) =>
     handleForm(deps, c, renderDashboard, async (found) => {
-      await runOperation(deps, c, found, loadDemoData, {});
+      await runOperation(deps, c, found, loadDemoDataOp, {});
       return "/dashboard?done=demo";
     }),
   );

@@ -5,18 +5,16 @@
  * evaluations and a "Run evaluation" button for owners. The button starts the evaluation in the background of this process (one at
  * a time per organization); the page shows it running, then its scorecard.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import type { AgentScore } from "../agents/eval/run.ts";
+import type * as v from "valibot";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, type Html } from "../html/layout.ts";
 import { accountOf } from "../html/page-frame.ts";
-import { resolveModel } from "../integrations/model/settings.ts";
 import type { EvalScoreView } from "../operations/agent-eval.ts";
-import { evalStateOf, startModelEvaluation } from "../operations/model-eval.ts";
-import { type EvalBatch, evalHistory, latestEvalOfModel } from "../store/runs/evals.ts";
+import { evalStateOf, getModelEvaluationsOp, startModelEvaluationOp } from "../operations/model-eval.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { runOperation } from "./run-operation.ts";
 
@@ -52,7 +50,9 @@ export function agentEvalCard(score: EvalScoreView | null, now: number): Html {
 }
 
 /** The organization's past evaluations, newest first: when, which model, which agents missed a bar. */
-function historyTable(batches: EvalBatch[], now: number): Html {
+type Evaluations = v.InferOutput<typeof getModelEvaluationsOp.output>;
+
+function historyTable(batches: Evaluations["history"], now: number): Html {
   if (batches.length === 0) return html``;
   return html`<h3 id="eval-history-h">History</h3>
     <div class="table-wrap"><table class="table stack"><caption class="sr-only">Past evaluations</caption>
@@ -67,29 +67,24 @@ function historyTable(batches: EvalBatch[], now: number): Html {
 }
 
 /** The model page's card: the connected model's last evaluation, and the button. */
-export async function modelEvalCard(deps: AppDeps, found: ValidSession): Promise<Html> {
+export async function modelEvalCard(deps: AppDeps, c: Context<AppEnv>, found: ValidSession): Promise<Html> {
   const orgId = found.user.orgId;
   const now = deps.clock.now();
-  const model = await resolveModel(deps, orgId);
-  const [rows, history] = await Promise.all([
-    model ? latestEvalOfModel(deps.db, orgId, model.provider, model.model) : [],
-    evalHistory(deps.db, orgId, 20),
-  ]);
+  const { model, latest: rows, history } = await runOperation(deps, c, found, getModelEvaluationsOp, {});
   const state = evalStateOf(orgId);
   const running = state?.running === true;
   const table = rows.length
     ? html`<div class="table-wrap"><table class="table stack"><caption class="sr-only">Latest evaluation of ${model?.model}</caption>
       <thead><tr><th scope="col">Agent</th><th scope="col">Utility</th><th scope="col">Under attack</th><th scope="col">Attack success</th><th scope="col">Result</th></tr></thead>
-      <tbody>${rows.map((r) => {
-        const s = r.scores as Partial<AgentScore>;
-        return html`<tr><th scope="row" data-label="Agent"><a href="/agents/${r.agentId}">${r.agentId}</a></th>
-          <td data-label="Utility">${pct(s.utility?.percent ?? null)}</td>
-          <td data-label="Under attack">${pct(s.utilityUnderAttack?.percent ?? null)}</td>
-          <td data-label="Attack success">${pct(s.attacks?.percent ?? null)}</td>
+      <tbody>${rows.map(
+        (r) => html`<tr><th scope="row" data-label="Agent"><a href="/agents/${r.agentId}">${r.agentId}</a></th>
+          <td data-label="Utility">${pct(r.utilityPercent)}</td>
+          <td data-label="Under attack">${pct(r.utilityUnderAttackPercent)}</td>
+          <td data-label="Attack success">${pct(r.attackSuccessPercent)}</td>
           <td data-label="Result"><span class="badge badge-${r.passed ? "green" : "error"}">${r.passed ? "pass" : "FAIL"}</span>${
-            s.failed?.length ? html` <span class="small">${s.failed.join("; ")}</span>` : ""
-          }</td></tr>`;
-      })}</tbody></table></div>`
+            r.failed.length ? html` <span class="small">${r.failed.join("; ")}</span>` : ""
+          }</td></tr>`,
+      )}</tbody></table></div>`
     : html`<p class="muted">${model ? `${model.model} has not been evaluated yet.` : "Connect a model to evaluate it."}</p>`;
   const when = rows[0] ? html`<p class="small muted">Last run ${ago(rows[0].finishedAt, now)} on ${rows[0].sets.join(", ")}.</p>` : "";
   return html`<section class="card" aria-labelledby="eval-h">
@@ -115,7 +110,7 @@ export function evalPageRoutes(deps: AppDeps): Hono<AppEnv> {
   const noFields: PageRenderer = async (_deps, c) => c.notFound();
   router.post(`${PATH}/eval`, (c) =>
     handleForm(deps, c, noFields, async (found) => {
-      await runOperation(deps, c, found, startModelEvaluation, {});
+      await runOperation(deps, c, found, startModelEvaluationOp, {});
       return `${PATH}?done=eval#eval-h`;
     }),
   );

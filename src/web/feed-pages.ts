@@ -12,7 +12,7 @@ import { accountOf, session } from "../html/page-frame.ts";
 import { boundFields, doneNotice, emptyState, filterLinks, formAlert, pager, priorityBadge } from "../html/ui.ts";
 import { agentName, sourceText, words } from "../html/words.ts";
 import { HANDOFF_VIEWS, listFeedOp, listHandoffsOp } from "../operations/listings.ts";
-import { createHandoff, postInsight } from "../operations/writes.ts";
+import { createHandoffOp, postInsightOp } from "../operations/writes.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { formInput, queryInput, runOperation } from "./run-operation.ts";
 import { basedOn } from "./suggestions-page.ts";
@@ -26,7 +26,7 @@ const renderFeed: PageRenderer = async (deps, c, found, state, status = 200) => 
   const input = queryInput(c, ["cursor"]);
   const page = await runOperation(deps, c, found, listFeedOp, input);
   const now = deps.clock.now();
-  const fields = boundFields(postInsight.input, state, "in");
+  const fields = boundFields(postInsightOp.input, state, "in");
   const items = page.insights.map(
     (i) => html`<li class="insight${i.impact === "high" ? " insight-high" : ""}" id="${i.id}" data-item tabindex="-1">
       <div class="action-head">${i.impact === "high" ? html`<span class="badge badge-p-high">high impact</span>` : html`<span class="badge">${i.impact}</span>`}
@@ -67,7 +67,7 @@ const renderHandoffs: PageRenderer = async (deps, c, found, state, status = 200)
   const { handoffs } = await runOperation(deps, c, found, listHandoffsOp, input);
   const current = String(input.status ?? "queued");
   const now = deps.clock.now();
-  const fields = boundFields(createHandoff.input, state, "hf");
+  const fields = boundFields(createHandoffOp.input, state, "hf");
   const tabs = filterLinks(
     "Status",
     HANDOFF_VIEWS.map((s) => ({
@@ -123,14 +123,14 @@ export function feedPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get("/feed", session(deps), (c) => renderFeed(deps, c, c.var.session, null));
   router.post("/feed", (c) =>
     handleForm(deps, c, renderFeed, async (found, form) => {
-      await runOperation(deps, c, found, postInsight, formInput(form, INSIGHT_FIELDS));
+      await runOperation(deps, c, found, postInsightOp, formInput(form, INSIGHT_FIELDS));
       return "/feed?done=posted";
     }),
   );
   router.get("/handoffs", session(deps), (c) => renderHandoffs(deps, c, c.var.session, null));
   router.post("/handoffs", (c) =>
     handleForm(deps, c, renderHandoffs, async (found, form) => {
-      await runOperation(deps, c, found, createHandoff, formInput(form, HANDOFF_FIELDS));
+      await runOperation(deps, c, found, createHandoffOp, formInput(form, HANDOFF_FIELDS));
       return "/handoffs?done=created";
     }),
   );

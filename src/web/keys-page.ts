@@ -14,7 +14,7 @@ import { type ItemRow, itemTable } from "../html/item-table.ts";
 import { alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { fieldRules } from "../html/ui.ts";
-import { type CreatedKey, CreateKeyInput, createApiKey, deleteApiKey, listKeysFor } from "../operations/keys.ts";
+import { type CreatedKey, CreateKeyInput, createApiKeyOp, listKeysFor, revokeApiKeyOp } from "../operations/keys.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { runOperation } from "./run-operation.ts";
 
@@ -182,7 +182,7 @@ export function keysPageRoutes(deps: AppDeps): Hono<AppEnv> {
     handleForm(deps, c, rejected, async (found, form) => {
       const raw = { name: form.get("name") ?? "", scopes: form.getAll("scopes") };
       try {
-        const created = await runOperation(deps, c, found, createApiKey, raw);
+        const created = await runOperation(deps, c, found, createApiKeyOp, raw);
         return keysPage(deps, c, found, { created });
       } catch (error) {
         // A refusal of the whole request (plan, rate limit) is said in the page; a 400 goes back to the form.
@@ -195,7 +195,7 @@ export function keysPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.post("/settings/keys/revoke", (c) =>
     handleForm(deps, c, rejected, async (found, form) => {
       try {
-        await runOperation(deps, c, found, deleteApiKey, { hash: form.get("hash") ?? "" });
+        await runOperation(deps, c, found, revokeApiKeyOp, { hash: form.get("hash") ?? "" });
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         return keysPage(deps, c, found, { error: "That key was not found: it may have been revoked already." }, 404);

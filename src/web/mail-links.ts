@@ -9,18 +9,26 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
-import { principalFor } from "../auth/access.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { messagePage, renderPage } from "../html/layout.ts";
 import { crossSiteReason } from "../http/csrf.ts";
-import { linkTokenHash } from "../integrations/notify/links.ts";
-import { updateActionOp } from "../operations/actions.ts";
-import { invoke } from "../operations/invoke.ts";
-import type { Operation } from "../operations/registry.ts";
-import { findAction } from "../store/actions/actions.ts";
-import { getUserById } from "../store/auth/users.ts";
-import { type ActionVerb, claimMailLink, findMailLink, type LinkState, setPrefsStatement } from "../store/delivery/notify.ts";
+import { heldLink, useMailLink } from "../integrations/notify/links.ts";
+import { getActionOp, updateActionOp } from "../operations/actions.ts";
+import { updateMyNotificationsOp } from "../operations/notifications.ts";
+import type { ActionVerb, LinkState } from "../store/delivery/notify.ts";
+import { runOperationAs } from "./run-operation.ts";
+
+/** The action a link names, read as its user; null when it no longer exists. */
+async function actionOf(deps: AppDeps, c: Context<AppEnv>, principal: Principal, id: string) {
+  try {
+    return await runOperationAs(deps, c, principal, getActionOp, { id }, "link");
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
 
 const VERBS: Record<ActionVerb, { status: "approved" | "done" | "dismissed"; label: string; past: string }> = {
   approve: { status: "approved", label: "Approve", past: "approved" },
@@ -44,10 +52,11 @@ export function mailLinkRoutes(deps: AppDeps): Hono<AppEnv> {
   const router = new Hono<AppEnv>();
 
   router.get("/a/:token", async (c) => {
-    const link = await findMailLink(deps.db, linkTokenHash(c.req.param("token")), deps.clock.now());
-    if (link?.purpose !== "action") return deadLink(c, "unknown");
+    const held = await heldLink(deps.db, c.req.param("token"), deps.clock.now());
+    const link = held?.link;
+    if (!held || link?.purpose !== "action") return deadLink(c, "unknown");
     if (link.state !== "valid") return deadLink(c, link.state);
-    const action = await findAction(deps.db, link.orgId, link.actionId);
+    const action = await actionOf(deps, c, held.principal, link.actionId);
     if (!action) return messagePage(c, 404, "Action not found", "This action no longer exists.", HOME);
     const verb = VERBS[link.verb];
     const body = html`<section class="card">
@@ -63,24 +72,16 @@ export function mailLinkRoutes(deps: AppDeps): Hono<AppEnv> {
   router.post("/a/:token", async (c) => {
     const crossSite = crossSiteReason(c.req.raw, deps.config.baseUrl);
     if (crossSite) return messagePage(c, 403, "Form refused", crossSite, HOME);
-    const hash = linkTokenHash(c.req.param("token"));
+    const token = c.req.param("token");
     const now = deps.clock.now();
-    const link = await findMailLink(deps.db, hash, now);
-    if (link?.purpose !== "action") return deadLink(c, "unknown");
+    const held = await heldLink(deps.db, token, now);
+    const link = held?.link;
+    if (!held || link?.purpose !== "action") return deadLink(c, "unknown");
     if (link.state !== "valid") return deadLink(c, link.state);
-    const user = await getUserById(deps.db, link.userId);
-    if (!user || user.deactivatedAt !== null) return deadLink(c, "unknown");
-    // Single use: the claim is atomic, so two presses (or two tabs) act once.
-    if (!(await claimMailLink(deps.db, hash, now))) return deadLink(c, "used");
-    const principal = { ...principalFor(user.id, user, { type: "session", id: "mail-link" }), role: user.role };
+    if (!(await useMailLink(deps.db, token, now))) return deadLink(c, "used");
     const verb = VERBS[link.verb];
     try {
-      const ctx = { ...deps, principal, via: "web" as const, requestId: c.get("requestId") };
-      const done = (await invoke(updateActionOp as unknown as Operation, ctx, {
-        access: null,
-        input: () => ({ id: link.actionId, status: verb.status }),
-        inputName: "link",
-      })) as { title: string };
+      const done = await runOperationAs(deps, c, held.principal, updateActionOp, { id: link.actionId, status: verb.status }, "link");
       return messagePage(c, 200, `Action ${verb.past}`, `“${done.title}” is now ${verb.past}.`, {
         href: "/actions",
         label: "See the actions",
@@ -93,9 +94,9 @@ export function mailLinkRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   const unsubscribe = async (c: Context<AppEnv>, act: boolean) => {
-    const hash = linkTokenHash(c.req.param("token") ?? "");
-    const link = await findMailLink(deps.db, hash, deps.clock.now());
-    if (link?.purpose !== "unsubscribe") return deadLink(c, "unknown");
+    const held = await heldLink(deps.db, c.req.param("token") ?? "", deps.clock.now());
+    const link = held?.link;
+    if (!held || link?.purpose !== "unsubscribe") return deadLink(c, "unknown");
     if (link.state === "expired") return deadLink(c, "expired");
     if (!act) {
       const body = html`<section class="card">
@@ -106,7 +107,7 @@ export function mailLinkRoutes(deps: AppDeps): Hono<AppEnv> {
       return renderPage(c, { title: "Unsubscribe", body, narrow: true }, 200, { "Referrer-Policy": "no-referrer" });
     }
     // Turning it off twice is harmless, so the link is not single use (a mail client may POST, then the person click).
-    await deps.db.execute(setPrefsStatement(link.userId, { briefingEmail: false }, deps.clock.now()));
+    await runOperationAs(deps, c, held.principal, updateMyNotificationsOp, { briefingEmail: false }, "link");
     return messagePage(c, 200, "Briefing mail turned off", "You will no longer get your daily briefing by email.", {
       href: "/settings/notifications",
       label: "Notification settings",

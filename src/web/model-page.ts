@@ -19,9 +19,8 @@ import { alertBox, csrfField, type Html, messagePage, type PageAccount, renderPa
 import { accountOf, session } from "../html/page-frame.ts";
 import { fieldRules } from "../html/ui.ts";
 import { describeStructured, type ModelStatus, modelStatus, type TestOutcome } from "../integrations/model/settings.ts";
-import { updateAgentOp } from "../operations/agent-runs.ts";
-import { ModelSettingsInput, saveModelIntegration, testModelIntegration } from "../operations/model.ts";
-import { getInstructionOverride } from "../store/runs/model.ts";
+import { type AgentView, updateAgentOp } from "../operations/agent-runs.ts";
+import { ModelSettingsInput, saveModelIntegrationOp, testModelIntegrationOp } from "../operations/model.ts";
 import { modelEvalCard } from "./eval-page.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { owner } from "./owner.ts";
@@ -153,15 +152,15 @@ ${alertBox("success", view.notice)}
   ${testCard(account, view.test)}
 </div>
 ${settingsForm(account, view, s, s.source === "settings")}
-${await modelEvalCard(deps, found)}`;
+${await modelEvalCard(deps, c, found)}`;
   return renderPage(c, { title: "Model", body, account, active: PATH }, status);
 }
 
 /** The agent page's Instructions card (src/web/agent-page.ts): the system prompt of its model-backed runs. */
-export async function instructionsSection(deps: AppDeps, found: ValidSession, agentId: string): Promise<Html | string> {
+export function instructionsSection(found: ValidSession, agent: AgentView): Html | string {
+  const agentId = agent.id;
   const job = jobOf(agentId);
   if (job.runner !== "model" && agentId !== "standup" && agentId !== "briefing") return "";
-  const custom = await getInstructionOverride(deps.db, found.user.orgId, agentId);
   const reads = Object.entries(job.reads)
     .filter(([k, on]) => k !== "source" && on)
     .map(([k]) => k)
@@ -175,11 +174,11 @@ export async function instructionsSection(deps: AppDeps, found: ValidSession, ag
   return html`<section class="card" aria-labelledby="instr-h">
   <h2 id="instr-h">Instructions</h2>
   ${facts}
-  <p class="muted small">${custom ? "Replaced for this organization." : "The default."} The system prompt of its model-backed runs.</p>
+  <p class="muted small">${agent.customInstructions ? "Replaced for this organization." : "The default."} The system prompt of its model-backed runs.</p>
   <form method="post" action="/agents/${agentId}/instructions" class="stack">
     ${csrfField(accountOf(found))}
     <label for="instructions">Instructions</label>
-    <textarea id="instructions" name="instructions" rows="12" maxlength="20000">${custom ?? job.instructions}</textarea>
+    <textarea id="instructions" name="instructions" rows="12" maxlength="20000">${agent.instructions}</textarea>
     <div><button type="submit" class="btn">Save instructions</button> <button type="submit" name="reset" value="1" class="btn btn-danger-quiet">Back to the default</button></div>
   </form>
 </section>`;
@@ -222,7 +221,7 @@ export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
     handleForm(deps, c, rejected, async (found, form) => {
       const text = (name: string) => form.get(name) ?? "";
       const budget = text("dailyTokens").trim();
-      await runOperation(deps, c, found, saveModelIntegration, {
+      await runOperation(deps, c, found, saveModelIntegrationOp, {
         provider: text("provider"),
         baseUrl: text("baseUrl"),
         model: text("model"),
@@ -235,7 +234,7 @@ export function modelPageRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.post(`${PATH}/test`, (c) =>
     handleForm(deps, c, rejected, async (found) => {
-      lastTests.set(found.user.orgId, await runOperation(deps, c, found, testModelIntegration, {}));
+      lastTests.set(found.user.orgId, await runOperation(deps, c, found, testModelIntegrationOp, {}));
       return `${PATH}?done=tested#test-h`;
     }),
   );

@@ -6,16 +6,15 @@
  */
 import { type Context, Hono } from "hono";
 import { html } from "hono/html";
+import type * as v from "valibot";
 import { isOwner } from "../auth/roles.ts";
 import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import { testTeams } from "../operations/channel-tests.ts";
-import { connectTeams, disconnectTeams, slackStatus, teamsStatus } from "../operations/channels.ts";
-import { updateMyNotifications } from "../operations/notifications.ts";
-import { listMessages, type MessageRecord } from "../store/delivery/messages.ts";
-import { getPrefs } from "../store/delivery/notify.ts";
+import { testTeamsOp } from "../operations/channel-tests.ts";
+import { connectTeamsOp, disconnectTeamsOp, getTeamsOp, slackStatus } from "../operations/channels.ts";
+import { getMyNotificationsOp, listMessagesOp, updateMyNotificationsOp } from "../operations/notifications.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
 
@@ -27,7 +26,7 @@ const NOTICES: Record<string, string> = {
   "teams-tested": "Test message sent: look for it in the Teams channel.",
 };
 
-function logTable(rows: MessageRecord[], now: number): Html {
+function logTable(rows: v.InferOutput<typeof listMessagesOp.output>["messages"], now: number): Html {
   if (rows.length === 0) return html`<p class="muted">Nothing sent yet.</p>`;
   return html`<div class="table-wrap"><table class="table stack">
   <caption class="sr-only">Messages, newest first</caption>
@@ -50,10 +49,10 @@ async function render(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, st
   const owner = isOwner(found.user);
   const orgId = found.user.orgId;
   const [prefs, slack, teams, log] = await Promise.all([
-    getPrefs(deps.db, found.user.id),
+    runOperation(deps, c, found, getMyNotificationsOp, {}),
     slackStatus(deps, orgId),
-    owner ? teamsStatus(deps, orgId) : null,
-    owner ? listMessages(deps.db, orgId, 50) : [],
+    owner ? runOperation(deps, c, found, getTeamsOp, {}) : null,
+    owner ? runOperation(deps, c, found, listMessagesOp, { limit: 50 }).then((l) => l.messages) : [],
   ]);
   const notice = NOTICES[c.req.query("done") ?? ""];
   const error = state?.errors["(body)"] ?? state?.errors.webhookUrl;
@@ -101,7 +100,7 @@ export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   router.get(PATH, session(deps), (c) => render(deps, c, c.var.session, null));
   router.post(PATH, (c) =>
     handleForm(deps, c, render, async (found, form) => {
-      await runOperation(deps, c, found, updateMyNotifications, {
+      await runOperation(deps, c, found, updateMyNotificationsOp, {
         briefingEmail: form.get("briefingEmail") === "on",
         briefingSlack: form.get("briefingSlack") === "on",
       });
@@ -110,13 +109,13 @@ export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post(`${PATH}/teams`, (c) =>
     handleForm(deps, c, render, async (found, form) => {
-      await runOperation(deps, c, found, connectTeams, { webhookUrl: form.get("webhookUrl") ?? "" });
+      await runOperation(deps, c, found, connectTeamsOp, { webhookUrl: form.get("webhookUrl") ?? "" });
       return withDone(PATH, "teams");
     }),
   );
   router.post(`${PATH}/teams/test`, (c) =>
     handleForm(deps, c, render, async (found) => {
-      const sent = await runOperation(deps, c, found, testTeams, {});
+      const sent = await runOperation(deps, c, found, testTeamsOp, {});
       if (sent.ok) return withDone(PATH, "teams-tested");
       const errors = { "(body)": `The test message did not arrive: ${sent.error}` };
       return render(deps, c, found, { errors, values: {}, sent: new URLSearchParams() }, 502);
@@ -124,7 +123,7 @@ export function notificationsPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post(`${PATH}/teams/delete`, (c) =>
     handleForm(deps, c, render, async (found) => {
-      await runOptional(deps, c, found, disconnectTeams, {}); // none connected: nothing to remove
+      await runOptional(deps, c, found, disconnectTeamsOp, {}); // none connected: nothing to remove
       return withDone(PATH, "teams-removed");
     }),
   );

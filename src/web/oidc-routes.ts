@@ -6,13 +6,11 @@
  */
 import { type Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { beginOidc, finishOidc, type OidcAttempt, resolveOidcUser } from "../auth/oidc.ts";
+import { beginOidc, finishOidc, type OidcAttempt, recordOidcRefusal, recordOidcSignIn, resolveOidcUser } from "../auth/oidc.ts";
 import { startSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { messagePage, seeOther } from "../html/layout.ts";
 import { safeNextPath } from "../html/page-frame.ts";
-import { recordAudit } from "../store/audit/audit.ts";
-import { getDefaultOrg } from "../store/orgs/orgs.ts";
 
 const ATTEMPT_COOKIE = "crew_oidc";
 const COOKIE_PATH = "/sign-in/oidc";
@@ -71,33 +69,16 @@ export function oidcRoutes(deps: AppDeps): Hono<AppEnv> {
       claims = await finishOidc(oidc, new URL(`${redirectUri}${new URL(c.req.url).search}`), attempt);
     } catch (error) {
       deps.log.warn("oidc sign-in refused", { error: String(error).split("\n")[0] });
-      const org = await getDefaultOrg(deps.db);
-      if (org)
-        await recordAudit(deps.db, org.id, "sign_in.failed", { kind: "system" }, now, null, { method: "oidc", reason: "invalid_response" });
+      await recordOidcRefusal(deps.db, "invalid_response", now);
       return refused(c, 400, `${oidc.name} sent an answer that does not check out (state, nonce or token). Start again.`);
     }
     const outcome = await resolveOidcUser(deps.db, oidc, claims, now);
     if (!outcome.ok) {
-      const org = await getDefaultOrg(deps.db);
-      if (org)
-        await recordAudit(deps.db, org.id, "sign_in.failed", { kind: "system" }, now, null, { method: "oidc", reason: outcome.reason });
+      await recordOidcRefusal(deps.db, outcome.reason, now);
       return refused(c, 403, outcome.message);
     }
-    const { user } = outcome;
-    const actor = { kind: "user", userId: user.id } as const;
-    if (outcome.created)
-      await recordAudit(deps.db, user.orgId, "user.created", { kind: "system" }, now, user.email, {
-        method: "oidc",
-        plan: user.plan,
-        role: user.role,
-      });
-    if (outcome.roleChanged)
-      await recordAudit(deps.db, user.orgId, "user.role_changed", { kind: "system" }, now, user.email, {
-        role: outcome.roleChanged,
-        method: "oidc",
-      });
-    await recordAudit(deps.db, user.orgId, "sign_in.succeeded", actor, now, user.email, { method: "oidc", linked: outcome.linked });
-    await startSession(deps, c, user.id);
+    await recordOidcSignIn(deps.db, outcome, now);
+    await startSession(deps, c, outcome.user.id);
     return seeOther(c, attempt.next);
   });
   return router;

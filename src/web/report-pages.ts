@@ -12,8 +12,8 @@ import { ago, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
 import { agentName, healthText, words } from "../html/words.ts";
-import { listActionQueue } from "../operations/actions.ts";
-import { getBriefing, getCompanyProfile, getStandup, getSuggestions } from "../operations/reports.ts";
+import { listActionsOp } from "../operations/actions.ts";
+import { getBriefingOp, getCompanyProfileOp, getStandupOp, getSuggestionsOp } from "../operations/reports.ts";
 import { ACTION_CHANGED, actionList } from "./action-list.ts";
 import { actionNotice } from "./change-notice.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
@@ -37,9 +37,9 @@ async function briefingPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSessi
   const account = accountOf(found);
   const now = deps.clock.now();
   const [b, pending, open] = await Promise.all([
-    runOperation(deps, c, found, getBriefing, {}),
-    runOperation(deps, c, found, listActionQueue, { status: "pending", limit: 50 }),
-    runOperation(deps, c, found, getSuggestions, {}),
+    runOperation(deps, c, found, getBriefingOp, {}),
+    runOperation(deps, c, found, listActionsOp, { status: "pending", limit: 50 }),
+    runOperation(deps, c, found, getSuggestionsOp, {}),
   ]);
   // The recommendations are the open suggestions, as the briefing composes them (its first 10), live:
   // each with the same controls as on /suggestions, so one dismissed here leaves at once.
@@ -86,7 +86,7 @@ const MODES = ["latest", "morning", "evening"] as const;
 
 async function standupPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession): Promise<Response> {
   const mode = c.req.query("mode") || "latest";
-  const s = await runOptional(deps, c, found, getStandup, { mode });
+  const s = await runOptional(deps, c, found, getStandupOp, { mode });
   const now = deps.clock.now();
   const tabs = filterLinks(
     "Snapshot",
@@ -132,7 +132,7 @@ async function standupPage(deps: AppDeps, c: Context<AppEnv>, found: ValidSessio
 }
 
 async function profilePage(deps: AppDeps, c: Context<AppEnv>, found: ValidSession): Promise<Response> {
-  const p = await runOperation(deps, c, found, getCompanyProfile, {});
+  const p = await runOperation(deps, c, found, getCompanyProfileOp, {});
   const now = deps.clock.now();
   const stages = PIPELINE_STAGES.map((stage) => {
     const deals = p.pipeline.filter((d) => d.stage === stage);

@@ -14,7 +14,6 @@ import { messagePage, renderPage, seeOther } from "../html/layout.ts";
 import { readForm } from "../html/page-frame.ts";
 import { rulesOf, textField } from "../html/ui.ts";
 import { crossSiteReason } from "../http/csrf.ts";
-import { recordAudit } from "../store/audit/audit.ts";
 import { judgeForm } from "./run-operation.ts";
 
 const unusable = (c: Context<AppEnv>) =>
@@ -62,9 +61,6 @@ export function resetPasswordRoutes(deps: AppDeps): Hono<AppEnv> {
     if ("errors" in judged) return resetPage(c, token, Object.values(judged.errors)[0] ?? null, 400);
     const used = await useSignInLink(db, token, "reset", judged.output, clock);
     if (!used) return unusable(c);
-    await recordAudit(db, used.orgId, "user.password_reset", { kind: "user", userId: used.id }, clock.now(), used.email, {
-      via: "link",
-    });
     await startSession(deps, c, used.id);
     return seeOther(c, "/dashboard");
   });

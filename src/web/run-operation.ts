@@ -8,20 +8,33 @@ import type { Context } from "hono";
 import type * as v from "valibot";
 import { sessionPrincipalOf, type ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
+import type { Principal } from "../domain.ts";
 import { ApiError } from "../errors.ts";
 import { invoke } from "../operations/invoke.ts";
 import type { AnySchema, Operation } from "../operations/registry.ts";
 import { parseOrThrow } from "../operations/validate.ts";
 
-export async function runOperation<I extends AnySchema, O extends AnySchema>(
+export function runOperation<I extends AnySchema, O extends AnySchema>(
   deps: AppDeps,
   c: Context<AppEnv>,
   found: ValidSession,
   op: Operation<I, O>,
   raw: Record<string, unknown>,
 ): Promise<v.InferOutput<O>> {
-  const ctx = { ...deps, principal: sessionPrincipalOf(found), via: "web" as const, requestId: c.get("requestId") };
-  return (await invoke(op as unknown as Operation, ctx, { access: null, input: () => raw, inputName: "form" })) as v.InferOutput<O>;
+  return runOperationAs(deps, c, sessionPrincipalOf(found), op, raw);
+}
+
+/** runOperation for a principal that is not a session's: the user of a link from a mail (src/web/mail-links.ts). */
+export async function runOperationAs<I extends AnySchema, O extends AnySchema>(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+  principal: Principal,
+  op: Operation<I, O>,
+  raw: Record<string, unknown>,
+  inputName = "form",
+): Promise<v.InferOutput<O>> {
+  const ctx = { ...deps, principal, via: "web" as const, requestId: c.get("requestId") };
+  return (await invoke(op as unknown as Operation, ctx, { access: null, input: () => raw, inputName })) as v.InferOutput<O>;
 }
 
 /** Like runOperation, but a 404 (e.g. no standup yet) is null instead of an error. */

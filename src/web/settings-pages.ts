@@ -3,22 +3,32 @@
  * (/settings/backups: written and restored, from the audit log, since the files live wherever
  * BACKUP_DIR points). Self-contained pages; the main navigation links them for owners.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { html } from "hono/html";
+import type * as v from "valibot";
+import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, type Html, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
 import { words } from "../html/words.ts";
 import { cronWords } from "../lib/cron-words.ts";
-import { type AuditEntry, listAudit, listBackupEvents } from "../store/audit/audit.ts";
-import { listOrgUsers } from "../store/auth/users.ts";
+import { type AuditEntryView, listAuditOp } from "../operations/audit.ts";
+import { listUsersOp } from "../operations/users.ts";
 import { owner } from "./owner.ts";
+import { runOperation } from "./run-operation.ts";
 
 const PAGE_SIZE = 200;
 
+type AuditEntry = v.InferOutput<typeof AuditEntryView>;
+
 /** Who acted, by name: the page names people, never their internal ids. */
-async function actorNames(deps: AppDeps, orgId: string): Promise<{ actorOf: (e: AuditEntry) => string; names: Map<string, string> }> {
-  const names = new Map((await listOrgUsers(deps.db, orgId)).map((u) => [u.id, u.name || u.email]));
+async function actorNames(
+  deps: AppDeps,
+  c: Context<AppEnv>,
+  found: ValidSession,
+): Promise<{ actorOf: (e: AuditEntry) => string; names: Map<string, string> }> {
+  const { users } = await runOperation(deps, c, found, listUsersOp, {});
+  const names = new Map(users.map((u) => [u.id, u.name || u.email]));
   const actorOf = (e: AuditEntry) =>
     e.actor.kind === "user"
       ? (names.get(e.actor.userId) ?? "a removed user")
@@ -65,9 +75,9 @@ export function settingsPageRoutes(deps: AppDeps): Hono<AppEnv> {
 
   router.get("/settings/audit", session(deps), owner(), async (c) => {
     const found = c.var.session;
-    const { db, clock } = deps;
-    const entries = await listAudit(db, found.user.orgId, PAGE_SIZE);
-    const { actorOf, names } = await actorNames(deps, found.user.orgId);
+    const { clock } = deps;
+    const { entries } = await runOperation(deps, c, found, listAuditOp, { limit: PAGE_SIZE });
+    const { actorOf, names } = await actorNames(deps, c, found);
     const body = html`<h1>Audit log</h1>
 <p>Who did what in this organization, newest first (the latest ${PAGE_SIZE}; all of it with <code>crew audit</code>).</p>
 ${
@@ -86,9 +96,9 @@ ${
 
   router.get("/settings/backups", session(deps), owner(), async (c) => {
     const found = c.var.session;
-    const { db, clock, config } = deps;
-    const events = await listBackupEvents(db, found.user.orgId, 100);
-    const { actorOf } = await actorNames(deps, found.user.orgId);
+    const { clock, config } = deps;
+    const { entries: events } = await runOperation(deps, c, found, listAuditOp, { limit: 100, only: "backups" });
+    const { actorOf } = await actorNames(deps, c, found);
     const body = html`<h1>Backups</h1>
 <p>${
       config.backupDir

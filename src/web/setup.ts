@@ -16,7 +16,6 @@ import { readForm } from "../html/page-frame.ts";
 import { fieldRules, formAlert, textField } from "../html/ui.ts";
 import { crossSiteReason } from "../http/csrf.ts";
 import { Email } from "../operations/schemas.ts";
-import { recordAudit } from "../store/audit/audit.ts";
 import { judgeForm } from "./run-operation.ts";
 
 const OwnerForm = v.object({
@@ -76,7 +75,6 @@ export function setupRoutes(deps: AppDeps): Hono<AppEnv> {
     if ("errors" in judged) return setupPage(c, token, { name: values.name, email: values.email }, judged.errors, 400);
     const user = await createOwner(db, token, judged.output, clock);
     if (!user) return usedLink(c);
-    await recordAudit(db, user.orgId, "user.created", { kind: "user", userId: user.id }, clock.now(), user.email, { via: "setup" });
     await startSession(deps, c, user.id);
     return seeOther(c, "/dashboard");
   });

@@ -10,9 +10,9 @@ import type { ValidSession } from "../auth/sessions.ts";
 import type { AppDeps, AppEnv } from "../deps.ts";
 import { ago, alertBox, csrfField, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import { testSlack } from "../operations/channel-tests.ts";
-import { connectSlack, disconnectSlack, slackStatus } from "../operations/channels.ts";
-import { listMessages } from "../store/delivery/messages.ts";
+import { testSlackOp } from "../operations/channel-tests.ts";
+import { connectSlackOp, disconnectSlackOp, getSlackOp } from "../operations/channels.ts";
+import { listMessagesOp } from "../operations/notifications.ts";
 import { type FormState, handleForm, withDone } from "./form-flow.ts";
 import { owner } from "./owner.ts";
 import { runOperation, runOptional } from "./run-operation.ts";
@@ -26,8 +26,10 @@ const NOTICES: Record<string, string> = {
 
 async function render(deps: AppDeps, c: Context<AppEnv>, found: ValidSession, state: FormState | null, status = 200): Promise<Response> {
   const account = accountOf(found);
-  const orgId = found.user.orgId;
-  const [slack, log] = await Promise.all([slackStatus(deps, orgId), listMessages(deps.db, orgId, 100)]);
+  const [slack, { messages: log }] = await Promise.all([
+    runOperation(deps, c, found, getSlackOp, {}),
+    runOperation(deps, c, found, listMessagesOp, { limit: 100 }),
+  ]);
   const sent = log.filter((m) => m.channel === "slack").slice(0, 20);
   const errors = state?.errors ?? {};
   const field = (name: string) => (errors[name] ? html`<span class="field-error" role="alert">${errors[name]}</span>` : "");
@@ -78,7 +80,7 @@ export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
         .split(/[\s,]+/)
         .map((s) => s.trim())
         .filter(Boolean);
-      await runOperation(deps, c, found, connectSlack, {
+      await runOperation(deps, c, found, connectSlackOp, {
         botToken: form.get("botToken") ?? "",
         channel: form.get("channel") ?? "",
         readChannels,
@@ -88,7 +90,7 @@ export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post(`${PATH}/test`, (c) =>
     handleForm(deps, c, render, async (found) => {
-      const sent = await runOperation(deps, c, found, testSlack, {});
+      const sent = await runOperation(deps, c, found, testSlackOp, {});
       if (sent.ok) return withDone(PATH, "tested");
       const errors = { "(body)": `The test message did not arrive: ${sent.error}` };
       return render(deps, c, found, { errors, values: {}, sent: new URLSearchParams() }, 502);
@@ -96,7 +98,7 @@ export function slackPageRoutes(deps: AppDeps): Hono<AppEnv> {
   );
   router.post(`${PATH}/delete`, (c) =>
     handleForm(deps, c, render, async (found) => {
-      await runOptional(deps, c, found, disconnectSlack, {}); // none connected: nothing to remove
+      await runOptional(deps, c, found, disconnectSlackOp, {}); // none connected: nothing to remove
       return withDone(PATH, "removed");
     }),
   );

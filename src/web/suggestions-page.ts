@@ -13,7 +13,7 @@ import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } fro
 import { accountOf, session } from "../html/page-frame.ts";
 import { emptyState, filterLinks, priorityBadge } from "../html/ui.ts";
 import { agentName } from "../html/words.ts";
-import { getSuggestions } from "../operations/reports.ts";
+import { getSuggestionsOp } from "../operations/reports.ts";
 import { type Suggestion, updateSuggestionOp } from "../operations/suggestions.ts";
 import { actionNotice } from "./change-notice.ts";
 import { backTo, handleForm, type PageRenderer, withDone } from "./form-flow.ts";
@@ -92,7 +92,7 @@ export function suggestionItem(account: PageAccount, s: v.InferOutput<typeof Sug
 const renderSuggestions: PageRenderer = async (deps, c, found, state, status = 200) => {
   const account = accountOf(found);
   const input = queryInput(c, ["agent"]);
-  const { suggestions } = await runOperation(deps, c, found, getSuggestions, input);
+  const { suggestions } = await runOperation(deps, c, found, getSuggestionsOp, input);
   const now = deps.clock.now();
   const here = input.agent ? `/suggestions?agent=${input.agent}` : "/suggestions";
   const filters = filterLinks("Agent", [

@@ -17,7 +17,7 @@ import { ApiError } from "../errors.ts";
 import { type ItemRow, itemTable } from "../html/item-table.ts";
 import { ago, alertBox, csrfField, type Html, type PageAccount, renderPage } from "../html/layout.ts";
 import { accountOf, session } from "../html/page-frame.ts";
-import { type CreatedWebhook, createWebhook, deleteWebhookOp, listWebhooksFor } from "../operations/webhooks.ts";
+import { type CreatedWebhook, createWebhookOp, deleteWebhookOp, listWebhooksFor } from "../operations/webhooks.ts";
 import { handleForm, type PageRenderer } from "./form-flow.ts";
 import { owner } from "./owner.ts";
 import { runOperation } from "./run-operation.ts";
@@ -185,7 +185,7 @@ export function webhooksPageRoutes(deps: AppDeps): Hono<AppEnv> {
       const description = (form.get("description") ?? "").trim();
       const raw = { url: form.get("url") ?? "", events: form.getAll("events"), ...(description ? { description } : {}) };
       try {
-        return await webhooksPage(deps, c, found, { created: await runOperation(deps, c, found, createWebhook, raw) });
+        return await webhooksPage(deps, c, found, { created: await runOperation(deps, c, found, createWebhookOp, raw) });
       } catch (error) {
         // A refusal that is not about a field (e.g. too many webhooks) is said in the page.
         if (!(error instanceof ApiError) || error.status === 400 || error.code === "forbidden") throw error;

@@ -113,10 +113,10 @@ async function attempt(
   return { ...afterFailure(d.attempt, deps.clock.now()), httpStatus, error };
 }
 
-/** One pass: deliver every delivery due now (tests call this with a ManualClock). */
 /** What a deliverer pass needs. */
 export type DelivererDeps = Pick<AppDeps, "db" | "clock" | "log" | "config" | "outbound"> & Partial<Pick<AppDeps, "metrics">>;
 
+/** One pass: deliver every delivery due now (tests call this with a ManualClock). */
 export async function deliverDue(deps: DelivererDeps, options: DelivererOptions = {}): Promise<DeliveryReport> {
   return drainOutbox<ClaimedDelivery>({
     now: () => deps.clock.now(),

@@ -73,6 +73,8 @@ describe("failing agents pause themselves", () => {
     expect(paused).toMatchObject({ paused: true, health: "error" });
     expect(paused.summary).toMatch(/^Paused after 3 scheduled runs in a row failed; the last: /);
     expect(await t.openPauseAlerts()).toEqual([{ severity: "critical", message: expect.stringMatching(/^growth: Paused after 3/) }]);
+    // GET /api/agents/{id} says why too (the agent page reads it there).
+    expect((await t.ownerCall("/api/agents/growth")).json.pausedReason).toBe(paused.summary);
     const dashboard = (await t.ownerCall("/api/mcp/agents")).json;
     expect(dashboard.integrationAlerts).toContainEqual(expect.objectContaining({ service: "agents", severity: "critical" }));
 
@@ -90,6 +92,7 @@ describe("failing agents pause themselves", () => {
 
     expect((await t.ownerCall("/api/agents/growth/resume", { method: "POST" })).json).toEqual({ id: "growth", resumed: true });
     expect((await t.growth()).paused).toBe(false);
+    expect((await t.ownerCall("/api/agents/growth")).json.pausedReason).toBeNull();
     expect(await t.openPauseAlerts()).toEqual([]);
     expect(await t.nextSlot()).toEqual(["error"]); // scheduled again; the streak starts over
     expect((await t.growth()).paused).toBe(false);

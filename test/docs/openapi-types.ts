@@ -6838,6 +6838,8 @@ export interface operations {
                         runOnNewMail: boolean;
                         /** @description Whether the agent has a trigger secret for signed events (never shown again). */
                         triggerSecret: boolean;
+                        /** @description Why it is paused (3 scheduled runs in a row failed): not scheduled until an owner resumes it. Null when it is not paused. */
+                        pausedReason: string | null;
                         eval: {
                             /**
                              * Format: date-time
@@ -7016,6 +7018,8 @@ export interface operations {
                         runOnNewMail: boolean;
                         /** @description Whether the agent has a trigger secret for signed events (never shown again). */
                         triggerSecret: boolean;
+                        /** @description Why it is paused (3 scheduled runs in a row failed): not scheduled until an owner resumes it. Null when it is not paused. */
+                        pausedReason: string | null;
                     };
                 };
             };
@@ -8653,7 +8657,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The incoming-webhook URL of a Teams Workflow (“Post to a channel when a webhook request is received”). Stored sealed. */
+                    /**
+                     * Format: uri
+                     * @description The incoming-webhook URL of a Teams Workflow (“Post to a channel when a webhook request is received”). Stored sealed.
+                     */
                     webhookUrl: string;
                 };
             };

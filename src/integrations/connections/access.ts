@@ -8,19 +8,14 @@
  */
 import * as v from "valibot";
 import type { Config } from "../../config.ts";
+import type { ConnectionProvider } from "../../domain.ts";
 import { type Clock, MINUTE } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/log.ts";
 import type { OutboundPolicy } from "../../lib/outbound-policy.ts";
 import { newId } from "../../lib/random.ts";
 import type { Db } from "../../store/db.ts";
 import { openUserAlert, raiseUserAlert, resolveUserAlerts } from "../../store/integrations/alerts.ts";
-import {
-  type ConnectionProvider,
-  getConnection,
-  type StoredConnection,
-  saveConnectionConfig,
-  saveConnectionState,
-} from "../../store/integrations/connections.ts";
+import { getConnection, type StoredConnection, saveConnectionConfig, saveConnectionState } from "../../store/integrations/connections.ts";
 import { OutboundFailed, OutboundRefused, outboundFetch } from "../outbound.ts";
 import { open, SecretBoxError, seal } from "../secret-box.ts";
 import { AccessRevoked, refreshTokens, type Tokens } from "./oauth.ts";

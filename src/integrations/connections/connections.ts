@@ -4,10 +4,10 @@
  * write), listed without any token, and removed — revoked at the provider first where it has a
  * revocation endpoint — on disconnect and when the person is deactivated.
  */
+import type { ConnectionProvider } from "../../domain.ts";
 import { type AuditActor, recordAudit } from "../../store/audit/audit.ts";
 import { openUserAlert, resolveUserAlertsStatement } from "../../store/integrations/alerts.ts";
 import {
-  type ConnectionProvider,
   connectionsOfUser,
   deleteConnectionStatement,
   getConnection,

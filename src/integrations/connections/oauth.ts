@@ -5,7 +5,7 @@
  * an endpoint for it (Google does; Microsoft's v2.0 endpoint has none: the tokens are deleted).
  */
 import * as client from "openid-client";
-import type { ConnectionProvider } from "../../store/integrations/connections.ts";
+import type { ConnectionProvider } from "../../domain.ts";
 import { oauthConfiguration, type Parts, PROVIDERS, type ProviderEnv, scopesFor } from "./providers.ts";
 
 /** What the browser keeps between the redirect and the callback (sealed in an HttpOnly cookie). */

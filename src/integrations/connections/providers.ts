@@ -6,7 +6,7 @@
  */
 import * as client from "openid-client";
 import type { Config, GoogleEnv, MicrosoftEnv } from "../../config.ts";
-import type { ConnectionProvider } from "../../store/integrations/connections.ts";
+import type { ConnectionProvider } from "../../domain.ts";
 
 export interface ProviderInfo {
   id: ConnectionProvider;

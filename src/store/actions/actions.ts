@@ -108,7 +108,6 @@ function insertStatement(a: ActionInsert, onlyIf?: Condition) {
   };
 }
 
-/** All-or-nothing: the batch is one transaction, `also` included (the webhook outbox rows of the new actions). */
 /** What a caller gives for a new action (REST, MCP, the web, an agent run). */
 export interface NewAction {
   title: string;

@@ -92,7 +92,6 @@ export async function deleteWebhook(db: Db, orgId: string, id: string): Promise<
 
 const WANTS_EVENT = "EXISTS (SELECT 1 FROM json_each(w.events) WHERE json_each.value = ?)";
 
-/** Whether any subscription of the organization wants this event (spares a statement per write when none does). */
 /**
  * One delivery row per subscription wanting the event, chosen when the caller's batch commits (so a
  * subscription deleted meanwhile gets none). Due at once.

@@ -4,11 +4,9 @@
  * (src/integrations/secret-box.ts), its `state` JSON the mail read position and the backoff.
  */
 import type { InStatement } from "@libsql/client";
+import type { ConnectionProvider } from "../../domain.ts";
 import { integer, type SqlRow, table, text } from "../columns.ts";
 import type { Db } from "../db.ts";
-
-export type ConnectionProvider = "google" | "microsoft";
-export const CONNECTION_PROVIDERS: readonly ConnectionProvider[] = ["google", "microsoft"];
 
 export interface StoredConnection {
   userId: string;

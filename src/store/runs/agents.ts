@@ -37,12 +37,6 @@ const LISTED = table("agents", {
 });
 
 /**
- * The last list read per store and organization, with the `agents_version` it was read at. Every
- * write to agents or agent_runs, by any process, bumps that version in its own transaction (a
- * trigger, schema.sql), so a list is served again only while nothing it depends on has changed.
- * Reading the version is one small read (a primary-key lookup on SQLite) instead of 34 index seeks.
- */
-/**
  * The `agents_version` counter: on SQLite one row; on PostgreSQL that row plus the slots the
  * trigger bumps (store/engine/postgres-schema.ts), summed. It moves whenever a write to agents or
  * agent_runs commits, and only then.
@@ -54,6 +48,12 @@ export async function agentsVersion(db: Db): Promise<string | undefined> {
   return row?.value ?? undefined;
 }
 
+/**
+ * The last list read per store and organization, with the `agents_version` it was read at. Every
+ * write to agents or agent_runs, by any process, bumps that version in its own transaction (a
+ * trigger, schema.sql), so a list is served again only while nothing it depends on has changed.
+ * Reading the version is one small read (a primary-key lookup on SQLite) instead of 34 index seeks.
+ */
 const listCache = new WeakMap<Db, Map<string, { version: string; agents: AgentRunSummary[] }>>();
 
 /** The 17 agents of an organization in catalog order, each with its latest run and latest successful run. */
@@ -151,7 +151,17 @@ export async function setAgentSchedule(db: Db, orgId: string, agentId: string, s
   return rows[0] ?? null;
 }
 
-export async function getAgentRecord(db: Db, orgId: string, agentId: string): Promise<AgentRecord | null> {
-  const rows = await db.all<AgentRecord>("SELECT id, name, category, schedule FROM agents WHERE org_id = ? AND id = ?", [orgId, agentId]);
-  return rows[0] ?? null;
+/** The agent, with why it is paused (null while it is not, src/agents/auto-pause.ts). */
+export async function getAgentRecord(
+  db: Db,
+  orgId: string,
+  agentId: string,
+): Promise<(AgentRecord & { pausedReason: string | null }) | null> {
+  const row = await db.one<AgentRecord & { paused_reason: string | null }>(
+    "SELECT id, name, category, schedule, CASE WHEN paused_at IS NULL THEN NULL ELSE paused_reason END AS paused_reason FROM agents WHERE org_id = ? AND id = ?",
+    [orgId, agentId],
+  );
+  if (!row) return null;
+  const { paused_reason, ...agent } = row;
+  return { ...agent, pausedReason: paused_reason };
 }
