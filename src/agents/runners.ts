@@ -178,7 +178,7 @@ const RUNNERS: Record<string, Runner> = {
 };
 
 // Which agents are built-in is the catalog's word (src/agents/jobs.ts), not this table's keys.
-export const BUILT_IN_RUNNERS = JOBS.filter((j) => j.runner === "built-in").map((j) => j.id);
+export const BUILT_IN_RUNNERS: readonly string[] = JOBS.filter((j) => j.runner === "built-in").map((j) => j.id);
 export const hasRunner = (agentId: string) => BUILT_IN_RUNNERS.includes(agentId);
 
 export interface BuiltInRun {

@@ -23,49 +23,54 @@ export function sha256Hex(value: string): string {
 
 /** Crockford's base32, the ULID alphabet (https://github.com/ulid/spec). */
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-let lastTime = -1;
-/** The 80 random bits of the last id, as 16 base-32 digits (values 0–31), most significant first. */
-const lastRandom = new Uint8Array(16);
-
 /**
- * A monotonic ULID: 48-bit time, 80 random bits drawn with one getRandomValues (the `ulid` package
- * draws once per character: 25–50 µs an id, src/docs/notes/storage-and-speed.md#identifiers). Within one millisecond the random part
- * is incremented instead, so ids of one process sort in creation order (ULID spec, monotonicity).
+ * A monotonic ULID generator: 48-bit time, 80 random bits drawn with one getRandomValues (the
+ * `ulid` package draws once per character: 25–50 µs an id, src/docs/notes/storage-and-speed.md#identifiers).
+ * Within one millisecond the random part is incremented instead, so the ids of one generator sort
+ * in creation order (ULID spec, monotonicity). Each generator keeps its own last time.
  */
-export function ulid(nowMs: number): string {
-  if (nowMs > lastTime) {
-    lastTime = nowMs;
-    const bytes = randomBytes(10);
-    // 80 bits → 16 digits of 5 bits.
-    let acc = 0;
-    let bits = 0;
-    let digit = 0;
-    for (const byte of bytes) {
-      acc = (acc << 8) | byte;
-      bits += 8;
-      while (bits >= 5) {
-        bits -= 5;
-        lastRandom[digit++] = (acc >> bits) & 31;
+export function monotonicUlid(): (nowMs: number) => string {
+  let lastTime = -1;
+  /** The 80 random bits of the last id, as 16 base-32 digits (values 0–31), most significant first. */
+  const lastRandom = new Uint8Array(16);
+  return (nowMs) => {
+    if (nowMs > lastTime) {
+      lastTime = nowMs;
+      const bytes = randomBytes(10);
+      // 80 bits → 16 digits of 5 bits.
+      let acc = 0;
+      let bits = 0;
+      let digit = 0;
+      for (const byte of bytes) {
+        acc = (acc << 8) | byte;
+        bits += 8;
+        while (bits >= 5) {
+          bits -= 5;
+          lastRandom[digit++] = (acc >> bits) & 31;
+        }
+        acc &= (1 << bits) - 1;
       }
-      acc &= (1 << bits) - 1;
+    } else {
+      // Same (or an earlier, clock-stepped) millisecond: keep the last time and add one.
+      let i = 15;
+      while (i >= 0 && lastRandom[i] === 31) lastRandom[i--] = 0;
+      if (i < 0) throw new Error("ULID random part overflowed within one millisecond");
+      lastRandom[i] = (lastRandom[i] ?? 0) + 1;
     }
-  } else {
-    // Same (or an earlier, clock-stepped) millisecond: keep the last time and add one.
-    let i = 15;
-    while (i >= 0 && lastRandom[i] === 31) lastRandom[i--] = 0;
-    if (i < 0) throw new Error("ULID random part overflowed within one millisecond");
-    lastRandom[i] = (lastRandom[i] ?? 0) + 1;
-  }
-  let time = "";
-  let t = lastTime;
-  for (let i = 0; i < 10; i++) {
-    time = ALPHABET[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
-  let random = "";
-  for (const d of lastRandom) random += ALPHABET[d];
-  return time + random;
+    let time = "";
+    let t = lastTime;
+    for (let i = 0; i < 10; i++) {
+      time = ALPHABET[t % 32] + time;
+      t = Math.floor(t / 32);
+    }
+    let random = "";
+    for (const d of lastRandom) random += ALPHABET[d];
+    return time + random;
+  };
 }
+
+/** The process's generator: ids of one process sort in creation order. */
+export const ulid = monotonicUlid();
 
 export type IdPrefix =
   | "org"

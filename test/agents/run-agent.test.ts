@@ -20,7 +20,7 @@ afterEach(() => f.close());
 
 describe("runAgent", () => {
   it("reads the runner kind from the catalog alone", () => {
-    expect(BUILT_IN_RUNNERS.sort()).toEqual(["briefing", "dna", "pulse", "standup"]);
+    expect([...BUILT_IN_RUNNERS].sort()).toEqual(["briefing", "dna", "pulse", "standup"]);
     for (const job of JOBS) expect(runnerOf(job.id), job.id).toBe(job.runner);
   });
 

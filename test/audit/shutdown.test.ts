@@ -62,7 +62,8 @@ describe("issue 11 item 9: shutdown on SIGTERM", () => {
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    const exited = new Promise<number | null>((resolve) => child?.once("exit", (code) => resolve(code)));
+    // "close", not "exit": the exit can come before the last of stderr is read.
+    const exited = new Promise<number | null>((resolve) => child?.once("close", (code) => resolve(code)));
     child.stdout?.on("data", (c: Buffer) => {
       stdout += c.toString();
     });

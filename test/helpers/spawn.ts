@@ -12,8 +12,8 @@ export interface SpawnedServer {
   url: string;
   port: number;
   pid: number;
-  /** SIGTERM and wait for the exit (SIGKILL after 5 s). */
-  stop(): Promise<void>;
+  /** SIGTERM and wait for the exit (SIGKILL after 5 s); how it ended (`signal` "SIGKILL" when it had to be killed). */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL at once (a crash: no shutdown of any kind), and wait for the exit. */
   kill(): Promise<void>;
 }
@@ -73,6 +73,7 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = 30_00
       await exited(child);
       clearTimeout(force);
     }
+    return { code: child.exitCode, signal: child.signalCode };
   };
   try {
     await waitReady(url, child, () => errors, timeoutMs);

@@ -32,6 +32,9 @@ describe("issue 23 item 4: subscriptions/listen", () => {
   it("announces a write made through a second server process within 5 s, to that organization only", async () => {
     const { key } = await s.userWithKey("operator", ["admin"]);
     const otherOrg = await createOrg(s.db, "Elsewhere", "UTC", s.clock.now());
+    // The second process's scheduler would run Elsewhere's own due agents (a change its streams are
+    // rightly told of); unscheduled, only this test's write in the first organization happens.
+    await s.db.execute({ sql: "UPDATE agents SET schedule = NULL WHERE org_id = ?", args: [otherOrg.id] });
     const outsider = await s.createUser("operator", undefined, "member");
     await s.db.execute({ sql: "UPDATE users SET org_id = ? WHERE id = ?", args: [otherOrg.id, outsider.id] });
     const outsiderKey = await s.createKey(outsider, ["admin"]);
