@@ -8,7 +8,7 @@
  * `OTEL_METRICS_EXPORTER` / `OTEL_LOGS_EXPORTER` say otherwise. Loaded by the Node entry only when
  * tracing is on, so the SDK costs nothing otherwise.
  */
-import { enableTracing } from "./tracing.ts";
+import { disableTracing, enableTracing } from "./tracing.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -31,5 +31,10 @@ export async function startTracing(env: Env): Promise<{ stop(): Promise<void> } 
   const sdk = new NodeSDK({ instrumentations: [] });
   sdk.start();
   enableTracing(api, api.trace.getTracer("crew"));
-  return { stop: () => sdk.shutdown() };
+  return {
+    stop: async () => {
+      disableTracing();
+      await sdk.shutdown();
+    },
+  };
 }

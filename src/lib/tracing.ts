@@ -21,6 +21,12 @@ export function enableTracing(api: Api, t: Tracer): void {
   tracer = t;
 }
 
+/** Turns tracing off again (the SDK stopped): later work makes no spans. */
+export function disableTracing(): void {
+  otel = null;
+  tracer = null;
+}
+
 export function tracingEnabled(): boolean {
   return tracer !== null;
 }

@@ -83,7 +83,11 @@ describe("crew_find_time on a hostile calendar", () => {
       expect((result.structuredContent as { slots: unknown[] }).slots).toEqual([]);
       expect(latencies.length).toBeGreaterThan(0);
       const report = `latencies ${latencies.map(Math.round).join(",")} over ${Math.round(elapsed)} ms; baseline ${Math.round(baseline)} ms`;
-      expect(Math.max(...latencies), report).toBeLessThan(baseline + 100);
+      // A stalled server shows as one answer held for the whole expansion (seconds) or as several
+      // slow ones; one slow answer alone is the shared machine (another test file runs beside this one).
+      const [worst = 0, second = 0] = [...latencies].sort((a, b) => b - a);
+      expect(worst, report).toBeLessThan(baseline + 1000);
+      expect(second, report).toBeLessThan(baseline + 100);
     } finally {
       await mcp.close();
     }

@@ -63,6 +63,17 @@ async function until<T>(find: () => T | undefined, what: string): Promise<T> {
   );
 }
 
+/** What this file and startTracing put into the environment (startTracing's defaults among them). */
+const OTEL_SET = [
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_PROTOCOL",
+  "OTEL_BSP_SCHEDULE_DELAY",
+  "OTEL_METRICS_EXPORTER",
+  "OTEL_LOGS_EXPORTER",
+  "OTEL_SERVICE_NAME",
+];
+const envBefore = Object.fromEntries(OTEL_SET.map((name) => [name, process.env[name]]));
+
 beforeAll(async () => {
   // What a server gets without OTEL_*: no tracing at all.
   expect(tracingWanted({})).toBe(false);
@@ -88,6 +99,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.close();
   await tracing?.stop();
+  // Test files share a worker (src/docs/notes/testing.md#one-worker-many-files): a server another
+  // file spawns later must not inherit an exporter aimed at this file's closed receiver.
+  for (const name of OTEL_SET) {
+    if (envBefore[name] === undefined) delete process.env[name];
+    else process.env[name] = envBefore[name];
+  }
+  expect(tracingEnabled()).toBe(false);
   await otlp?.close();
   await hooks?.close();
   await model?.close();
