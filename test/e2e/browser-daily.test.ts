@@ -11,7 +11,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemo } from "../../src/demo/seed.ts";
 import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
+import { CHROMIUM_ARGS, CHROMIUM_PATH, signInToDashboard } from "../helpers/browser.ts";
 import { watchedContext } from "../helpers/page-audit.ts";
 import { contrastInPage, rawWordsInPage } from "../helpers/page-words.ts";
 import { api, startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";
@@ -63,13 +63,7 @@ afterAll(async () => {
   await s?.close();
 });
 
-async function signIn(page: Page, email: string): Promise<void> {
-  await page.goto(`${s.url}/sign-in`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(TEST_PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${s.url}/dashboard`);
-}
+const signIn = (page: Page, email: string) => signInToDashboard(page, s.url, email, TEST_PASSWORD);
 
 /** Every page a signed-in owner reaches from the navigation, and the pages behind them. */
 const PAGES = [

@@ -7,7 +7,7 @@
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueMessageStatement } from "../../src/store/delivery/messages.ts";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
+import { CHROMIUM_ARGS, CHROMIUM_PATH, signInToDashboard } from "../helpers/browser.ts";
 import { auditInPage, WIDTHS, watchedContext } from "../helpers/page-audit.ts";
 import { type ScriptedSlack, startScriptedSlack } from "../helpers/scripted-slack.ts";
 import { startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";
@@ -40,13 +40,7 @@ afterAll(async () => {
   await slack?.close();
 });
 
-async function signIn(page: Page, email: string): Promise<void> {
-  await page.goto(`${s.url}/sign-in`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(TEST_PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${s.url}/dashboard`);
-}
+const signIn = (page: Page, email: string) => signInToDashboard(page, s.url, email, TEST_PASSWORD);
 
 async function audit(page: Page, where: string): Promise<void> {
   for (const size of WIDTHS) {

@@ -15,7 +15,7 @@ import { createRegenerator } from "../../src/agents/regenerate.ts";
 import { seedDemo } from "../../src/demo/seed.ts";
 import { AGENTS } from "../../src/domain.ts";
 import { suggestionInsertStatement } from "../../src/store/actions/suggestions.ts";
-import { ARTIFACTS_DIR, CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/browser.ts";
+import { ARTIFACTS_DIR, CHROMIUM_ARGS, CHROMIUM_PATH, signInToDashboard } from "../helpers/browser.ts";
 import { auditInPage, focusIsVisible, WIDTHS, watchedContext } from "../helpers/page-audit.ts";
 import { api, startServer, TEST_PASSWORD, type TestServer } from "../helpers/server.ts";
 
@@ -40,13 +40,7 @@ afterAll(async () => {
   await s?.close();
 });
 
-async function signIn(page: Page, email: string): Promise<void> {
-  await page.goto(`${s.url}/sign-in`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(TEST_PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${s.url}/dashboard`);
-}
+const signIn = (page: Page, email: string) => signInToDashboard(page, s.url, email, TEST_PASSWORD);
 
 /** The audit at both widths, with a screenshot of each (full page). */
 async function auditAndShoot(page: Page, name: string): Promise<void> {

@@ -63,3 +63,12 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<TestBr
     },
   };
 }
+
+/** Signs in through the sign-in page with the tests' password and waits for the dashboard it lands on. */
+export async function signInToDashboard(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/sign-in`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${baseUrl}/dashboard`);
+}
